@@ -1,0 +1,175 @@
+/**
+ * One client on the unix socket, with every rule of the wire (agent-protocol.md, "The wire" and
+ * "Others"): answers in order, at most 256 requests in flight (the socket is not read meanwhile),
+ * a line over 4 MiB ends the connection, a client that leaves 16 MiB unread is dropped.
+ */
+import type net from "node:net";
+import { LIMITS, type ResponseEnvelope, type WireEvent } from "../sdk/ts/protocol/index.js";
+import type { AgentConnection } from "../server/core/agents.js";
+import { USER } from "../server/core/feed.js";
+import type { Caller } from "../server/ops/define.js";
+import type { OpOutcome } from "../server/ops/index.js";
+import { LineSplitter } from "./lines.js";
+
+export type RunOp = (caller: Caller, op: string, args: unknown) => OpOutcome | Promise<OpOutcome>;
+
+type RequestId = number | string | null;
+interface Slot {
+  id: RequestId;
+  outcome: OpOutcome | null;
+}
+
+export interface ConnectionOptions {
+  maxLineBytes?: number;
+  maxInFlight?: number;
+  maxUnreadBytes?: number;
+}
+
+export class Connection {
+  readonly state: AgentConnection;
+  private readonly caller: Caller;
+  private readonly lines: LineSplitter;
+  private readonly slots: Slot[] = [];
+  private readonly cleanups: (() => void)[] = [];
+  private readonly maxInFlight: number;
+  private readonly maxUnread: number;
+  private closed = false;
+
+  constructor(
+    private readonly socket: net.Socket,
+    private readonly run: RunOp,
+    private readonly onClosed: (conn: Connection) => void,
+    opts: ConnectionOptions = {},
+  ) {
+    this.lines = new LineSplitter(opts.maxLineBytes ?? LIMITS.lineBytes);
+    this.maxInFlight = opts.maxInFlight ?? LIMITS.inFlight;
+    this.maxUnread = opts.maxUnreadBytes ?? LIMITS.unreadBytes;
+    this.state = { link: { send: (e) => this.send(e) }, session: false, jobId: null, hello: null };
+    this.caller = {
+      conn: this.state,
+      actor: USER,
+      readOnly: false,
+      push: (e) => this.send(e),
+      onClose: (cleanup) => this.cleanups.push(cleanup),
+    };
+    socket.on("data", (chunk: Buffer) => this.receive(chunk));
+    socket.on("close", () => this.finish());
+    socket.on("error", () => {}); // a reset by the peer is an ordinary end; "close" follows
+  }
+
+  send(event: WireEvent): void {
+    this.write(event);
+  }
+
+  private receive(chunk: Buffer): void {
+    if (!this.lines.push(chunk)) {
+      this.write({
+        id: null,
+        ok: false,
+        code: "bad_request",
+        error: `a line is over ${LIMITS.lineBytes} bytes: connection closed`,
+      });
+      this.socket.end();
+      this.socket.destroySoon?.();
+      this.finish();
+      return;
+    }
+    this.pump();
+  }
+
+  /** Runs the waiting lines while fewer than the limit are in flight; pauses reading otherwise. */
+  private pump(): void {
+    while (!this.closed && this.slots.length < this.maxInFlight) {
+      const line = this.lines.next();
+      if (line === undefined) break;
+      if (line.trim() !== "") this.handle(line);
+    }
+    if (this.closed) return;
+    if (this.slots.length >= this.maxInFlight) this.socket.pause();
+    else if (this.socket.isPaused()) this.socket.resume();
+  }
+
+  private handle(line: string): void {
+    let msg: unknown;
+    try {
+      msg = JSON.parse(line);
+    } catch (err) {
+      this.answer(null, { ok: false, code: "bad_request", error: `not JSON: ${(err as Error).message}` });
+      return;
+    }
+    const envelope = msg as { id?: unknown; op?: unknown; args?: unknown };
+    const id = validId(envelope?.id);
+    if (typeof msg !== "object" || msg === null || Array.isArray(msg) || typeof envelope.op !== "string") {
+      this.answer(id, {
+        ok: false,
+        code: "bad_request",
+        error: 'a request is {"id": n, "op": "name", "args": {...}}',
+      });
+      return;
+    }
+    if (
+      envelope.args !== undefined &&
+      (typeof envelope.args !== "object" || envelope.args === null || Array.isArray(envelope.args))
+    ) {
+      this.answer(id, { ok: false, code: "bad_request", error: "args must be an object" });
+      return;
+    }
+    const outcome = this.run(this.caller, envelope.op, envelope.args);
+    if (!(outcome instanceof Promise)) {
+      this.answer(id, outcome);
+      return;
+    }
+    const slot: Slot = { id, outcome: null };
+    this.slots.push(slot);
+    void outcome.then((o) => {
+      slot.outcome = o;
+      this.flush();
+    });
+  }
+
+  /** An answer now, unless earlier requests are still running: answers keep the requests' order. */
+  private answer(id: RequestId, outcome: OpOutcome): void {
+    if (this.slots.length === 0) this.write(envelopeOf(id, outcome));
+    else this.slots.push({ id, outcome });
+  }
+
+  private flush(): void {
+    while (this.slots.length > 0 && this.slots[0]!.outcome !== null) {
+      const slot = this.slots.shift()!;
+      this.write(envelopeOf(slot.id, slot.outcome!));
+    }
+    this.pump();
+  }
+
+  private write(message: ResponseEnvelope | WireEvent): void {
+    if (this.closed || this.socket.destroyed) return;
+    this.socket.write(`${JSON.stringify(message)}\n`);
+    // A client that does not read is dropped before it costs the daemon more memory.
+    if (this.socket.writableLength > this.maxUnread) {
+      this.socket.destroy();
+      this.finish();
+    }
+  }
+
+  close(): void {
+    this.socket.destroy();
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const cleanup of this.cleanups.splice(0)) cleanup();
+    this.onClosed(this);
+  }
+}
+
+function validId(id: unknown): RequestId {
+  return typeof id === "number" || (typeof id === "string" && id.length <= 200) ? id : null;
+}
+
+function envelopeOf(id: RequestId, outcome: OpOutcome): ResponseEnvelope {
+  return outcome.ok
+    ? { id, ok: true, result: outcome.result }
+    : { id, ok: false, error: outcome.error, code: outcome.code };
+}

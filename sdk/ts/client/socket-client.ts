@@ -1,0 +1,85 @@
+/**
+ * A small JSON-lines client of the daemon's socket, for controllers (the CLI, scripts, tests):
+ * requests matched to answers by id, events handed to a listener. Node builtins only.
+ */
+import net from "node:net";
+import type { OpArgs, OpName, OpResult, ResponseEnvelope, WireEvent } from "../protocol/index.js";
+import { isErrorCode, RoostError } from "../protocol/index.js";
+
+export class SocketClient {
+  private nextId = 1;
+  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private buffer = "";
+  private closedError: Error | null = null;
+  onEvent: (event: WireEvent) => void = () => {};
+  onClose: () => void = () => {};
+
+  private constructor(private readonly socket: net.Socket) {
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => this.receive(chunk));
+    socket.on("error", (err) => {
+      this.closedError = err;
+    });
+    socket.on("close", () => {
+      const err = new RoostError(
+        "busy",
+        `the connection to roost closed${this.closedError ? `: ${this.closedError.message}` : ""}`,
+      );
+      for (const w of this.waiting.values()) w.reject(err);
+      this.waiting.clear();
+      this.onClose();
+    });
+  }
+
+  static connect(socketPath: string): Promise<SocketClient> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(socketPath);
+      socket.once("connect", () => {
+        socket.off("error", reject);
+        resolve(new SocketClient(socket));
+      });
+      socket.once("error", reject);
+    });
+  }
+
+  /** One op; rejects with a RoostError carrying the wire's code. */
+  call<K extends OpName>(op: K, args: OpArgs<K>): Promise<OpResult<K>>;
+  call(op: string, args?: Record<string, unknown>): Promise<unknown>;
+  call(op: string, args: Record<string, unknown> = {}): Promise<unknown> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      if (this.socket.destroyed) {
+        reject(new RoostError("busy", "the connection to roost is closed"));
+        return;
+      }
+      this.waiting.set(id, { resolve, reject });
+      this.socket.write(`${JSON.stringify({ id, op, args })}\n`);
+    });
+  }
+
+  close(): void {
+    this.socket.end();
+    this.socket.destroy();
+  }
+
+  private receive(chunk: string): void {
+    this.buffer += chunk;
+    for (let nl = this.buffer.indexOf("\n"); nl !== -1; nl = this.buffer.indexOf("\n")) {
+      const line = this.buffer.slice(0, nl);
+      this.buffer = this.buffer.slice(nl + 1);
+      if (line.trim()) this.message(JSON.parse(line) as ResponseEnvelope | WireEvent);
+    }
+  }
+
+  private message(msg: ResponseEnvelope | WireEvent): void {
+    if ("event" in msg) {
+      this.onEvent(msg);
+      return;
+    }
+    const w = typeof msg.id === "number" ? this.waiting.get(msg.id) : undefined;
+    if (!w) return;
+    this.waiting.delete(msg.id as number);
+    if (msg.ok) w.resolve(msg.result);
+    else w.reject(new RoostError(isErrorCode(msg.code) ? msg.code : "bad_request", msg.error));
+  }
+}

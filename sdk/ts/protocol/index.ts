@@ -1,0 +1,3 @@
+export * from "./errors.js";
+export * from "./ops.js";
+export * from "./schema.js";

@@ -1,0 +1,162 @@
+/**
+ * The schema set: one TypeBox definition of every message on the wire (agent-protocol.md) and of
+ * every hub op's args and result (control-plane.md, "The hub's ops"). The daemon validates with
+ * these, the HTTP face publishes them, the SDKs take their types from them.
+ */
+import Type, { type Static, type TLiteral, type TSchema, type TUnion } from "typebox";
+
+/** Limits the spec names (agent-protocol.md, `report`), and roost's own where it names none. */
+export const LIMITS = {
+  summary: 500,
+  question: 2000,
+  choices: 20,
+  choice: 200,
+  tool: 100,
+  error: 1000,
+  name: 200,
+  model: 200,
+  thinking: 100,
+  text: 65536, // a reply or a task; the spec sets none, a line is 4 MiB at most anyway
+  pendingReplies: 50,
+  requestIdsKept: 100,
+  feedKept: 1000,
+  lineBytes: 4 * 1024 * 1024,
+  connections: 1024,
+  inFlight: 256,
+  unreadBytes: 16 * 1024 * 1024,
+} as const;
+
+export const oneOf = <const T extends readonly string[]>(values: T) =>
+  Type.Union(values.map((v) => Type.Literal(v))) as unknown as TUnion<[TLiteral<T[number]>]>;
+const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const text = (max: number) => Type.String({ maxLength: max });
+
+export const STATES = ["working", "blocked", "done", "failed"] as const;
+export const STATUSES = ["busy", "waiting", "idle"] as const;
+export const WAITING_FOR = ["question", "dialog", "first-prompt"] as const;
+export const LIVES = ["starting", "running", "exited", "stopped"] as const;
+export const REPLY_MODES = ["steer", "followUp"] as const;
+
+export const JobId = Type.String({ minLength: 1, maxLength: 64 });
+export const Token = Type.String({ minLength: 1, maxLength: 256 });
+/** agent-protocol.md, "Request ids": 1–64 of A-Z a-z 0-9 _ . : - */
+export const RequestId = Type.String({ pattern: "^[A-Za-z0-9_.:-]{1,64}$" });
+
+export const Context = Type.Object({
+  tokens: Type.Optional(Type.Number()),
+  window: Type.Optional(Type.Number()),
+  percent: Type.Optional(Type.Number()),
+});
+
+/** The report's fields, each null when left out (attachSignal/attachRepaint are pi's, kept as sent). */
+const reportFields = {
+  state: oneOf(STATES),
+  status: nullable(oneOf(STATUSES)),
+  waitingFor: nullable(oneOf(WAITING_FOR)),
+  summary: nullable(text(LIMITS.summary)),
+  question: nullable(text(LIMITS.question)),
+  choices: nullable(Type.Array(text(LIMITS.choice), { maxItems: LIMITS.choices })),
+  tool: nullable(text(LIMITS.tool)),
+  error: nullable(text(LIMITS.error)),
+  name: nullable(text(LIMITS.name)),
+  model: nullable(text(LIMITS.model)),
+  thinking: nullable(text(LIMITS.thinking)),
+  // Capability fields: kept as the agent sends them.
+  context: nullable(Context),
+  usage: nullable(Type.Record(Type.String(), Type.Unknown())),
+  prLinks: nullable(Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 50 })),
+  remoteAt: nullable(Type.String({ maxLength: 2000 })),
+  attachSignal: Type.Unknown(),
+  attachRepaint: Type.Unknown(),
+  agentItems: nullable(Type.Boolean()),
+};
+type ReportFields = typeof reportFields;
+
+/** A report: a full snapshot; what is left out is null. `state` is the one field it must carry. */
+export const Report = Type.Object({
+  state: reportFields.state,
+  ...(Object.fromEntries(
+    Object.entries(reportFields)
+      .filter(([key]) => key !== "state")
+      .map(([key, schema]) => [key, Type.Optional(schema)]),
+  ) as { [K in Exclude<keyof ReportFields, "state">]: ReturnType<typeof Type.Optional<ReportFields[K]>> }),
+});
+export type Report = Static<typeof Report>;
+/** The report fields a row carries. */
+export const REPORT_FIELDS = Object.keys(reportFields) as (keyof ReportFields)[];
+/** A report with every field present (null where the agent left it out): what a row holds. */
+export type FullReport = Static<ReturnType<typeof Type.Object<ReportFields>>>;
+
+export const AgentInfo = Type.Object({
+  name: Type.String({ maxLength: LIMITS.name }),
+  version: Type.String({ maxLength: 100 }),
+});
+export type AgentInfo = Static<typeof AgentInfo>;
+
+/** A row (control-plane.md, "A row"): the job's record and its latest report. */
+export const Row = Type.Object({
+  ...reportFields,
+  id: JobId,
+  name: Type.String(),
+  profile: Type.String(),
+  role: nullable(Type.Literal("concierge")),
+  kind: oneOf(["terminal", "protocol"] as const),
+  pinned: Type.Boolean(),
+  order: Type.Integer(),
+  life: oneOf(LIVES),
+  exitCode: nullable(Type.Integer()),
+  connected: Type.Boolean(),
+  capabilities: Type.Array(Type.String()),
+  agent: nullable(AgentInfo),
+  pending: Type.Integer(),
+  lastSeq: Type.Integer(),
+  suggested: nullable(Type.Object({ text: Type.String(), why: Type.String(), at: Type.String() })),
+  parent: nullable(JobId),
+  pid: nullable(Type.Integer()),
+  cwd: Type.String(),
+  startedAt: nullable(Type.String()),
+  endedAt: nullable(Type.String()),
+  updatedAt: Type.String(),
+});
+export type Row = Static<typeof Row>;
+
+/** One entry of the events feed (agent-protocol.md, `events`). */
+export const FeedEntry = Type.Object({
+  cursor: Type.Integer(),
+  at: Type.String(),
+  id: JobId,
+  kind: Type.String(),
+  text: Type.String(),
+  who: Type.String(),
+  whoId: nullable(Type.String()),
+});
+export type FeedEntry = Static<typeof FeedEntry>;
+
+// ---- The wire's envelopes -------------------------------------------------------------------
+
+export const RequestEnvelope = Type.Object({
+  id: Type.Optional(Type.Union([Type.Number(), Type.String({ maxLength: 200 }), Type.Null()])),
+  op: Type.String({ minLength: 1, maxLength: 64 }),
+  args: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+export type RequestEnvelope = Static<typeof RequestEnvelope>;
+export type ResponseEnvelope =
+  | { id: number | string | null; ok: true; result: unknown }
+  | { id: number | string | null; ok: false; error: string; code: string };
+
+export const DeliverEvent = Type.Object({
+  event: Type.Literal("deliver"),
+  id: JobId,
+  seq: Type.Integer({ minimum: 1 }),
+  text: Type.String(),
+  mode: Type.Optional(oneOf(REPLY_MODES)),
+  kind: Type.Optional(oneOf(["message", "report", "notice", "digest"] as const)),
+  from: Type.Optional(Type.Unknown()),
+  relation: Type.Optional(Type.String()),
+});
+export type DeliverEvent = Static<typeof DeliverEvent>;
+export const RowEvent = Type.Object({ event: Type.Literal("row"), row: Row });
+export const RemovedEvent = Type.Object({ event: Type.Literal("removed"), id: JobId });
+export const FeedEvent = Type.Object({ event: Type.Literal("feed"), entry: FeedEntry });
+export type PushEvent = Static<typeof RowEvent> | Static<typeof RemovedEvent> | Static<typeof FeedEvent>;
+export type WireEvent = DeliverEvent | PushEvent;

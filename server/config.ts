@@ -1,0 +1,68 @@
+/**
+ * roost.json (control-plane.md, "roost.json"): optional; a bad one is refused at start with the
+ * file, the path inside it and what is wrong. The daemon never starts on half a config.
+ */
+import fs from "node:fs";
+import Type, { type Static } from "typebox";
+import { oneOf } from "../sdk/ts/protocol/index.js";
+import { compileCheck } from "./validate.js";
+
+const Profile = Type.Object({
+  command: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+  task: Type.Optional(oneOf(["type", "argv"] as const)),
+  protocol: Type.Optional(Type.Boolean()),
+  cwd: Type.Optional(Type.String({ minLength: 1 })),
+  env: Type.Optional(Type.Record(Type.String(), Type.String())),
+  description: Type.Optional(Type.String()),
+});
+export type Profile = Static<typeof Profile>;
+
+const ConfigSchema = Type.Object({
+  agentProfiles: Type.Optional(Type.Record(Type.String({ pattern: "^[A-Za-z0-9_.-]{1,100}$" }), Profile)),
+  http: Type.Optional(
+    Type.Object({
+      host: Type.Optional(Type.String({ minLength: 1 })),
+      port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+      allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    }),
+  ),
+  concierge: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+export type Config = Static<typeof ConfigSchema> & { profiles: Record<string, Profile> };
+
+const checkConfig = compileCheck<Static<typeof ConfigSchema>>(ConfigSchema, "", "the file");
+
+export class ConfigError extends Error {}
+
+/** The profiles roost ships, so that it does something on a machine with nothing configured. */
+export function builtinProfiles(env: NodeJS.ProcessEnv = process.env): Record<string, Profile> {
+  return {
+    shell: {
+      command: [env.SHELL || "/bin/bash"],
+      task: "type",
+      description: "your shell, as a terminal agent: the task is typed into it",
+    },
+  };
+}
+
+export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Config {
+  let raw: string | null = null;
+  try {
+    raw = fs.readFileSync(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT")
+      throw new ConfigError(`${file}: ${(err as Error).message}`);
+  }
+  let parsed: unknown = {};
+  if (raw !== null) {
+    try {
+      parsed = JSON.parse(raw);
+    } catch (err) {
+      throw new ConfigError(`${file}: not valid JSON: ${(err as Error).message}`);
+    }
+  }
+  const checked = checkConfig(parsed);
+  if (!checked.ok) throw new ConfigError(`${file}: ${checked.message}`);
+  const config = checked.value;
+  return { ...config, profiles: { ...builtinProfiles(env), ...config.agentProfiles } };
+}

@@ -1,0 +1,118 @@
+/**
+ * The agent's side (agent-protocol.md, `hello`, `report`, `ack`): a connection that says hello or
+ * reports is a session; the connection a report goes through becomes the job's.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { type AgentInfo, type OpArgs, type OpResult, RoostError } from "../../sdk/ts/protocol/index.js";
+import { ROOST_VERSION } from "../version.js";
+import type { Core } from "./core.js";
+import { isEnded } from "./lifecycle.js";
+import { type AgentLink, EMPTY_REPORT, type LiveJob } from "./registry.js";
+import { ack, sendPending } from "./replies.js";
+import { excerpt, oneLine } from "./text.js";
+
+/** The daemon's capabilities: what is built, and no more. */
+export const DAEMON_CAPABILITIES = ["replies", "steer"];
+
+/** What the bridge keeps per connection that matters to the core. */
+export interface AgentConnection {
+  link: AgentLink;
+  /** Said hello or reported: the hub's ops are refused on it. */
+  session: boolean;
+  jobId: string | null;
+  hello: { agent: AgentInfo | null; capabilities: string[] } | null;
+}
+
+export function hello(core: Core, conn: AgentConnection, args: OpArgs<"hello">): OpResult<"hello"> {
+  conn.session = true;
+  const agent = args.agent ? { name: oneLine(args.agent.name), version: oneLine(args.agent.version) } : null;
+  conn.hello = { agent, capabilities: args.capabilities ?? [] };
+  const job = conn.jobId ? core.registry.find(conn.jobId) : undefined;
+  if (job && job.link === conn.link) applyHello(core, job, conn);
+  return {
+    protocol: 1,
+    daemon: { name: "roost", version: ROOST_VERSION },
+    capabilities: DAEMON_CAPABILITIES,
+  };
+}
+
+function applyHello(core: Core, job: LiveJob, conn: AgentConnection): void {
+  if (!conn.hello) return;
+  job.rec.agent = conn.hello.agent;
+  job.rec.capabilities = conn.hello.capabilities;
+  core.registry.changed(job, false);
+}
+
+/** The job, if the token is its own (compared in constant time). */
+export function authorize(core: Core, id: string, token: string): LiveJob {
+  const job = core.registry.get(id);
+  if (!sameSecret(token, job.rec.token)) {
+    throw new RoostError("unauthorized", `that token is not ${id}'s: stop speaking for this job`);
+  }
+  return job;
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const digest = (s: string) => createHash("sha256").update(s).digest();
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+const MEANINGFUL_STATES = new Set(["blocked", "done", "failed"]);
+
+export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">): OpResult<"report"> {
+  const job = authorize(core, args.id, args.token);
+  if (isEnded(job)) throw new RoostError("unauthorized", `${args.id} has ended: stop speaking for it`);
+  if (conn.jobId !== null && conn.jobId !== args.id) {
+    throw new RoostError(
+      "bad_request",
+      `this connection speaks for ${conn.jobId}; open another one for ${args.id}`,
+    );
+  }
+  conn.session = true;
+  conn.jobId = args.id;
+  const rec = job.rec;
+  const previous = rec.report;
+  const next = { ...EMPTY_REPORT, ...args.report };
+  for (const key of Object.keys(next) as (keyof typeof next)[])
+    if (next[key] === undefined) (next as Record<string, unknown>)[key] = null;
+  // "concierge" is roost's own agent's name: a session cannot take it, not even for itself.
+  if (next.name !== null && (oneLine(next.name).toLowerCase() === "concierge" || !oneLine(next.name)))
+    next.name = null;
+  else if (next.name !== null) next.name = oneLine(next.name);
+  rec.report = next;
+  rec.kind = "protocol";
+  const newLink = job.link !== conn.link;
+  if (newLink) {
+    job.link = conn.link;
+    applyHello(core, job, conn);
+  }
+  const stateChanged =
+    previous?.state !== next.state || (next.state === "blocked" && previous?.question !== next.question);
+  core.registry.changed(job, false);
+  if (stateChanged && MEANINGFUL_STATES.has(next.state)) {
+    const what =
+      next.state === "blocked" ? next.question : next.state === "failed" ? next.error : next.summary;
+    core.feed.record(rec.id, "state", `${next.state}${what ? `: ${excerpt(what)}` : ""}`, {
+      who: core.registry.row(job).name,
+      whoId: rec.id,
+    });
+  }
+  // Sent before this report's answer, so that no newer reply can overtake a pending one.
+  if (newLink) sendPending(core, job);
+  return {};
+}
+
+export function ackOp(core: Core, args: OpArgs<"ack">): OpResult<"ack"> {
+  const job = authorize(core, args.id, args.token);
+  ack(core, job, args.seq, args.exact ?? false);
+  return {};
+}
+
+/** A connection closed: if it was its job's, the job is no longer connected. */
+export function connectionClosed(core: Core, conn: AgentConnection): void {
+  const job = conn.jobId ? core.registry.find(conn.jobId) : undefined;
+  if (job && job.link === conn.link) {
+    job.link = null;
+    core.registry.changed(job, false);
+  }
+}

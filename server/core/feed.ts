@@ -1,0 +1,47 @@
+/**
+ * The events feed (agent-protocol.md, `events`): what happened across the jobs, kept in the store
+ * (the last 1000) and pushed to subscribers. Every entry names its job and its actor.
+ */
+import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
+import type { Store } from "../store/store.js";
+import type { Pushes } from "./pushes.js";
+
+/** Who did it: the user (hub, CLI), roost itself, or a job (by name, with its id). */
+export interface Actor {
+  who: string;
+  whoId: string | null;
+}
+
+export const USER: Actor = { who: "user", whoId: null };
+export const ROOST: Actor = { who: "roost", whoId: null };
+
+export type FeedKind =
+  | "dispatch"
+  | "start"
+  | "state"
+  | "reply"
+  | "exit"
+  | "stop"
+  | "respawn"
+  | "restart"
+  | "rm"
+  | "rename";
+
+export class Feed {
+  constructor(
+    private readonly store: Store,
+    private readonly pushes: Pushes,
+  ) {}
+
+  record(id: string, kind: FeedKind, text: string, actor: Actor): FeedEntry {
+    const entry = this.store.addEvent({ id, kind, text, who: actor.who, whoId: actor.whoId });
+    this.pushes.feed(entry);
+    return entry;
+  }
+
+  list(q: { after?: number; limit?: number; id?: string }): { events: FeedEntry[]; cursor: number } {
+    const events = this.store.events({ after: q.after, limit: q.limit ?? 100, id: q.id });
+    const cursor = events.at(-1)?.cursor ?? q.after ?? this.store.lastCursor();
+    return { events, cursor };
+  }
+}

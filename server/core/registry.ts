@@ -1,0 +1,165 @@
+/**
+ * The jobs in memory: the store's records plus what only a live daemon knows (the job's
+ * reporting connection, its pending count). Rows are built here; every change goes through
+ * `changed`, which pushes the row and writes the record (at once, or coalesced for reports).
+ */
+import { type FullReport, RoostError, type Row, type WireEvent } from "../../sdk/ts/protocol/index.js";
+import type { JobRecord } from "../store/records.js";
+import type { Store } from "../store/store.js";
+import type { Pushes } from "./pushes.js";
+
+/** The job's reporting connection: replies go out on it (agent-protocol.md, `report`). */
+export interface AgentLink {
+  send(event: WireEvent): void;
+}
+
+export interface LiveJob {
+  rec: JobRecord;
+  link: AgentLink | null;
+  pending: number;
+  /** Set while `stop` (or `rm`, `respawn`) ends the process: its exit is a stop, not a failure. */
+  stopping: boolean;
+  exitWaiters: (() => void)[];
+}
+
+const REPORT_FLUSH_MS = 200;
+
+export const EMPTY_REPORT: FullReport = {
+  state: "working",
+  status: null,
+  waitingFor: null,
+  summary: null,
+  question: null,
+  choices: null,
+  tool: null,
+  error: null,
+  name: null,
+  model: null,
+  thinking: null,
+  context: null,
+  usage: null,
+  prLinks: null,
+  remoteAt: null,
+  attachSignal: null,
+  attachRepaint: null,
+  agentItems: null,
+};
+
+export class Registry {
+  private readonly jobs = new Map<string, LiveJob>();
+  private readonly unsaved = new Set<LiveJob>();
+  private flushTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly pushes: Pushes,
+  ) {
+    const pending = store.pendingCounts();
+    for (const rec of store.loadJobs()) {
+      this.jobs.set(rec.id, {
+        rec,
+        link: null,
+        pending: pending.get(rec.id) ?? 0,
+        stopping: false,
+        exitWaiters: [],
+      });
+    }
+  }
+
+  all(): LiveJob[] {
+    return [...this.jobs.values()];
+  }
+
+  find(id: string): LiveJob | undefined {
+    return this.jobs.get(id);
+  }
+
+  get(id: string): LiveJob {
+    const job = this.jobs.get(id);
+    if (!job) throw new RoostError("not_found", `no job ${JSON.stringify(id)}: \`roost ls\` lists the jobs`);
+    return job;
+  }
+
+  add(rec: JobRecord, pending: number): LiveJob {
+    const job: LiveJob = { rec, link: null, pending, stopping: false, exitWaiters: [] };
+    this.jobs.set(rec.id, job);
+    this.pushes.row(rec.id, () => this.row(job));
+    return job;
+  }
+
+  remove(job: LiveJob): void {
+    this.jobs.delete(job.rec.id);
+    this.unsaved.delete(job);
+    this.pushes.removed(job.rec.id);
+  }
+
+  /**
+   * The job changed: push its row; write it now (`durable`, for what must survive a crash:
+   * life, exit codes, names) or within REPORT_FLUSH_MS together with others (reports, which the
+   * agent sends again after a restart anyway).
+   */
+  changed(job: LiveJob, durable: boolean): void {
+    job.rec.updatedAt = new Date().toISOString();
+    this.pushes.row(job.rec.id, () => this.row(job));
+    if (durable) {
+      this.unsaved.delete(job);
+      this.store.updateJob(job.rec);
+      return;
+    }
+    this.unsaved.add(job);
+    this.flushTimer ??= setTimeout(() => this.flush(), REPORT_FLUSH_MS);
+  }
+
+  /** Writes every coalesced change now (also at shutdown). */
+  flush(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    if (this.unsaved.size === 0) return;
+    const jobs = [...this.unsaved].map((j) => j.rec);
+    this.unsaved.clear();
+    this.store.updateJobs(jobs);
+  }
+
+  /** Rows in the user's order: pinned first, then `order` (control-plane.md, `list`). */
+  rows(): Row[] {
+    return this.all()
+      .sort((a, b) => Number(b.rec.pinned) - Number(a.rec.pinned) || a.rec.order - b.rec.order)
+      .map((j) => this.row(j));
+  }
+
+  row(job: LiveJob): Row {
+    const r = job.rec;
+    const report = r.report ?? EMPTY_REPORT;
+    return {
+      ...report,
+      id: r.id,
+      name: r.userName ?? report.name ?? r.defaultName,
+      profile: r.profile,
+      role: r.role,
+      kind: r.kind,
+      pinned: r.pinned,
+      order: r.order,
+      life: r.life,
+      exitCode: r.exitCode,
+      connected: job.link !== null,
+      capabilities: r.capabilities,
+      agent: r.agent,
+      pending: job.pending,
+      lastSeq: r.lastSeq,
+      suggested: null,
+      parent: r.parent,
+      pid: r.pid,
+      cwd: r.launch.cwd,
+      startedAt: r.startedAt,
+      endedAt: r.endedAt,
+      updatedAt: r.updatedAt,
+    };
+  }
+
+  /** The lowest order in use, so a new job goes on top. */
+  topOrder(): number {
+    let min = 0;
+    for (const j of this.jobs.values()) min = Math.min(min, j.rec.order);
+    return min - 1;
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * Replies (agent-protocol.md, "Replies" and "Request ids"): saved first, then delivered on the
+ * job's reporting connection (or typed into a terminal agent); pending until acked; all pending
+ * ones sent again on each new reporting connection.
+ */
+import {
+  type DeliverEvent,
+  LIMITS,
+  type OpArgs,
+  type OpResult,
+  RoostError,
+} from "../../sdk/ts/protocol/index.js";
+import type { ReplyRecord } from "../store/records.js";
+import type { Core } from "./core.js";
+import type { Actor } from "./feed.js";
+import { isEnded, start, stop } from "./lifecycle.js";
+import type { LiveJob } from "./registry.js";
+import { excerpt } from "./text.js";
+
+export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Promise<OpResult<"reply">> {
+  const job = core.registry.get(args.id);
+  const rec = job.rec;
+  if (args.requestId) {
+    const seq = core.store.replyForRequest(rec.id, args.requestId);
+    if (seq !== null) {
+      // Taken once: a resend is not queued again, but a job that was to be started for it is.
+      if (seq > 0 && isEnded(job)) await start(core, job);
+      return { duplicate: true, saved: true };
+    }
+  }
+  if (args.text.trim() === "/stop") {
+    if (args.requestId) core.store.rememberRequestId(rec.id, args.requestId);
+    core.feed.record(rec.id, "reply", "/stop", actor);
+    await stop(core, job);
+    return { saved: true, stopped: true };
+  }
+  if (args.text.startsWith("/") && rec.launch.protocol && job.link === null) {
+    throw new RoostError(
+      "busy",
+      `${rec.id}'s agent is not connected; a command (${excerpt(args.text, 40)}) means something only live: send it again once the row says connected`,
+    );
+  }
+  if (job.pending >= LIMITS.pendingReplies) {
+    throw new RoostError(
+      "full",
+      `${rec.id} has ${job.pending} replies waiting; the agent must take some first`,
+    );
+  }
+  const seq = core.store.addReply(rec, {
+    text: args.text,
+    mode: args.mode ?? null,
+    requestId: args.requestId,
+  });
+  job.pending++;
+  core.registry.changed(job, false);
+  core.feed.record(rec.id, "reply", excerpt(args.text), actor);
+  if (isEnded(job)) {
+    await start(core, job); // a reply to an ended job starts it again; it is delivered once it reports
+  } else if (job.link) {
+    job.link.send(deliverEvent({ jobId: rec.id, seq, text: args.text, mode: args.mode ?? null }));
+  } else if (!rec.launch.protocol && rec.life === "running") {
+    await typePendingIntoTerminal(core, job);
+  }
+  return { saved: true, seq };
+}
+
+function deliverEvent(r: Pick<ReplyRecord, "jobId" | "seq" | "text" | "mode">): DeliverEvent {
+  const event: DeliverEvent = { event: "deliver", id: r.jobId, seq: r.seq, text: r.text };
+  if (r.mode) event.mode = r.mode;
+  return event;
+}
+
+/** A new reporting connection: every pending reply is sent again, in order. */
+export function sendPending(core: Core, job: LiveJob): void {
+  if (!job.link || job.pending === 0) return;
+  for (const r of core.store.pendingReplies(job.rec.id)) job.link.send(deliverEvent(r));
+}
+
+/**
+ * A terminal agent cannot ack: its replies are typed (text, then Enter) and count as taken once
+ * typed. Replies waiting while it was not running are typed when it starts.
+ */
+export function typePendingIntoTerminal(core: Core, job: LiveJob): Promise<void> {
+  // One typist per job: two replies arriving together must not both type the first.
+  const previous = typing.get(job) ?? Promise.resolve();
+  const next = previous.then(async () => {
+    if (job.pending === 0 || job.rec.life !== "running") return;
+    const terminals = await core.terminals();
+    for (const r of core.store.pendingReplies(job.rec.id)) {
+      await terminals.write(job.rec.id, `${r.text}\r`);
+      job.pending -= core.store.ack(job.rec.id, r.seq, true);
+    }
+    core.registry.changed(job, false);
+  });
+  const settled = next.catch(() => {});
+  typing.set(job, settled);
+  void settled.then(() => typing.get(job) === settled && typing.delete(job));
+  return next;
+}
+
+const typing = new WeakMap<LiveJob, Promise<void>>();
+
+/** agent-protocol.md, `ack`: cumulative over the user's replies, or `exact` for one peer item. */
+export function ack(core: Core, job: LiveJob, seq: number, exact: boolean): void {
+  if (seq > job.rec.lastSeq) {
+    throw new RoostError(
+      "bad_request",
+      `seq ${seq} was never sent to ${job.rec.id} (its last is ${job.rec.lastSeq})`,
+    );
+  }
+  const taken = core.store.ack(job.rec.id, seq, exact);
+  if (taken > 0) {
+    job.pending -= taken;
+    core.registry.changed(job, false);
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * The daemon (control-plane.md, "Starting it"): wiring only. Home and socket owner-only, the
+ * config checked before anything starts, the jobs found again, then the socket opened.
+ */
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import { Bridge } from "../bridge/server.js";
+import { loadConfig } from "./config.js";
+import { connectionClosed } from "./core/agents.js";
+import type { Core, Terminals } from "./core/core.js";
+import { Feed } from "./core/feed.js";
+import { findJobsAgain, onExit } from "./core/lifecycle.js";
+import { Pushes } from "./core/pushes.js";
+import { Registry } from "./core/registry.js";
+import { runOp } from "./ops/index.js";
+import { type Paths, roostPaths } from "./paths.js";
+import { PtyHostClient } from "./pty/client.js";
+import { Store } from "./store/store.js";
+import { ROOST_VERSION } from "./version.js";
+
+export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const paths = roostPaths(env);
+  makeHome(paths);
+  const config = loadConfig(paths.config, env); // throws ConfigError: nothing has started yet
+  if (await answers(paths.socket))
+    throw new Error(`roost is already running (its socket ${paths.socket} answers)`);
+  fs.rmSync(paths.socket, { force: true });
+  ensureToken(paths);
+
+  const store = new Store(paths.db);
+  const pushes = new Pushes();
+  const registry = new Registry(store, pushes);
+  const feed = new Feed(store, pushes);
+  let stopping = false;
+  const core: Core = {
+    config,
+    paths,
+    store,
+    registry,
+    feed,
+    pushes,
+    terminals: () => terminals(),
+    stopGraceMs: Number(env.ROOST_STOP_GRACE_MS) || 3000,
+    shutdown: () => void shutdown(),
+  };
+
+  // The pty host: connected on demand, and found again (with its jobs) if it goes away.
+  let host: Promise<PtyHostClient> | null = null;
+  const terminals = (): Promise<Terminals> => {
+    host ??= PtyHostClient.connect(paths.home).then((client) => {
+      client.on("exit", (info) => onExit(core, info));
+      client.on("close", () => {
+        host = null;
+        if (!stopping) void findJobsAgain(core).catch((err) => console.error("roost: pty host lost:", err));
+      });
+      return client;
+    });
+    host.catch(() => {
+      host = null;
+    });
+    return host;
+  };
+
+  await findJobsAgain(core);
+  const bridge = new Bridge((caller, op, args) => runOp(core, caller, op, args), {
+    onClosed: (conn) => connectionClosed(core, conn.state),
+  });
+  await bridge.listen(paths.socket);
+
+  async function shutdown(): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    await bridge.close().catch(() => {});
+    registry.flush();
+    store.close();
+    if (host) (await host.catch(() => null))?.close();
+    fs.rmSync(paths.socket, { force: true });
+    console.log("roost: stopped (the jobs keep running)");
+    process.exit(0);
+  }
+  process.on("SIGTERM", () => void shutdown());
+  process.on("SIGINT", () => void shutdown());
+  // The daemon never exits on input: a bug in one op is logged, and the rest goes on.
+  process.on("uncaughtException", (err) => console.error("roost: uncaught:", err));
+  process.on("unhandledRejection", (err) => console.error("roost: unhandled rejection:", err));
+
+  const running = registry.all().filter((j) => j.rec.life === "running").length;
+  console.log(`roost ${ROOST_VERSION}: listening on ${paths.socket}`);
+  console.log(`  home ${paths.home}; ${registry.all().length} jobs, ${running} running; pid ${process.pid}`);
+}
+
+/** $ROOST_HOME is the owner's alone (0700), whatever the umask; and so is the jobs' folder. */
+function makeHome(paths: Paths): void {
+  fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+  fs.chmodSync(paths.home, 0o700);
+  fs.mkdirSync(paths.jobsDir, { recursive: true, mode: 0o700 });
+}
+
+/** The HTTP bearer token, made on first start, 0600. */
+function ensureToken(paths: Paths): void {
+  if (fs.existsSync(paths.token)) {
+    fs.chmodSync(paths.token, 0o600);
+    return;
+  }
+  fs.writeFileSync(paths.token, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600, flag: "wx" });
+}
+
+function answers(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = net.connect(socketPath);
+    sock.once("connect", () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once("error", () => resolve(false));
+  });
+}

@@ -1,0 +1,27 @@
+/** Following the daemon: `subscribe`, the `events` feed, and `shutdown`. */
+import { RoostError } from "../../sdk/ts/protocol/index.js";
+import { defineOp } from "./define.js";
+
+export const daemonOps = [
+  defineOp({
+    name: "subscribe",
+    allow: ["hub"],
+    acts: false,
+    handler: (core, _args, caller) => {
+      if (!caller.push || !caller.onClose)
+        throw new RoostError("unsupported", "subscribe needs a connection that stays open");
+      caller.onClose(core.pushes.subscribe(caller.push));
+      return { rows: core.registry.rows() };
+    },
+  }),
+  defineOp({ name: "events", allow: ["hub"], acts: false, handler: (core, args) => core.feed.list(args) }),
+  defineOp({
+    name: "shutdown",
+    allow: ["hub"],
+    acts: true,
+    handler: (core) => {
+      setImmediate(core.shutdown); // after this answer has gone out
+      return {};
+    },
+  }),
+];

@@ -1,0 +1,37 @@
+/** Where things live (control-plane.md, "Where things live"). */
+import os from "node:os";
+import path from "node:path";
+
+export interface Paths {
+  home: string;
+  config: string;
+  db: string;
+  socket: string;
+  token: string;
+  ptySocket: string;
+  daemonLog: string;
+  jobsDir: string;
+}
+
+export function roostPaths(env: NodeJS.ProcessEnv = process.env): Paths {
+  const home = path.resolve(env.ROOST_HOME || path.join(os.homedir(), ".roost"));
+  return {
+    home,
+    config: path.join(home, "roost.json"),
+    db: path.join(home, "roost.db"),
+    socket: path.resolve(env.ROOST_SOCKET || path.join(home, "roost.sock")),
+    token: path.join(home, "token"),
+    ptySocket: path.join(home, "pty.sock"),
+    daemonLog: path.join(home, "daemon.log"),
+    jobsDir: path.join(home, "jobs"),
+  };
+}
+
+export const jobDir = (p: Paths, id: string) => path.join(p.jobsDir, id);
+
+/** `~` and `~/x` as the user's home, as a shell would. */
+export function expandHome(p: string): string {
+  if (p === "~") return os.homedir();
+  if (p.startsWith("~/")) return path.join(os.homedir(), p.slice(2));
+  return p;
+}

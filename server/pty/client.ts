@@ -1,0 +1,202 @@
+// The daemon's side of the pty host protocol: connects to <home>/pty.sock, starting the host if
+// nobody answers, and turns JSON lines into promises and events.
+import { spawn } from "node:child_process";
+import { EventEmitter } from "node:events";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import type {
+  HelloResult,
+  HostMessage,
+  JobExit,
+  ListResult,
+  Op,
+  OpParams,
+  OpResult,
+  SpawnSpec,
+} from "./wire.js";
+
+export interface JobOutput {
+  jobId: string;
+  data: string;
+}
+
+export interface PtyHostClientEvents {
+  exit: [JobExit];
+  output: [JobOutput];
+  close: [];
+}
+
+export interface ConnectOptions {
+  /** The host entry to start when none runs; defaults to host.js next to this file. */
+  hostScript?: string;
+}
+
+const START_TIMEOUT_MS = 5_000;
+const RETRY_MS = 50;
+
+interface Pending {
+  resolve: (result: unknown) => void;
+  reject: (err: Error) => void;
+}
+
+export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private closed = false;
+
+  private constructor(private readonly sock: net.Socket) {
+    super();
+    sock.setEncoding("utf8");
+    let buf = "";
+    sock.on("data", (chunk: string) => {
+      buf += chunk;
+      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (!line.trim()) continue;
+        let msg: HostMessage;
+        try {
+          msg = JSON.parse(line) as HostMessage;
+        } catch {
+          continue; // the host only writes JSON; nothing here to match a request to
+        }
+        this.onMessage(msg);
+      }
+    });
+    sock.on("error", () => {}); // "close" follows and says all there is to say
+    sock.on("close", () => this.onClose());
+  }
+
+  /** Connects to the host of `home`, starting one if none answers. */
+  static async connect(home: string, opts: ConnectOptions = {}): Promise<PtyHostClient> {
+    const sockPath = path.join(home, "pty.sock");
+    const existing = await PtyHostClient.tryConnect(sockPath);
+    if (existing) return existing;
+
+    const hostScript = opts.hostScript ?? fileURLToPath(new URL("./host.js", import.meta.url));
+    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+    const logFd = fs.openSync(path.join(home, "pty.log"), "a", 0o600);
+    try {
+      // Detached into its own session so it outlives this daemon and its terminal.
+      const child = spawn(process.execPath, [hostScript, home], {
+        detached: true,
+        stdio: ["ignore", logFd, logFd],
+        cwd: home,
+      });
+      child.unref();
+    } finally {
+      fs.closeSync(logFd);
+    }
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, RETRY_MS));
+      const client = await PtyHostClient.tryConnect(sockPath);
+      if (client) return client;
+    }
+    throw new Error(`pty host did not start; see ${path.join(home, "pty.log")}`);
+  }
+
+  /** A client whose host answered hello, or null if nothing (alive) listens there. */
+  private static tryConnect(sockPath: string): Promise<PtyHostClient | null> {
+    return new Promise((resolve) => {
+      const sock = net.connect(sockPath);
+      sock.once("error", () => resolve(null));
+      sock.once("connect", () => {
+        const client = new PtyHostClient(sock);
+        const timer = setTimeout(() => client.close(), 2_000); // connected but hung: treat as absent
+        client.hello().then(
+          () => {
+            clearTimeout(timer);
+            resolve(client);
+          },
+          () => {
+            clearTimeout(timer);
+            client.close();
+            resolve(null);
+          },
+        );
+      });
+    });
+  }
+
+  async hello(): Promise<HelloResult> {
+    const { pid, version } = await this.request("hello", {});
+    return { pid, version };
+  }
+
+  async spawn(spec: SpawnSpec): Promise<{ pid: number }> {
+    const { pid } = await this.request("spawn", spec);
+    return { pid };
+  }
+
+  async write(jobId: string, data: string): Promise<void> {
+    await this.request("write", { jobId, data });
+  }
+
+  async resize(jobId: string, cols: number, rows: number): Promise<void> {
+    await this.request("resize", { jobId, cols, rows });
+  }
+
+  /** Signals the job's whole process group. */
+  async signal(jobId: string, signal: NodeJS.Signals): Promise<void> {
+    await this.request("signal", { jobId, signal });
+  }
+
+  async list(): Promise<ListResult> {
+    const { live, exited } = await this.request("list", {});
+    return { live, exited };
+  }
+
+  async forget(jobId: string): Promise<void> {
+    await this.request("forget", { jobId });
+  }
+
+  /** The last 64 KiB the job printed. */
+  async tail(jobId: string): Promise<string> {
+    return (await this.request("tail", { jobId })).data;
+  }
+
+  async follow(jobId: string, on: boolean): Promise<void> {
+    await this.request("follow", { jobId, on });
+  }
+
+  close(): void {
+    this.sock.end();
+    this.sock.destroy();
+    this.onClose();
+  }
+
+  private request<O extends Op>(op: O, params: OpParams<O>): Promise<OpResult<O>> {
+    if (this.closed) return Promise.reject(new Error("pty host connection is closed"));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject });
+      this.sock.write(`${JSON.stringify({ ...params, id, op })}\n`);
+    });
+  }
+
+  private onMessage(msg: HostMessage): void {
+    if ("event" in msg) {
+      const { event, ...payload } = msg;
+      if (event === "exit") this.emit("exit", payload as JobExit);
+      else if (event === "output") this.emit("output", payload as JobOutput);
+      return;
+    }
+    const p = msg.id === null ? undefined : this.pending.get(msg.id);
+    if (!p) return;
+    this.pending.delete(msg.id as number);
+    if (msg.ok) p.resolve(msg);
+    else p.reject(new Error(msg.error));
+  }
+
+  private onClose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const err = new Error("pty host connection closed");
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+    this.emit("close");
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Numbered migrations: entry N brings a store at `PRAGMA user_version` N-1 to N. Append only; a
+ * released migration never changes (a user's store may be at any step).
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: jobs, their replies and request ids, the events feed.
+  `
+  CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) STRICT;
+  INSERT INTO counters (name, value) VALUES ('job', 0);
+
+  CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    token TEXT NOT NULL,
+    profile TEXT NOT NULL,
+    launch TEXT NOT NULL,             -- JSON: command, cwd, env, task mode, protocol
+    user_name TEXT,                   -- set by dispatch's name or rename; wins over the report's
+    default_name TEXT NOT NULL,
+    role TEXT,
+    parent TEXT,
+    pinned INTEGER NOT NULL DEFAULT 0,
+    ord INTEGER NOT NULL,
+    life TEXT NOT NULL,
+    exit_code INTEGER,
+    pid INTEGER,
+    kind TEXT NOT NULL,
+    agent TEXT,                       -- JSON {name, version} from hello
+    capabilities TEXT NOT NULL DEFAULT '[]',
+    report TEXT,                      -- JSON: the latest report, every field present
+    last_seq INTEGER NOT NULL DEFAULT 0,
+    dispatch_request_id TEXT UNIQUE,
+    created_at TEXT NOT NULL,
+    started_at TEXT,
+    ended_at TEXT,
+    updated_at TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE replies (
+    job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    mode TEXT,
+    kind TEXT,                        -- null: the user's; else a peer item, acked exactly
+    acked INTEGER NOT NULL DEFAULT 0,
+    at TEXT NOT NULL,
+    PRIMARY KEY (job_id, seq)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX replies_pending ON replies (job_id, seq) WHERE acked = 0;
+
+  CREATE TABLE reply_request_ids (
+    job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+    request_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,             -- 0 for a request that saved no reply (/stop)
+    n INTEGER NOT NULL,               -- insertion order, to keep the last 100
+    PRIMARY KEY (job_id, request_id)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX reply_request_ids_n ON reply_request_ids (job_id, n);
+
+  CREATE TABLE events (
+    cursor INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    job_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    who TEXT NOT NULL,
+    who_id TEXT
+  ) STRICT;
+  CREATE INDEX events_job ON events (job_id, cursor);
+  `,
+];

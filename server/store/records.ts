@@ -1,0 +1,62 @@
+/** What the store keeps, in the shapes the core works with. */
+import type { AgentInfo, FullReport, Row } from "../../sdk/ts/protocol/index.js";
+
+/** How a job is started: fixed at dispatch, used again by respawn. */
+export interface Launch {
+  command: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** "type": the first task is reply seq 1; "argv": it was appended to command. */
+  task: "type" | "argv";
+  protocol: boolean;
+}
+
+export interface JobRecord {
+  id: string;
+  token: string;
+  profile: string;
+  launch: Launch;
+  userName: string | null;
+  defaultName: string;
+  role: Row["role"];
+  parent: string | null;
+  pinned: boolean;
+  order: number;
+  life: Row["life"];
+  exitCode: number | null;
+  pid: number | null;
+  kind: Row["kind"];
+  agent: AgentInfo | null;
+  capabilities: string[];
+  report: FullReport | null;
+  lastSeq: number;
+  dispatchRequestId: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  updatedAt: string;
+}
+
+export interface ReplyRecord {
+  jobId: string;
+  seq: number;
+  text: string;
+  mode: "steer" | "followUp" | null;
+  kind: string | null;
+  at: string;
+}
+
+export interface NewReply {
+  text: string;
+  mode: "steer" | "followUp" | null;
+  kind?: string | null;
+  requestId?: string | null;
+}
+
+export interface NewFeedEntry {
+  id: string;
+  kind: string;
+  text: string;
+  who: string;
+  whoId: string | null;
+}

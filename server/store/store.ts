@@ -1,0 +1,321 @@
+/**
+ * The store: the one module with SQL (control-plane.md, "Where things live": roost.db, SQLite in
+ * WAL mode). Statements are prepared once; writes that must land together are one transaction.
+ *
+ * Durability: WAL with synchronous=NORMAL. A committed transaction survives a kill -9 of the
+ * daemon (the WAL is in the OS's page cache, written before the commit returns); only a power
+ * loss can take the last few back, which the promises do not cover.
+ */
+import Database from "better-sqlite3";
+import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
+import { LIMITS } from "../../sdk/ts/protocol/index.js";
+import { MIGRATIONS } from "./migrations/index.js";
+import type { JobRecord, NewFeedEntry, NewReply, ReplyRecord } from "./records.js";
+
+type Params = Record<string, unknown>;
+
+export class Store {
+  readonly db: Database.Database;
+  private readonly sql: ReturnType<typeof prepare>;
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = NORMAL");
+    this.db.pragma("busy_timeout = 5000");
+    this.db.pragma("foreign_keys = ON");
+    migrate(this.db);
+    this.sql = prepare(this.db);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  // ---- jobs ----
+
+  loadJobs(): JobRecord[] {
+    return (this.sql.allJobs.all() as Params[]).map(jobFromRow);
+  }
+
+  /**
+   * Creates a job: its number (ids are never reused, even after `rm`: the counter only grows),
+   * the record, its first reply (a `type` task) and its dispatch request id, in one transaction.
+   */
+  createJob(build: (num: number) => JobRecord, firstReply: NewReply | null): JobRecord {
+    return this.db.transaction(() => {
+      const { value } = this.sql.nextJobNumber.get() as { value: number };
+      const job = build(value);
+      this.sql.insertJob.run(jobToParams(job));
+      if (firstReply) this.insertReply(job, firstReply);
+      return job;
+    })();
+  }
+
+  updateJob(job: JobRecord): void {
+    this.sql.updateJob.run(jobToParams(job));
+  }
+
+  /** Many job writes in one transaction (coalesced report writes). */
+  updateJobs(jobs: Iterable<JobRecord>): void {
+    this.db.transaction(() => {
+      for (const job of jobs) this.sql.updateJob.run(jobToParams(job));
+    })();
+  }
+
+  deleteJob(id: string): void {
+    this.sql.deleteJob.run(id);
+  }
+
+  jobForDispatchRequest(requestId: string): string | null {
+    const row = this.sql.jobForDispatchRequest.get(requestId) as { id: string } | undefined;
+    return row?.id ?? null;
+  }
+
+  // ---- replies ----
+
+  /**
+   * Saves a reply: the job's next seq, the reply and its request id, in one transaction, so a
+   * reply answered `saved` is on disk with its id (agent-protocol.md, "Request ids").
+   * Updates `job.lastSeq`. Returns the seq.
+   */
+  addReply(job: JobRecord, reply: NewReply): number {
+    return this.db.transaction(() => this.insertReply(job, reply))();
+  }
+
+  /** Saves a request id that made no reply (a `/stop`), so its resend is a duplicate too. */
+  rememberRequestId(jobId: string, requestId: string): void {
+    this.db.transaction(() => this.insertRequestId(jobId, requestId, 0))();
+  }
+
+  private insertReply(job: JobRecord, reply: NewReply): number {
+    const seq = job.lastSeq + 1;
+    const at = new Date().toISOString();
+    this.sql.insertReply.run({
+      job_id: job.id,
+      seq,
+      text: reply.text,
+      mode: reply.mode,
+      kind: reply.kind ?? null,
+      at,
+    });
+    this.sql.setLastSeq.run({ id: job.id, last_seq: seq, updated_at: at });
+    if (reply.requestId) this.insertRequestId(job.id, reply.requestId, seq);
+    job.lastSeq = seq;
+    return seq;
+  }
+
+  /** Keeps a request id, and only the job's last 100. */
+  private insertRequestId(jobId: string, requestId: string, seq: number): void {
+    this.sql.insertRequestId.run({ job_id: jobId, request_id: requestId, seq });
+    this.sql.pruneRequestIds.run({ job_id: jobId, keep: LIMITS.requestIdsKept });
+  }
+
+  /** The seq a request id saved (0 for a `/stop`), or null when the job has not seen it. */
+  replyForRequest(jobId: string, requestId: string): number | null {
+    const row = this.sql.replyForRequest.get(jobId, requestId) as { seq: number } | undefined;
+    return row ? row.seq : null;
+  }
+
+  pendingReplies(jobId: string): ReplyRecord[] {
+    return (this.sql.pendingReplies.all(jobId) as Params[]).map(replyFromRow);
+  }
+
+  /** The number of replies waiting per job, for every job that has some. */
+  pendingCounts(): Map<string, number> {
+    const rows = this.sql.pendingCounts.all() as { job_id: string; n: number }[];
+    return new Map(rows.map((r) => [r.job_id, r.n]));
+  }
+
+  /** An ack: cumulative over the user's replies up to `seq`, or one exact item. Returns how many. */
+  ack(jobId: string, seq: number, exact: boolean): number {
+    const stmt = exact ? this.sql.ackExact : this.sql.ackUpTo;
+    return stmt.run(jobId, seq).changes;
+  }
+
+  // ---- the events feed ----
+
+  addEvent(entry: NewFeedEntry): FeedEntry {
+    const at = new Date().toISOString();
+    const { cursor } = this.sql.insertEvent.get({
+      at,
+      job_id: entry.id,
+      kind: entry.kind,
+      text: entry.text,
+      who: entry.who,
+      who_id: entry.whoId,
+    }) as { cursor: number };
+    // Keep the last 1000: pruned in steps so that each insert stays one cheap statement.
+    if (cursor % 100 === 0) this.sql.pruneEvents.run(cursor - LIMITS.feedKept);
+    return { cursor, at, ...entry };
+  }
+
+  /** After a cursor: the oldest first; without one: the newest `limit` (still oldest first). */
+  events(q: { after?: number; limit: number; id?: string }): FeedEntry[] {
+    const floor = this.lastCursor() - LIMITS.feedKept;
+    const id = q.id ?? null;
+    const rows =
+      q.after !== undefined
+        ? (this.sql.eventsAfter.all({ after: Math.max(q.after, floor), id, limit: q.limit }) as Params[])
+        : (this.sql.eventsNewest.all({ floor, id, limit: q.limit }) as Params[]).reverse();
+    return rows.map(eventFromRow);
+  }
+
+  lastCursor(): number {
+    return (this.sql.lastCursor.get() as { c: number | null }).c ?? 0;
+  }
+}
+
+function migrate(db: Database.Database): void {
+  const version = db.pragma("user_version", { simple: true }) as number;
+  if (version > MIGRATIONS.length) {
+    throw new Error(`roost.db is at version ${version}, newer than this roost knows (${MIGRATIONS.length})`);
+  }
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}
+
+const JOB_COLUMNS = `id, token, profile, launch, user_name, default_name, role, parent, pinned, ord, life,
+  exit_code, pid, kind, agent, capabilities, report, last_seq, dispatch_request_id, created_at,
+  started_at, ended_at, updated_at`;
+
+function prepare(db: Database.Database) {
+  const columns = JOB_COLUMNS.split(",").map((c) => c.trim());
+  return {
+    allJobs: db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs`),
+    nextJobNumber: db.prepare("UPDATE counters SET value = value + 1 WHERE name = 'job' RETURNING value"),
+    insertJob: db.prepare(
+      `INSERT INTO jobs (${JOB_COLUMNS}) VALUES (${columns.map((c) => `@${c}`).join(", ")})`,
+    ),
+    updateJob: db.prepare(
+      `UPDATE jobs SET ${columns
+        .filter((c) => c !== "id" && c !== "last_seq")
+        .map((c) => `${c} = @${c}`)
+        .join(", ")} WHERE id = @id`,
+    ),
+    deleteJob: db.prepare("DELETE FROM jobs WHERE id = ?"),
+    jobForDispatchRequest: db.prepare("SELECT id FROM jobs WHERE dispatch_request_id = ?"),
+    setLastSeq: db.prepare("UPDATE jobs SET last_seq = @last_seq, updated_at = @updated_at WHERE id = @id"),
+    insertReply: db.prepare(
+      "INSERT INTO replies (job_id, seq, text, mode, kind, at) VALUES (@job_id, @seq, @text, @mode, @kind, @at)",
+    ),
+    insertRequestId: db.prepare(
+      `INSERT INTO reply_request_ids (job_id, request_id, seq, n)
+       VALUES (@job_id, @request_id, @seq,
+         (SELECT coalesce(max(n), 0) + 1 FROM reply_request_ids WHERE job_id = @job_id))`,
+    ),
+    pruneRequestIds: db.prepare(
+      `DELETE FROM reply_request_ids WHERE job_id = @job_id AND n <=
+         (SELECT max(n) FROM reply_request_ids WHERE job_id = @job_id) - @keep`,
+    ),
+    replyForRequest: db.prepare("SELECT seq FROM reply_request_ids WHERE job_id = ? AND request_id = ?"),
+    pendingReplies: db.prepare(
+      "SELECT job_id, seq, text, mode, kind, at FROM replies WHERE job_id = ? AND acked = 0 ORDER BY seq",
+    ),
+    pendingCounts: db.prepare("SELECT job_id, count(*) AS n FROM replies WHERE acked = 0 GROUP BY job_id"),
+    ackUpTo: db.prepare(
+      "UPDATE replies SET acked = 1 WHERE job_id = ? AND seq <= ? AND kind IS NULL AND acked = 0",
+    ),
+    ackExact: db.prepare("UPDATE replies SET acked = 1 WHERE job_id = ? AND seq = ? AND acked = 0"),
+    insertEvent: db.prepare(
+      `INSERT INTO events (at, job_id, kind, text, who, who_id)
+       VALUES (@at, @job_id, @kind, @text, @who, @who_id) RETURNING cursor`,
+    ),
+    pruneEvents: db.prepare("DELETE FROM events WHERE cursor <= ?"),
+    eventsAfter: db.prepare(
+      `SELECT * FROM events WHERE cursor > @after AND (@id IS NULL OR job_id = @id)
+       ORDER BY cursor LIMIT @limit`,
+    ),
+    eventsNewest: db.prepare(
+      `SELECT * FROM events WHERE cursor > @floor AND (@id IS NULL OR job_id = @id)
+       ORDER BY cursor DESC LIMIT @limit`,
+    ),
+    lastCursor: db.prepare("SELECT max(cursor) AS c FROM events"),
+  };
+}
+
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+const parse = <T>(v: unknown): T | null => (typeof v === "string" ? (JSON.parse(v) as T) : null);
+
+function jobToParams(j: JobRecord): Params {
+  return {
+    id: j.id,
+    token: j.token,
+    profile: j.profile,
+    launch: JSON.stringify(j.launch),
+    user_name: j.userName,
+    default_name: j.defaultName,
+    role: j.role,
+    parent: j.parent,
+    pinned: j.pinned ? 1 : 0,
+    ord: j.order,
+    life: j.life,
+    exit_code: j.exitCode,
+    pid: j.pid,
+    kind: j.kind,
+    agent: json(j.agent),
+    capabilities: JSON.stringify(j.capabilities),
+    report: json(j.report),
+    last_seq: j.lastSeq,
+    dispatch_request_id: j.dispatchRequestId,
+    created_at: j.createdAt,
+    started_at: j.startedAt,
+    ended_at: j.endedAt,
+    updated_at: j.updatedAt,
+  };
+}
+
+function jobFromRow(r: Params): JobRecord {
+  return {
+    id: r.id as string,
+    token: r.token as string,
+    profile: r.profile as string,
+    launch: parse(r.launch)!,
+    userName: r.user_name as string | null,
+    defaultName: r.default_name as string,
+    role: r.role as JobRecord["role"],
+    parent: r.parent as string | null,
+    pinned: r.pinned === 1,
+    order: r.ord as number,
+    life: r.life as JobRecord["life"],
+    exitCode: r.exit_code as number | null,
+    pid: r.pid as number | null,
+    kind: r.kind as JobRecord["kind"],
+    agent: parse(r.agent),
+    capabilities: parse<string[]>(r.capabilities) ?? [],
+    report: parse(r.report),
+    lastSeq: r.last_seq as number,
+    dispatchRequestId: r.dispatch_request_id as string | null,
+    createdAt: r.created_at as string,
+    startedAt: r.started_at as string | null,
+    endedAt: r.ended_at as string | null,
+    updatedAt: r.updated_at as string,
+  };
+}
+
+function replyFromRow(r: Params): ReplyRecord {
+  return {
+    jobId: r.job_id as string,
+    seq: r.seq as number,
+    text: r.text as string,
+    mode: r.mode as ReplyRecord["mode"],
+    kind: r.kind as string | null,
+    at: r.at as string,
+  };
+}
+
+function eventFromRow(r: Params): FeedEntry {
+  return {
+    cursor: r.cursor as number,
+    at: r.at as string,
+    id: r.job_id as string,
+    kind: r.kind as string,
+    text: r.text as string,
+    who: r.who as string,
+    whoId: r.who_id as string | null,
+  };
+}

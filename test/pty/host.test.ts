@@ -1,0 +1,249 @@
+// Runs the built pty host (dist/server/pty/host.js) with real processes: build first.
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { PtyHostClient } from "../../server/pty/client.js";
+import type { JobExit } from "../../server/pty/wire.js";
+
+const hostScript = fileURLToPath(new URL("../../dist/server/pty/host.js", import.meta.url));
+const distClient = fileURLToPath(new URL("../../dist/server/pty/client.js", import.meta.url));
+
+let home = "";
+let clients: PtyHostClient[] = [];
+let pids: number[] = [];
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor<T>(what: string, fn: () => T | Promise<T>, ms = 5_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function connect(): Promise<PtyHostClient> {
+  const c = await PtyHostClient.connect(home, { hostScript });
+  clients.push(c);
+  pids.push((await c.hello()).pid);
+  return c;
+}
+
+async function start(c: PtyHostClient, jobId: string, file: string, args: string[]): Promise<number> {
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home };
+  const { pid } = await c.spawn({ jobId, file, args, cwd: home, env, cols: 80, rows: 24 });
+  pids.push(pid);
+  return pid;
+}
+
+function nextExit(c: PtyHostClient, jobId: string): Promise<JobExit> {
+  return new Promise((resolve) => {
+    const on = (e: JobExit) => {
+      if (e.jobId !== jobId) return;
+      c.off("exit", on);
+      resolve(e);
+    };
+    c.on("exit", on);
+  });
+}
+
+function readExitFile(jobId: string): unknown {
+  const file = path.join(home, "jobs", jobId, "exit.json");
+  return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : undefined;
+}
+
+describe("pty host", { timeout: 20_000 }, () => {
+  beforeAll(() => {
+    if (!fs.existsSync(hostScript)) {
+      throw new Error(`${hostScript} is missing: run npx tsc -p tsconfig.build.json`);
+    }
+  });
+
+  beforeEach(() => {
+    home = fs.mkdtempSync(path.join(os.tmpdir(), "roost-pty-"));
+  });
+
+  afterEach(() => {
+    for (const c of clients) c.close();
+    const pidFile = path.join(home, "pty.pid");
+    if (fs.existsSync(pidFile)) pids.push(Number(fs.readFileSync(pidFile, "utf8")));
+    for (const pid of pids) {
+      if (!Number.isInteger(pid) || pid <= 1) continue; // kill(0 or -1) would hit far more than ours
+      for (const target of [-pid, pid]) {
+        try {
+          process.kill(target, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    }
+    fs.rmSync(home, { recursive: true, force: true });
+    clients = [];
+    pids = [];
+  });
+
+  it("reports an exit by event and in exit.json", async () => {
+    const c = await connect();
+    const exited = nextExit(c, "j1");
+    await start(c, "j1", "bash", ["-c", "echo hi; exit 3"]);
+    const e = await exited;
+    expect(e).toMatchObject({ jobId: "j1", exitCode: 3, signal: null });
+    expect(readExitFile("j1")).toEqual({ exitCode: 3, signal: null, at: e.at });
+    expect(await c.tail("j1")).toContain("hi");
+    expect((await c.list()).exited).toEqual([e]);
+  });
+
+  it("types into a job and shows the echo in its tail", async () => {
+    const c = await connect();
+    await start(c, "cat", "cat", []);
+    await c.resize("cat", 100, 30);
+    await c.write("cat", "hello roost\r");
+    await waitFor("echo", async () => (await c.tail("cat")).includes("hello roost"));
+    await expect(start(c, "cat", "cat", [])).rejects.toThrow("job already live: cat");
+  });
+
+  it("follows a job's output as events", async () => {
+    const c = await connect();
+    await start(c, "sh", "bash", []);
+    let seen = "";
+    c.on("output", (o) => {
+      if (o.jobId === "sh") seen += o.data;
+    });
+    await c.follow("sh", true);
+    await c.write("sh", "echo $((6*7))\r");
+    await waitFor("output event", () => seen.includes("42"));
+  });
+
+  it("signals a job's process group", async () => {
+    const c = await connect();
+    const exited = nextExit(c, "sleeper");
+    await start(c, "sleeper", "sleep", ["100"]);
+    await c.signal("sleeper", "SIGTERM");
+    // node-pty reports a signalled child as exitCode 0 plus the signal number.
+    expect(await exited).toMatchObject({ exitCode: 0, signal: os.constants.signals.SIGTERM });
+  });
+
+  it("keeps a job running across daemon connections", async () => {
+    const first = await connect();
+    const hostPid = (await first.hello()).pid;
+    const pid = await start(first, "long", "sleep", ["100"]);
+    first.close();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(alive(pid)).toBe(true);
+
+    const second = await connect();
+    expect((await second.hello()).pid).toBe(hostPid);
+    expect((await second.list()).live).toEqual([{ jobId: "long", pid }]);
+  });
+
+  it("keeps an exit that happened with no daemon until it is forgotten", async () => {
+    const first = await connect();
+    const pid = await start(first, "gone", "sleep", ["100"]);
+    first.close();
+    process.kill(pid, "SIGKILL");
+    await waitFor("exit.json", () => readExitFile("gone"));
+
+    const second = await connect();
+    const { live, exited } = await second.list();
+    expect(live).toEqual([]);
+    expect(exited).toEqual([
+      expect.objectContaining({ jobId: "gone", signal: os.constants.signals.SIGKILL }),
+    ]);
+    await second.forget("gone");
+    expect((await second.list()).exited).toEqual([]);
+    await expect(second.tail("gone")).rejects.toThrow("no such job: gone");
+  });
+
+  it("answers command not found instead of spawning", async () => {
+    const c = await connect();
+    await expect(start(c, "x", "no-such-command-roost", [])).rejects.toThrow(
+      "command not found: no-such-command-roost",
+    );
+    await expect(start(c, "y", "/etc/passwd", [])).rejects.toThrow("command not found: /etc/passwd");
+    expect((await c.list()).live).toEqual([]);
+  });
+
+  it("answers a garbage line with an error and keeps serving", async () => {
+    await connect();
+    const sock = net.connect(path.join(home, "pty.sock"));
+    sock.setEncoding("utf8");
+    let got = "";
+    sock.on("data", (d: string) => {
+      got += d;
+    });
+    const lines = () => got.split("\n").filter(Boolean);
+    sock.write("this is not json\n[1,2]\n");
+    sock.write(`${JSON.stringify({ id: 7, op: "explode" })}\n${JSON.stringify({ id: 8, op: "hello" })}\n`);
+    await waitFor("four answers", () => lines().length >= 4);
+    const [a, b, c, d] = lines().map((l) => JSON.parse(l));
+    expect(a).toMatchObject({ id: null, ok: false });
+    expect(b).toMatchObject({ id: null, ok: false });
+    expect(c).toEqual({ id: 7, ok: false, error: "unknown op: explode" });
+    expect(d).toMatchObject({ id: 8, ok: true, version: 1 });
+    sock.destroy();
+  });
+
+  it("makes its socket owner-only", async () => {
+    await connect();
+    expect(fs.statSync(path.join(home, "pty.sock")).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.join(home, "pty.pid")).mode & 0o077).toBe(0);
+  });
+
+  it("exits by itself when idle, via the default host script", async () => {
+    const mod = (await import(distClient)) as { PtyHostClient: typeof PtyHostClient };
+    const c = await mod.PtyHostClient.connect(home);
+    const hostPid = (await c.hello()).pid;
+    pids.push(hostPid);
+    c.close();
+    await waitFor("host to exit", () => !alive(hostPid), 8_000);
+    expect(fs.existsSync(path.join(home, "pty.sock"))).toBe(false);
+  });
+
+  it("hangs up its jobs on SIGTERM and records their exits", async () => {
+    const c = await connect();
+    const hostPid = (await c.hello()).pid;
+    const pid = await start(c, "hup", "sleep", ["100"]);
+    process.kill(hostPid, "SIGTERM");
+    await waitFor("host to exit", () => !alive(hostPid));
+    expect(alive(pid)).toBe(false);
+    expect(readExitFile("hup")).toMatchObject({ signal: os.constants.signals.SIGHUP });
+  });
+
+  it("drains a loud job and keeps only the last 64 KiB", async () => {
+    const c = await connect();
+    const exited = nextExit(c, "loud");
+    await start(c, "loud", "bash", ["-c", "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo done"]);
+    expect(await exited).toMatchObject({ exitCode: 0 });
+    const tail = await c.tail("loud");
+    expect(tail.length).toBeLessThanOrEqual(64 * 1024);
+    expect(tail.endsWith("done\r\n")).toBe(true);
+  });
+
+  it("starts one host when several daemons race to connect", async () => {
+    const all = await Promise.all([connect(), connect(), connect()]);
+    const hostPids = await Promise.all(all.map(async (c) => (await c.hello()).pid));
+    expect(new Set(hostPids).size).toBe(1);
+  });
+
+  it("replaces the socket of a host that was killed", async () => {
+    const first = await connect();
+    const oldPid = (await first.hello()).pid;
+    process.kill(oldPid, "SIGKILL");
+    await waitFor("old host to die", () => !alive(oldPid));
+    expect(fs.existsSync(path.join(home, "pty.sock"))).toBe(true);
+    const second = await connect();
+    expect((await second.hello()).pid).not.toBe(oldPid);
+  });
+});
