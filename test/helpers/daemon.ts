@@ -1,0 +1,187 @@
+/**
+ * A real daemon for tests: its own process on a fresh temp ROOST_HOME, spoken to over its real
+ * socket. Teardown kills by pid everything it started: the jobs, the pty host, the daemon.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { RawClient } from "./raw-client.js";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const CLI = path.join(ROOT, "dist/server/cli/main.js");
+export const FIXTURES = path.join(ROOT, "test/fixtures");
+
+export interface DaemonOptions {
+  /** roost.json's content (written before start). */
+  config?: unknown;
+  env?: Record<string, string>;
+}
+
+export class TestDaemon {
+  proc: ChildProcess | null = null;
+  output = "";
+  readonly socket: string;
+  private readonly clients: RawClient[] = [];
+
+  constructor(
+    readonly home: string,
+    readonly env: Record<string, string>,
+  ) {
+    this.socket = path.join(home, "roost.sock");
+  }
+
+  /** Starts the daemon and waits until its socket answers. */
+  async start(): Promise<void> {
+    const proc = spawn(process.execPath, [CLI, "daemon"], {
+      env: this.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    this.proc = proc;
+    proc.stdout!.on("data", (d) => {
+      this.output += d;
+    });
+    proc.stderr!.on("data", (d) => {
+      this.output += d;
+    });
+    const deadline = Date.now() + 15000;
+    while (Date.now() < deadline) {
+      if (proc.exitCode !== null) throw new Error(`the daemon exited with ${proc.exitCode}:\n${this.output}`);
+      if (this.output.includes("listening on") && (await answers(this.socket))) return;
+      await sleep(25);
+    }
+    throw new Error(`the daemon did not start:\n${this.output}`);
+  }
+
+  get pid(): number {
+    return this.proc!.pid!;
+  }
+
+  /** A raw socket client; closed at teardown. */
+  async client(): Promise<RawClient> {
+    const c = await RawClient.connect(this.socket);
+    this.clients.push(c);
+    return c;
+  }
+
+  /** Ends the daemon with a signal and waits for its exit. */
+  async kill(signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> {
+    const proc = this.proc;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return proc?.exitCode ?? null;
+    const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
+    proc.kill(signal);
+    return exited;
+  }
+
+  async restart(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+    await this.kill(signal);
+    await this.start();
+  }
+
+  ptyHostPid(): number | null {
+    try {
+      return Number(fs.readFileSync(path.join(this.home, "pty.pid"), "utf8").trim()) || null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Kills what this test started, by pid: the jobs (the pty host's children), the host, the daemon. */
+  async cleanup(): Promise<void> {
+    for (const c of this.clients) c.close();
+    await this.kill("SIGKILL");
+    const host = this.ptyHostPid();
+    if (host) {
+      for (const pid of childPids(host)) killQuietly(-pid) || killQuietly(pid);
+      killQuietly(host);
+    }
+    fs.rmSync(this.home, { recursive: true, force: true });
+  }
+}
+
+export async function startDaemon(opts: DaemonOptions = {}): Promise<TestDaemon> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "roost-test-"));
+  if (opts.config !== undefined) fs.writeFileSync(path.join(home, "roost.json"), JSON.stringify(opts.config));
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !k.startsWith("ROOST_")) env[k] = v;
+  Object.assign(env, { ROOST_HOME: home, ROOST_STOP_GRACE_MS: "1000" }, opts.env);
+  const daemon = new TestDaemon(home, env);
+  await daemon.start();
+  return daemon;
+}
+
+/** A profile that runs the test agent (test/fixtures/agent.mjs) as a protocol agent. */
+export const agentProfile = (extra: Record<string, unknown> = {}) => ({
+  command: [process.execPath, path.join(FIXTURES, "agent.mjs")],
+  task: "type",
+  protocol: true,
+  ...extra,
+});
+
+export function childPids(pid: number): number[] {
+  try {
+    return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+      .split("\n")
+      .map((s) => Number(s.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    return [];
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function killQuietly(pid: number): boolean {
+  try {
+    process.kill(pid, "SIGKILL");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function answers(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = net.connect(socketPath);
+    sock.once("connect", () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once("error", () => resolve(false));
+  });
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `check` returns a truthy value (or throws after `ms`, saying what it waited for). */
+export async function until<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  ms = 10000,
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await check();
+      if (v) return v as NonNullable<T>;
+      last = v;
+    } catch (err) {
+      last = err;
+    }
+    await sleep(20);
+  }
+  throw new Error(
+    `timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`,
+  );
+}

@@ -1,0 +1,101 @@
+/**
+ * A raw socket client for tests: writes bytes and lines as they are, reads every line the daemon
+ * sends, answers matched by id. No roost code in between.
+ */
+import net from "node:net";
+
+export interface Response {
+  id: unknown;
+  ok: boolean;
+  result?: any;
+  error?: string;
+  code?: string;
+}
+
+export class RawClient {
+  readonly responses: Response[] = [];
+  readonly events: any[] = [];
+  private buffer = "";
+  private nextId = 1;
+  private readonly waiters: (() => void)[] = [];
+  readonly closed: Promise<void>;
+
+  private constructor(readonly socket: net.Socket) {
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      this.buffer += chunk;
+      for (let nl = this.buffer.indexOf("\n"); nl !== -1; nl = this.buffer.indexOf("\n")) {
+        const line = this.buffer.slice(0, nl);
+        this.buffer = this.buffer.slice(nl + 1);
+        const msg = JSON.parse(line);
+        if ("event" in msg) this.events.push(msg);
+        else this.responses.push(msg);
+      }
+      for (const w of this.waiters.splice(0)) w();
+    });
+    socket.on("error", () => {});
+    this.closed = new Promise((resolve) => socket.on("close", () => resolve()));
+  }
+
+  static connect(path: string): Promise<RawClient> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(path);
+      socket.once("connect", () => resolve(new RawClient(socket)));
+      socket.once("error", reject);
+    });
+  }
+
+  get isClosed(): boolean {
+    return this.socket.destroyed;
+  }
+
+  /** Writes raw text (add the newline yourself). */
+  write(text: string | Buffer): void {
+    this.socket.write(text);
+  }
+
+  /** Sends a request and waits for the answer with its id. */
+  async request(op: string, args?: unknown, timeoutMs = 15000): Promise<Response> {
+    const id = this.nextId++;
+    this.write(`${JSON.stringify({ id, op, args })}\n`);
+    return this.waitFor(
+      () => this.responses.find((r) => r.id === id),
+      `the answer to ${op} #${id}`,
+      timeoutMs,
+    );
+  }
+
+  /** `request`, expecting success: the result. */
+  async ok(op: string, args?: unknown): Promise<any> {
+    const r = await this.request(op, args);
+    if (!r.ok) throw new Error(`${op} failed: ${r.code}: ${r.error}`);
+    return r.result;
+  }
+
+  /** Waits until `pick` finds something among what arrived. */
+  async waitFor<T>(pick: () => T | undefined, what: string, timeoutMs = 15000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = pick();
+      if (found !== undefined) return found;
+      if (this.socket.destroyed) throw new Error(`connection closed while waiting for ${what}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out waiting for ${what}`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, Math.min(left, 100));
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
+  event(pred: (e: any) => boolean, what = "an event", timeoutMs = 15000): Promise<any> {
+    return this.waitFor(() => this.events.find(pred), what, timeoutMs);
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
