@@ -1,17 +1,134 @@
 #!/usr/bin/env node
-/** The `roost` command. */
-import { ConfigError } from "../config.js";
-import { runDaemon } from "../main.js";
+/**
+ * The `roost` command: `roost COMMAND [ARGS...]`. Finds the command, parses its options
+ * (node:util parseArgs, strict), runs it, and turns every failure into one line on stderr:
+ * `roost: <message>` and exit 1, or the command's usage and exit 64 when the command line is wrong.
+ */
+import { parseArgs } from "node:util";
+import { RoostError } from "../../sdk/ts/protocol/index.js";
+import { ROOST_VERSION } from "../version.js";
+import { CliError, type Command, out, UsageError, type Values } from "./command.js";
+import { daemon } from "./commands/daemon.js";
+import { dispatch } from "./commands/dispatch.js";
+import { events } from "./commands/events.js";
+import { pin, rename, respawn, rm, stop, unpin } from "./commands/job-actions.js";
+import { ls } from "./commands/ls.js";
+import { reply } from "./commands/reply.js";
+import { shutdown, start } from "./commands/start.js";
+import { commandHelp, commonOptions, overallHelp, usageLine } from "./usage.js";
 
-const [command] = process.argv.slice(2);
-if (command === "daemon") {
-  runDaemon().catch((err) => {
-    console.error(
-      err instanceof ConfigError ? `roost: bad config: ${err.message}` : `roost: ${(err as Error).message}`,
+const help: Command = {
+  name: "help",
+  args: "[COMMAND]",
+  arity: [0, 1],
+  json: false,
+  summary: "Show the commands, or one command's usage, options and examples.",
+  examples: ["roost help dispatch"],
+  async run({ positionals: [name] }) {
+    if (name === undefined) {
+      out(overallHelp(COMMANDS));
+      return 0;
+    }
+    const cmd = find(name);
+    if (!cmd) throw new UsageError(`no command ${JSON.stringify(name)}`);
+    out(commandHelp(cmd));
+    return 0;
+  },
+};
+
+const COMMANDS: readonly Command[] = [
+  ls,
+  dispatch,
+  reply,
+  stop,
+  rm,
+  respawn,
+  pin,
+  unpin,
+  rename,
+  events,
+  start,
+  shutdown,
+  daemon,
+  help,
+];
+
+const find = (name: string) => COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
+
+/** Parses argv for `cmd`; --help (anywhere before `--`) wins over everything else on the line. */
+function parse(cmd: Command, argv: string[]): { positionals: string[]; values: Values } | "help" {
+  const beforeDashes = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
+  if (beforeDashes.some((a) => a === "--help" || a === "-h")) return "help";
+  let parsed: { positionals: string[]; values: Values };
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { ...cmd.options, ...commonOptions(cmd) },
+      allowPositionals: true,
+      strict: true,
+    }) as { positionals: string[]; values: Values };
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const [min, max] = cmd.arity;
+  const n = parsed.positionals.length;
+  if (n < min) throw new UsageError(`${cmd.name} needs ${cmd.args}`);
+  if (n > max)
+    throw new UsageError(
+      max === 0
+        ? `${cmd.name} takes no arguments (got ${JSON.stringify(parsed.positionals[0])})`
+        : `${cmd.name} takes ${cmd.args}, not ${n} arguments`,
     );
-    process.exit(err instanceof ConfigError ? 2 : 1);
-  });
-} else {
-  console.error("usage: roost daemon");
-  process.exit(64);
+  return parsed;
 }
+
+function fail(err: unknown, cmd: Command | undefined): number {
+  if (err instanceof UsageError) {
+    process.stderr.write(
+      `roost: ${err.message}\n${cmd ? usageLine(cmd) : "usage: roost COMMAND [ARGS...]"}\n`,
+    );
+    process.stderr.write(`(\`roost ${cmd ? `${cmd.name} ` : ""}--help\` says more)\n`);
+    return err.exitCode;
+  }
+  // The wire's code too: a script can match on it, a person sees what kind of no it was.
+  if (err instanceof RoostError) process.stderr.write(`roost: ${err.code}: ${err.message}\n`);
+  else process.stderr.write(`roost: ${(err as Error)?.message ?? String(err)}\n`);
+  return err instanceof CliError ? err.exitCode : 1;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h") {
+    const text = overallHelp(COMMANDS);
+    if (name === undefined) {
+      process.stderr.write(`${text}\n`);
+      return 64;
+    }
+    out(text);
+    return 0;
+  }
+  if (name === "--version" || name === "-V") {
+    out(`roost ${ROOST_VERSION}`);
+    return 0;
+  }
+  const cmd = find(name);
+  try {
+    if (!cmd) throw new UsageError(`no command ${JSON.stringify(name)}: \`roost help\` lists them`);
+    const parsed = parse(cmd, rest);
+    if (parsed === "help") {
+      out(commandHelp(cmd));
+      return 0;
+    }
+    return await cmd.run({ ...parsed, json: parsed.values.json === true, env: process.env });
+  } catch (err) {
+    return fail(err, cmd);
+  }
+}
+
+// Output piped into `head` that stops reading: not an error worth a stack trace.
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code === "EPIPE") process.exit(0);
+  throw err;
+});
+
+process.exitCode = await main(process.argv.slice(2));

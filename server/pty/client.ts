@@ -163,7 +163,6 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
   }
 
   close(): void {
-    this.sock.end();
     this.sock.destroy();
     this.onClose();
   }

@@ -155,11 +155,25 @@ function spawnJob(m: Msg): { pid: number } {
     if (job.tail.length > 2 * TAIL_LIMIT) job.tail = job.tail.slice(-TAIL_LIMIT);
     for (const c of conns) if (c.follows.has(jobId)) send(c, { event: "output", jobId, data });
   });
-  p.onExit(({ exitCode, signal }) =>
-    onExit(job, { exitCode, signal: signal || null, at: new Date().toISOString() }),
-  );
+  const slave = holdSlave(p);
+  p.onExit(({ exitCode, signal }) => {
+    if (slave !== null) fs.close(slave, () => {});
+    onExit(job, { exitCode, signal: signal || null, at: new Date().toISOString() });
+  });
   log(`spawned ${jobId} pid ${p.pid}: ${resolved}`);
   return { pid: p.pid };
+}
+
+// When a job's last slave fd closes, Linux can drop output still queued in the pty, so a job's
+// final lines (often its error) went missing. Holding a slave fd of our own keeps the master
+// readable until node-pty gives up on it (200 ms after the exit), by which time all is drained.
+function holdSlave(p: IPty): number | null {
+  const pts = (p as IPty & { ptsName?: string }).ptsName;
+  try {
+    return pts ? fs.openSync(pts, fs.constants.O_RDWR | fs.constants.O_NOCTTY) : null;
+  } catch {
+    return null; // the job may be gone already; then there is nothing left to lose
+  }
 }
 
 function onExit(job: Job, exit: ExitInfo): void {
@@ -339,19 +353,24 @@ function answersHello(timeoutMs: number): Promise<boolean> {
   });
 }
 
+/**
+ * Listens with the socket owner-only from its first moment. The umask is set only around the
+ * listen: the jobs inherit this process's umask, and it must stay the user's own.
+ */
 function listen(): Promise<NodeJS.ErrnoException | null> {
-  return new Promise((resolve) => {
+  const umask = process.umask(0o177);
+  return new Promise<NodeJS.ErrnoException | null>((resolve) => {
     server.once("error", resolve);
     server.listen(sockPath, () => {
       server.off("error", resolve);
       resolve(null);
     });
-  });
+  }).finally(() => process.umask(umask));
 }
 
 async function main(): Promise<void> {
-  process.umask(0o077); // the socket and every file we write are the owner's only
-  fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+  // The client makes home; a host that finds it gone was started for a home since removed.
+  if (!fs.statSync(home, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`no such home: ${home}`);
   for (let attempt = 0; ; attempt++) {
     if (fs.existsSync(sockPath)) {
       if (await answersHello(3_000)) {
@@ -366,7 +385,7 @@ async function main(): Promise<void> {
   }
   server.on("error", (err) => log(`server error: ${err.message}`));
   fs.chmodSync(sockPath, 0o600);
-  fs.writeFileSync(pidPath, `${process.pid}\n`);
+  fs.writeFileSync(pidPath, `${process.pid}\n`, { mode: 0o600 });
   log(`listening on ${sockPath}`);
   checkIdle();
 }

@@ -34,6 +34,21 @@ async function waitFor<T>(what: string, fn: () => T | Promise<T>, ms = 5_000): P
   }
 }
 
+// Hosts this test process spawned, found via /proc: a host that lost a start-up race may still be
+// booting when a test ends, and it never told anyone its pid.
+function spawnedHosts(): number[] {
+  return fs.readdirSync("/proc").flatMap((entry) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      return ppid === process.pid && cmd.includes(hostScript) ? [Number(entry)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 async function connect(): Promise<PtyHostClient> {
   const c = await PtyHostClient.connect(home, { hostScript });
   clients.push(c);
@@ -79,6 +94,7 @@ describe("pty host", { timeout: 20_000 }, () => {
     for (const c of clients) c.close();
     const pidFile = path.join(home, "pty.pid");
     if (fs.existsSync(pidFile)) pids.push(Number(fs.readFileSync(pidFile, "utf8")));
+    pids.push(...spawnedHosts());
     for (const pid of pids) {
       if (!Number.isInteger(pid) || pid <= 1) continue; // kill(0 or -1) would hit far more than ours
       for (const target of [-pid, pid]) {

@@ -1,0 +1,23 @@
+/** `roost daemon`: the daemon in the foreground (what `roost start` runs in the background). */
+import { ConfigError } from "../../config.js";
+import { runDaemon } from "../../main.js";
+import { CliError, type Command } from "../command.js";
+
+export const daemon: Command = {
+  name: "daemon",
+  arity: [0, 0],
+  json: false,
+  summary:
+    "Run the daemon in the foreground, logging to this terminal; Ctrl-C stops it (the jobs keep running).",
+  examples: ["roost daemon", "ROOST_HOME=/tmp/roost-try roost daemon"],
+  async run({ env }) {
+    try {
+      await runDaemon(env);
+    } catch (err) {
+      // A bad roost.json exits 2, so a supervisor can tell "fix the file" from "try again".
+      if (err instanceof ConfigError) throw new CliError(`bad config: ${err.message}`, 2);
+      throw err;
+    }
+    return 0; // listening now: it runs until a signal or `roost shutdown` ends the process
+  },
+};

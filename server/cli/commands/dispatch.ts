@@ -1,0 +1,61 @@
+/** `roost dispatch`: start a job from a profile. */
+import path from "node:path";
+import type { Row } from "../../../sdk/ts/protocol/index.js";
+import { CliError, type Command, out, printJson, str } from "../command.js";
+import { callOnce } from "../connect.js";
+import { clean } from "../format.js";
+
+/** A job that ended as it started (it could not start, or failed at once) is the command's failure. */
+export function failedToStart(row: Row): boolean {
+  return row.life === "exited" && row.state === "failed";
+}
+
+export function startFailure(row: Row): CliError {
+  return new CliError(
+    `${row.id} (${row.profile}) failed: ${clean(row.error ?? `exited with code ${row.exitCode}`)}`,
+  );
+}
+
+export const dispatch: Command = {
+  name: "dispatch",
+  args: "PROFILE [TASK...]",
+  arity: [1, Number.POSITIVE_INFINITY],
+  summary:
+    "Start a job: PROFILE's command in a terminal of its own, given TASK (its words joined by spaces).",
+  options: {
+    name: { type: "string", value: "N", help: "the row's name (default: the start of the task)" },
+    cwd: { type: "string", value: "DIR", help: "where it runs (default: this directory)" },
+    "request-id": {
+      type: "string",
+      value: "ID",
+      help: "sent again with the same ID, it starts nothing and answers the first job",
+    },
+  },
+  examples: ["roost dispatch shell 'npm test' --name tests", "roost dispatch shell --cwd ~/src/app"],
+  async run({ positionals: [profile, ...task], values, json, env }) {
+    const cwd = str(values, "cwd");
+    const name = str(values, "name");
+    const requestId = str(values, "request-id");
+    const result = await callOnce(env, "dispatch", {
+      profile: profile!,
+      // The daemon has its own working directory: a relative --cwd means relative to the user's.
+      cwd: cwd === undefined ? process.cwd() : cwd.startsWith("~") ? cwd : path.resolve(cwd),
+      ...(task.length ? { task: task.join(" ") } : {}),
+      ...(name !== undefined ? { name } : {}),
+      ...(requestId !== undefined ? { requestId } : {}),
+    });
+    const row = result.job;
+    if (json) printJson(result);
+    if (failedToStart(row)) {
+      if (json) return 1;
+      throw startFailure(row);
+    }
+    if (!json)
+      out(
+        result.duplicate
+          ? `already started ${row.id} (${row.profile}) in ${row.cwd} (duplicate)`
+          : `started ${row.id} (${row.profile}) in ${row.cwd}`,
+      );
+    return 0;
+  },
+};

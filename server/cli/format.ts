@@ -1,0 +1,175 @@
+/**
+ * Readable output: the rows as a table fitted to the terminal, ages, feed lines. What agents
+ * write (summaries, questions) is shown with its control characters folded, so a row can never
+ * move the cursor or recolour the user's terminal.
+ */
+import type { FeedEntry, Row } from "../../sdk/ts/protocol/index.js";
+
+export interface Paint {
+  bold(s: string): string;
+  dim(s: string): string;
+  red(s: string): string;
+  green(s: string): string;
+  yellow(s: string): string;
+  cyan(s: string): string;
+}
+
+const sgr = (on: number, off: number) => (s: string) => `\u001b[${on}m${s}\u001b[${off}m`;
+const plain = (s: string) => s;
+
+export function paint(colour: boolean): Paint {
+  if (!colour) return { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain };
+  return {
+    bold: sgr(1, 22),
+    dim: sgr(2, 22),
+    red: sgr(31, 39),
+    green: sgr(32, 39),
+    yellow: sgr(33, 39),
+    cyan: sgr(36, 39),
+  };
+}
+
+/** Colour only for a person at a terminal, and never when NO_COLOR is set (no-color.org). */
+export function wantsColour(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  return Boolean(stream.isTTY) && !env.NO_COLOR;
+}
+
+export function terminalWidth(stream: { columns?: number }, env: NodeJS.ProcessEnv): number {
+  return stream.columns || Number(env.COLUMNS) || 100;
+}
+
+/** One line, no control characters (C0, DEL, C1, line separators). */
+export function clean(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: folding control characters is the point
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").trim();
+}
+
+/** Length in code points: close enough to columns for the table (wide characters aside). */
+const len = (s: string) => [...s].length;
+
+/** At most `width` code points, with "…" where it was cut. */
+export function fit(s: string, width: number): string {
+  if (width <= 0) return "";
+  const chars = [...s];
+  return chars.length <= width ? s : `${chars.slice(0, width - 1).join("")}…`;
+}
+
+const pad = (s: string, width: number) => s + " ".repeat(Math.max(0, width - len(s)));
+
+/** "12s", "5m", "3h", "4d": how long ago `iso` was. */
+export function ago(iso: string | null, now = Date.now()): string {
+  if (!iso) return "-";
+  const s = Math.max(0, Math.floor((now - Date.parse(iso)) / 1000));
+  if (Number.isNaN(s)) return "-";
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 48 * 3600) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+/** The row's state, with how it ended once it has: "failed (exit 7)", "stopped". */
+export function stateLabel(row: Row): string {
+  if (row.life === "stopped") return "stopped";
+  if (row.life === "starting") return "starting";
+  if (row.life === "exited") return row.exitCode === null ? row.state : `${row.state} (exit ${row.exitCode})`;
+  return row.state;
+}
+
+/** The row's last word: its question and choices when blocked, its error when failed, else its summary. */
+export function rowText(row: Row): string {
+  if (row.state === "blocked") {
+    const q = clean(row.question ?? row.summary ?? "waiting for an answer");
+    const choices = (row.choices ?? []).map(clean).filter(Boolean);
+    return choices.length ? `${q} [${choices.join(" | ")}]` : q;
+  }
+  if (row.state === "failed" && row.error) return clean(row.error);
+  return clean(row.summary ?? "");
+}
+
+function stateColour(row: Row, p: Paint): (s: string) => string {
+  if (row.life === "stopped") return p.dim;
+  switch (row.state) {
+    case "blocked":
+      return p.yellow;
+    case "failed":
+      return p.red;
+    case "done":
+      return p.green;
+    default:
+      return p.cyan;
+  }
+}
+
+const GAP = "  ";
+const NAME_MAX = 30;
+const NAME_MIN = 8;
+const TEXT_MIN = 20;
+
+/**
+ * The rows as lines: [pin] ID NAME STATE UPDATED SUMMARY. Every column but the last takes its
+ * widest cell (NAME at most NAME_MAX); SUMMARY gets what is left of `width`, and NAME gives up
+ * some of its own when that is too little. Pinned rows are marked with "*".
+ */
+export function table(
+  rows: readonly Row[],
+  opts: { width: number; colour: boolean; now?: number },
+): string[] {
+  const p = paint(opts.colour);
+  const now = opts.now ?? Date.now();
+  const anyPinned = rows.some((r) => r.pinned);
+  const cells = rows.map((r) => ({
+    row: r,
+    pin: r.pinned ? "*" : " ",
+    id: r.id,
+    name: clean(r.name),
+    state: stateLabel(r),
+    age: ago(r.updatedAt, now),
+    text: rowText(r),
+  }));
+  const head = { pin: " ", id: "ID", name: "NAME", state: "STATE", age: "UPDATED", text: "SUMMARY" };
+  const widest = (key: "id" | "name" | "state" | "age") =>
+    Math.max(len(head[key]), ...cells.map((c) => len(c[key])));
+  const w = {
+    id: widest("id"),
+    name: Math.min(NAME_MAX, widest("name")),
+    state: widest("state"),
+    age: widest("age"),
+  };
+  const fixed = (anyPinned ? 1 + GAP.length : 0) + w.id + w.state + w.age + 4 * GAP.length;
+  if (opts.width - fixed - w.name < TEXT_MIN)
+    w.name = Math.max(NAME_MIN, Math.min(w.name, opts.width - fixed - TEXT_MIN));
+  const textWidth = opts.width - fixed - w.name;
+
+  const line = (c: typeof head, colourState: (s: string) => string, colourText: (s: string) => string) => {
+    const parts = [
+      pad(c.id, w.id),
+      pad(fit(c.name, w.name), w.name),
+      colourState(pad(c.state, w.state)),
+      pad(c.age, w.age),
+    ];
+    if (anyPinned) parts.unshift(c.pin === "*" ? p.yellow("*") : " ");
+    const text = fit(c.text, textWidth);
+    return (text ? [...parts, colourText(text)] : parts).join(GAP).trimEnd();
+  };
+  return [
+    p.bold(line(head, plain, plain)),
+    ...cells.map((c) => line(c, stateColour(c.row, p), c.row.state === "blocked" ? p.yellow : plain)),
+  ];
+}
+
+/** "14:03:09" for today, "03-12 14:03" before: when a feed entry happened, in local time. */
+export function clock(iso: string, now = new Date()): string {
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  const two = (n: number) => String(n).padStart(2, "0");
+  const time = `${two(at.getHours())}:${two(at.getMinutes())}`;
+  return at.toDateString() === now.toDateString()
+    ? `${time}:${two(at.getSeconds())}`
+    : `${two(at.getMonth() + 1)}-${two(at.getDate())} ${time}`;
+}
+
+/** One feed entry as a line: time, job, kind, text, and who did it when it was not roost itself. */
+export function feedLine(e: FeedEntry, p: Paint = paint(false)): string {
+  const who = e.who === "roost" ? "" : ` ${p.dim(`(${clean(e.whoId ? `${e.who} ${e.whoId}` : e.who)})`)}`;
+  return `${p.dim(clock(e.at))} ${pad(e.id, 4)} ${pad(e.kind, 8)} ${clean(e.text)}${who}`;
+}

@@ -1,0 +1,130 @@
+/**
+ * The agent protocol end to end, through daemon restarts: the agent process lives on, reconnects,
+ * says hello, reports, gets its pending replies again and the next reply once, its seq continuing.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { agentProfile, isAlive, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
+import type { RawClient } from "./helpers/raw-client.js";
+
+let d: TestDaemon;
+afterEach(async () => d?.cleanup());
+
+const lines = (file: string): any[] =>
+  fs.existsSync(file)
+    ? fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
+
+async function rowOf(c: RawClient, id: string) {
+  return (await c.ok("list", { id })).rows[0];
+}
+
+async function startAgent(handleMs = 0) {
+  d = await startDaemon({
+    config: { agentProfiles: { agent: agentProfile({ env: { AGENT_HANDLE_MS: String(handleMs) } }) } },
+  });
+  const c = await d.client();
+  const { job } = await c.ok("dispatch", { profile: "agent", task: "task one", cwd: "/tmp" });
+  const dir = path.join(d.home, "jobs", job.id);
+  await until(
+    "the task handled and acked",
+    async () => (await rowOf(c, job.id)).pending === 0 && lines(path.join(dir, "handled.jsonl")).length === 1,
+  );
+  return { c, id: job.id as string, pid: job.pid as number, dir };
+}
+
+describe("the daemon restarted under a running protocol agent", () => {
+  for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+    it(`${signal}: the agent lives on, reconnects, and takes its pending and next replies once`, async () => {
+      const { id, pid, dir } = await startAgent();
+      await d.kill(signal);
+      expect(isAlive(pid)).toBe(true);
+      // While the daemon is down nothing can be sent; once it is back, a reply saved before the
+      // agent reconnects is pending and delivered on its new connection.
+      await d.start();
+      const c = await d.client();
+      expect((await c.ok("reply", { id, text: "after restart" })).seq).toBe(2);
+      await until("reply 2 handled", () => lines(path.join(dir, "handled.jsonl")).length === 2);
+      const row = await until("the row connected again", async () => {
+        const r = await rowOf(c, id);
+        return r.connected && r.pending === 0 ? r : null;
+      });
+      expect(row.pid).toBe(pid);
+      expect(row.life).toBe("running");
+      expect(row.agent).toEqual({ name: "test-agent", version: "1.0" });
+      expect((await c.ok("reply", { id, text: "next" })).seq).toBe(3);
+      await until("reply 3 handled", () => lines(path.join(dir, "handled.jsonl")).length === 3);
+      const handled = lines(path.join(dir, "handled.jsonl"));
+      expect(handled.map((h) => h.seq)).toEqual([1, 2, 3]);
+      expect(new Set(handled.map((h) => h.pid))).toEqual(new Set([pid]));
+      // It said hello again: more than one connection, the same process.
+      expect(lines(path.join(dir, "connections.jsonl")).length).toBeGreaterThanOrEqual(2);
+    });
+  }
+
+  it("a reply pending across a kill -9 is sent again on the new connection, handled once", async () => {
+    const { c, id, dir } = await startAgent(400);
+    await c.ok("reply", { id, text: "slow one" });
+    await until("delivered", () => lines(path.join(dir, "deliveries.jsonl")).length === 2);
+    await d.kill("SIGKILL"); // while the handler runs: its ack cannot land
+    await d.start();
+    const c2 = await d.client();
+    await until("acked after the restart", async () => (await rowOf(c2, id)).pending === 0);
+    expect(lines(path.join(dir, "handled.jsonl")).map((h) => h.seq)).toEqual([1, 2]);
+  });
+});
+
+describe("kill -9 right after 200 replies were answered saved", () => {
+  // A job remembers its last 100 reply ids (agent-protocol.md, "Request ids"): 200 replies go to
+  // five agents, 40 each (below `full`'s 50 with the task), so that every id is still remembered when it is sent again.
+  it("delivers all 200 after the restart, none twice, and each resent requestId is a duplicate", async () => {
+    d = await startDaemon({
+      config: { agentProfiles: { agent: agentProfile({ env: { AGENT_HANDLE_MS: "5" } }) } },
+    });
+    const c = await d.client();
+    const jobs: { id: string; dir: string }[] = [];
+    for (let j = 0; j < 5; j++) {
+      const { job } = await c.ok("dispatch", { profile: "agent", task: `task ${j}`, cwd: "/tmp" });
+      jobs.push({ id: job.id, dir: path.join(d.home, "jobs", job.id) });
+    }
+    const replies = Array.from({ length: 200 }, (_, i) => ({
+      job: jobs[i % 5]!,
+      text: `r${i}`,
+      requestId: `req-${i}`,
+    }));
+    // Pipelined: the handlers are slower than the replies come, so there is a backlog at the kill.
+    const answers = await Promise.all(
+      replies.map((r) => c.request("reply", { id: r.job.id, text: r.text, requestId: r.requestId })),
+    );
+    expect(answers.filter((a) => !(a.ok && a.result.saved === true && a.result.seq >= 2))).toEqual([]);
+    const backlog = (await c.ok("list", {})).rows.reduce((n: number, r: any) => n + r.pending, 0);
+    await d.kill("SIGKILL");
+    await d.start();
+    const c2 = await d.client();
+    const resent = await Promise.all(
+      replies.map((r) => c2.request("reply", { id: r.job.id, text: r.text, requestId: r.requestId })),
+    );
+    expect(resent.map((a) => a.result)).toEqual(replies.map(() => ({ duplicate: true, saved: true })));
+    for (const [j, job] of jobs.entries()) {
+      await until(
+        `${job.id}: 41 handled`,
+        () => lines(path.join(job.dir, "handled.jsonl")).length >= 41,
+        30000,
+      );
+      const handled = lines(path.join(job.dir, "handled.jsonl"));
+      expect(handled.map((h) => h.seq)).toEqual(Array.from({ length: 41 }, (_, i) => i + 1));
+      const mine = replies.filter((r) => r.job === job).map((r) => r.text);
+      expect(handled.slice(1).map((h) => h.text)).toEqual(mine);
+      expect(handled[0].text).toBe(`task ${j}`);
+    }
+    await until("nothing pending", async () =>
+      (await c2.ok("list", {})).rows.every((r: any) => r.pending === 0 && r.lastSeq === 41),
+    );
+    expect(backlog).toBeGreaterThan(0); // the restart really had replies to send again
+  });
+});

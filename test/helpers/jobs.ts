@@ -1,0 +1,109 @@
+/**
+ * Small helpers for tests of jobs and replies: a job's row, its directory's files, its process's
+ * environment, and a raw agent that speaks for a job with the token read from that environment.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { isAlive, type TestDaemon, until } from "./daemon.js";
+import type { RawClient } from "./raw-client.js";
+
+/** A JSON-lines file as objects ([] when it does not exist yet). */
+export function lines(file: string): any[] {
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+}
+
+export const jobDir = (d: TestDaemon, id: string) => path.join(d.home, "jobs", id);
+
+/** What the test agent (test/fixtures/agent.mjs) handled, in order. */
+export const handled = (d: TestDaemon, id: string) => lines(path.join(jobDir(d, id), "handled.jsonl"));
+/** Every delivery the test agent saw, in order. */
+export const deliveries = (d: TestDaemon, id: string) => lines(path.join(jobDir(d, id), "deliveries.jsonl"));
+
+/** The job's row, from `list {id}`. */
+export async function row(c: RawClient, id: string): Promise<any> {
+  const { rows } = await c.ok("list", { id });
+  if (rows.length !== 1) throw new Error(`list {id: ${id}} gave ${rows.length} rows`);
+  return rows[0];
+}
+
+/** Polls the job's row until `pred` holds; returns it. */
+export function untilRow(
+  c: RawClient,
+  id: string,
+  what: string,
+  pred: (r: any) => boolean,
+  ms = 15000,
+): Promise<any> {
+  return until(
+    `${id}: ${what}`,
+    async () => {
+      const r = await row(c, id);
+      return pred(r) ? r : null;
+    },
+    ms,
+  );
+}
+
+/** A process's environment, from /proc/<pid>/environ. */
+export function procEnv(pid: number): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const entry of fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")) {
+    const eq = entry.indexOf("=");
+    if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  return env;
+}
+
+/** Waits until the process is gone (reaped, not a zombie). */
+export function untilGone(pid: number, ms = 10000): Promise<true> {
+  return until(`pid ${pid} gone`, () => !isAlive(pid) || isZombie(pid), ms);
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    return /^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+/** A fresh directory for a job to work in; removed with `rmTemp`. */
+export const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "roost-job-"));
+export const rmTemp = (dir: string) => fs.rmSync(dir, { recursive: true, force: true });
+
+/** A protocol profile whose program never connects: its replies wait, unacked. */
+export const silentProfile = (extra: Record<string, unknown> = {}) => ({
+  command: ["sleep", "600"],
+  task: "type",
+  protocol: true,
+  ...extra,
+});
+
+/**
+ * Speaks for a running job as its agent would, on a connection of its own: hello and a report
+ * (which makes the connection the job's: deliveries come on it). The token is read from the
+ * job's process environment, where roost put it.
+ */
+export async function rawAgent(
+  d: TestDaemon,
+  hub: RawClient,
+  id: string,
+): Promise<{ agent: RawClient; token: string }> {
+  const r = await untilRow(hub, id, "running with a pid", (x) => x.life === "running" && x.pid);
+  const token = procEnv(r.pid).ROOST_JOB_TOKEN;
+  if (!token) throw new Error(`no ROOST_JOB_TOKEN in pid ${r.pid}'s environment`);
+  const agent = await d.client();
+  await agent.ok("hello", { protocol: 1, agent: { name: "raw", version: "0" }, capabilities: ["replies"] });
+  await agent.ok("report", { id, token, report: { state: "working", summary: "raw agent" } });
+  return { agent, token };
+}
+
+/** The `deliver` events a raw agent got for a job, in arrival order. */
+export const delivered = (agent: RawClient, id: string) =>
+  agent.events.filter((e) => e.event === "deliver" && e.id === id);
