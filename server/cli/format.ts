@@ -48,7 +48,7 @@ export function clean(s: string): string {
 const len = (s: string) => [...s].length;
 
 /** At most `width` code points, with "…" where it was cut. */
-export function fit(s: string, width: number): string {
+export function clip(s: string, width: number): string {
   if (width <= 0) return "";
   const chars = [...s];
   return chars.length <= width ? s : `${chars.slice(0, width - 1).join("")}…`;
@@ -143,12 +143,12 @@ export function table(
   const line = (c: typeof head, colourState: (s: string) => string, colourText: (s: string) => string) => {
     const parts = [
       pad(c.id, w.id),
-      pad(fit(c.name, w.name), w.name),
+      pad(clip(c.name, w.name), w.name),
       colourState(pad(c.state, w.state)),
       pad(c.age, w.age),
     ];
     if (anyPinned) parts.unshift(c.pin === "*" ? p.yellow("*") : " ");
-    const text = fit(c.text, textWidth);
+    const text = clip(c.text, textWidth);
     return (text ? [...parts, colourText(text)] : parts).join(GAP).trimEnd();
   };
   return [

@@ -15,6 +15,7 @@ import { pin, rename, respawn, rm, stop, unpin } from "./commands/job-actions.js
 import { ls } from "./commands/ls.js";
 import { reply } from "./commands/reply.js";
 import { shutdown, start } from "./commands/start.js";
+import { NotRunning } from "./connect.js";
 import { commandHelp, commonOptions, overallHelp, usageLine } from "./usage.js";
 
 const help: Command = {
@@ -68,7 +69,13 @@ function parse(cmd: Command, argv: string[]): { positionals: string[]; values: V
       strict: true,
     }) as { positionals: string[]; values: Values };
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    // parseArgs's own words are long and end in a half-quoted example: say it shorter.
+    const unknown = /^Unknown option '([^']+)'/.exec((err as Error).message);
+    throw new UsageError(
+      unknown
+        ? `unknown option ${unknown[1]} (a TEXT that starts with "-" goes after \`--\`)`
+        : (err as Error).message,
+    );
   }
   const [min, max] = cmd.arity;
   const n = parsed.positionals.length;
@@ -91,7 +98,8 @@ function fail(err: unknown, cmd: Command | undefined): number {
     return err.exitCode;
   }
   // The wire's code too: a script can match on it, a person sees what kind of no it was.
-  if (err instanceof RoostError) process.stderr.write(`roost: ${err.code}: ${err.message}\n`);
+  if (err instanceof NotRunning) process.stderr.write(`${err.message}\n`);
+  else if (err instanceof RoostError) process.stderr.write(`roost: ${err.code}: ${err.message}\n`);
   else process.stderr.write(`roost: ${(err as Error)?.message ?? String(err)}\n`);
   return err instanceof CliError ? err.exitCode : 1;
 }

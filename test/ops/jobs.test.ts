@@ -227,7 +227,7 @@ describe("dispatch", () => {
     for (const r of (await c2.ok("list")).rows) await c2.ok("rm", { id: r.id });
     await d.restart();
     await fresh(await d.client());
-    expect(seen.size).toBe(5);
+    expect(seen.size).toBe(6);
   });
 });
 

@@ -20,7 +20,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Waits for `p`, or `ms` at most, leaving no timer behind to hold the process open. */
 async function within(p: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([p, new Promise((r) => (timer = setTimeout(r, ms)))]);
+  const timeout = new Promise((r) => {
+    timer = setTimeout(r, ms);
+  });
+  await Promise.race([p, timeout]);
   clearTimeout(timer);
 }
 

@@ -1,0 +1,147 @@
+/** The store on a real SQLite file: numbering, durability across reopen, the kept windows. */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MIGRATIONS } from "../../server/store/migrations/index.js";
+import type { JobRecord } from "../../server/store/records.js";
+import { Store } from "../../server/store/store.js";
+
+let dir: string;
+let file: string;
+let store: Store;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "roost-store-"));
+  file = path.join(dir, "roost.db");
+  store = new Store(file);
+});
+afterEach(() => {
+  store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const reopen = () => {
+  store.close();
+  store = new Store(file);
+};
+
+function newJob(s: Store, requestId: string | null = null, task: string | null = null): JobRecord {
+  const now = new Date().toISOString();
+  return s.createJob(
+    (num) => ({
+      id: `j${num}`,
+      token: "t",
+      profile: "shell",
+      launch: { command: ["bash"], cwd: "/tmp", env: {}, task: "type", protocol: false },
+      userName: null,
+      defaultName: "shell",
+      role: null,
+      parent: null,
+      pinned: false,
+      order: 0,
+      life: "starting",
+      exitCode: null,
+      pid: null,
+      kind: "terminal",
+      agent: null,
+      capabilities: [],
+      report: null,
+      lastSeq: 0,
+      dispatchRequestId: requestId,
+      createdAt: now,
+      startedAt: null,
+      endedAt: null,
+      updatedAt: now,
+    }),
+    task ? { text: task, mode: null } : null,
+  );
+}
+
+describe("the store", () => {
+  it("is WAL, at the newest migration, and refuses a store newer than it knows", () => {
+    const db = new Database(file, { readonly: true });
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(db.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
+    db.close();
+    store.close();
+    const raw = new Database(file);
+    raw.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    raw.close();
+    expect(() => new Store(file)).toThrow(/newer than this roost knows/);
+    store = new Store(path.join(dir, "other.db"));
+  });
+
+  it("never reuses a job id, after rm and after reopening", () => {
+    const a = newJob(store);
+    const b = newJob(store);
+    store.deleteJob(b.id);
+    reopen();
+    const c = newJob(store);
+    expect([a.id, b.id, c.id]).toEqual(["j1", "j2", "j3"]);
+    expect(store.loadJobs().map((j) => j.id)).toEqual(["j1", "j3"]);
+  });
+
+  it("numbers replies per job from 1, the first task included, continuing after a reopen", () => {
+    const a = newJob(store, null, "the task");
+    const b = newJob(store);
+    expect(a.lastSeq).toBe(1);
+    expect(store.addReply(a, { text: "two", mode: "steer" })).toBe(2);
+    expect(store.addReply(b, { text: "one", mode: null })).toBe(1);
+    reopen();
+    const [a2] = store.loadJobs().filter((j) => j.id === a.id);
+    expect(a2!.lastSeq).toBe(2);
+    expect(store.addReply(a2!, { text: "three", mode: null })).toBe(3);
+    expect(store.pendingReplies(a.id).map((r) => [r.seq, r.text, r.mode])).toEqual([
+      [1, "the task", null],
+      [2, "two", "steer"],
+      [3, "three", null],
+    ]);
+  });
+
+  it("acks cumulatively over the user's replies, and one peer item exactly", () => {
+    const job = newJob(store);
+    store.addReply(job, { text: "u1", mode: null });
+    store.addReply(job, { text: "peer", mode: null, kind: "message" });
+    store.addReply(job, { text: "u3", mode: null });
+    expect(store.ack(job.id, 3, false)).toBe(2); // u1 and u3; the peer item waits for its own ack
+    expect(store.pendingReplies(job.id).map((r) => r.seq)).toEqual([2]);
+    expect(store.ack(job.id, 2, true)).toBe(1);
+    expect(store.pendingCounts().get(job.id)).toBeUndefined();
+  });
+
+  it("keeps a job's last 100 reply request ids, written with the reply", () => {
+    const job = newJob(store);
+    for (let i = 0; i < 101; i++) store.addReply(job, { text: `r${i}`, mode: null, requestId: `id-${i}` });
+    expect(store.replyForRequest(job.id, "id-0")).toBeNull();
+    expect(store.replyForRequest(job.id, "id-1")).toBe(2);
+    expect(store.replyForRequest(job.id, "id-100")).toBe(101);
+    store.rememberRequestId(job.id, "stop-1");
+    expect(store.replyForRequest(job.id, "stop-1")).toBe(0);
+    expect(store.replyForRequest(job.id, "id-1")).toBeNull();
+    reopen();
+    expect(store.replyForRequest(job.id, "id-100")).toBe(101);
+  });
+
+  it("finds a job by its dispatch request id until the job is removed", () => {
+    const job = newJob(store, "dispatch-1");
+    expect(store.jobForDispatchRequest("dispatch-1")).toBe(job.id);
+    store.deleteJob(job.id);
+    expect(store.jobForDispatchRequest("dispatch-1")).toBeNull();
+  });
+
+  it("keeps the last 1000 feed entries, with a cursor to read after", () => {
+    for (let i = 1; i <= 1250; i++)
+      store.addEvent({ id: `j${i % 3}`, kind: "reply", text: `e${i}`, who: "user", whoId: null });
+    expect(store.lastCursor()).toBe(1250);
+    const newest = store.events({ limit: 5 });
+    expect(newest.map((e) => e.text)).toEqual(["e1246", "e1247", "e1248", "e1249", "e1250"]);
+    const fromStart = store.events({ after: 0, limit: 1000 });
+    expect(fromStart).toHaveLength(1000);
+    expect(fromStart[0]!.cursor).toBe(251);
+    expect(store.events({ after: 1240, limit: 3 }).map((e) => e.cursor)).toEqual([1241, 1242, 1243]);
+    expect(store.events({ after: 1240, limit: 100, id: "j1" }).every((e) => e.id === "j1")).toBe(true);
+    const count = (store.db.prepare("SELECT count(*) AS n FROM events").get() as { n: number }).n;
+    expect(count).toBeLessThanOrEqual(1100); // pruned in steps of 100
+  });
+});
