@@ -27,6 +27,8 @@ export interface Command {
   /** How many positionals it takes (max Infinity for a trailing TEXT...). */
   arity: readonly [min: number, max: number];
   summary: string;
+  /** More lines for the command's own help, after the summary. */
+  details?: string;
   options?: Record<string, OptionSpec>;
   /** False for the commands with nothing to print as JSON (daemon, help). */
   json?: boolean;

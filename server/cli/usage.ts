@@ -24,6 +24,7 @@ export function commandHelp(cmd: Command): string {
   const options = Object.entries({ ...cmd.options, ...commonOptions(cmd) });
   const width = Math.max(...options.map(([name, spec]) => optionWords(name, spec).length));
   const lines = [usageLine(cmd), "", cmd.summary];
+  if (cmd.details) lines.push(cmd.details);
   if (cmd.aliases?.length) lines.push(`(also: roost ${cmd.aliases.join(", roost ")})`);
   lines.push("", "options:");
   for (const [name, spec] of options) lines.push(`  ${optionWords(name, spec).padEnd(width)}  ${spec.help}`);

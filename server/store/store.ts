@@ -6,6 +6,7 @@
  * daemon (the WAL is in the OS's page cache, written before the commit returns); only a power
  * loss can take the last few back, which the promises do not cover.
  */
+import fs from "node:fs";
 import Database from "better-sqlite3";
 import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
@@ -19,6 +20,9 @@ export class Store {
   private readonly sql: ReturnType<typeof prepare>;
 
   constructor(file: string) {
+    // Owner-only; SQLite gives the -wal and -shm files the database file's mode.
+    fs.closeSync(fs.openSync(file, "a", 0o600));
+    fs.chmodSync(file, 0o600);
     this.db = new Database(file);
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");

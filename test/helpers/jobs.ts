@@ -96,8 +96,11 @@ export async function rawAgent(
   id: string,
 ): Promise<{ agent: RawClient; token: string }> {
   const r = await untilRow(hub, id, "running with a pid", (x) => x.life === "running" && x.pid);
-  const token = procEnv(r.pid).ROOST_JOB_TOKEN;
-  if (!token) throw new Error(`no ROOST_JOB_TOKEN in pid ${r.pid}'s environment`);
+  // Until the program is exec'd, /proc shows the environment of the process that forked it.
+  const token = await until(`pid ${r.pid}'s environment`, () => {
+    const env = procEnv(r.pid);
+    return env.ROOST_JOB_ID === id ? env.ROOST_JOB_TOKEN : undefined;
+  });
   const agent = await d.client();
   await agent.ok("hello", { protocol: 1, agent: { name: "raw", version: "0" }, capabilities: ["replies"] });
   await agent.ok("report", { id, token, report: { state: "working", summary: "raw agent" } });

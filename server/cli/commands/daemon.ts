@@ -7,8 +7,8 @@ export const daemon: Command = {
   name: "daemon",
   arity: [0, 0],
   json: false,
-  summary:
-    "Run the daemon in the foreground, logging to this terminal; Ctrl-C stops it (the jobs keep running).",
+  summary: "Run the daemon in the foreground; Ctrl-C stops it (the jobs keep running).",
+  details: "It logs to this terminal. A bad roost.json exits 2, saying where and what.",
   examples: ["roost daemon", "ROOST_HOME=/tmp/roost-try roost daemon"],
   async run({ env }) {
     try {

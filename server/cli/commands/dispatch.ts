@@ -20,8 +20,10 @@ export const dispatch: Command = {
   name: "dispatch",
   args: "PROFILE [TASK...]",
   arity: [1, Number.POSITIVE_INFINITY],
-  summary:
-    "Start a job: PROFILE's command in a terminal of its own, given TASK (its words joined by spaces).",
+  summary: "Start a job: PROFILE's command in a terminal of its own, given TASK.",
+  details:
+    "TASK's words are joined by spaces; it is typed into the job as its first reply (or appended to\n" +
+    "the command, as the profile says). Exits 1 when the job fails to start, printing why.",
   options: {
     name: { type: "string", value: "N", help: "the row's name (default: the start of the task)" },
     cwd: { type: "string", value: "DIR", help: "where it runs (default: this directory)" },

@@ -18,6 +18,7 @@ export const events: Command = {
   name: "events",
   arity: [0, 0],
   summary: "Show what happened across the jobs (dispatches, replies, exits, ...), newest last.",
+  details: "With --follow --json, one entry a line: the recent ones, then each new one.",
   options: {
     follow: { type: "boolean", short: "f", help: "keep printing new events as they happen (Ctrl-C ends it)" },
     job: { type: "string", value: "ID", help: "only this job's events" },

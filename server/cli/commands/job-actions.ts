@@ -7,7 +7,8 @@ export const stop: Command = {
   name: "stop",
   args: "ID",
   arity: [1, 1],
-  summary: "Stop a job: SIGTERM, then SIGKILL after a grace; its row stays (respawn starts it again).",
+  summary: "Stop a job (SIGTERM, then SIGKILL after a grace); its row stays.",
+  details: "Returns once the process has ended. `roost respawn ID` starts it again.",
   examples: ["roost stop j3"],
   async run({ positionals: [id], json, env }) {
     const result = await callOnce(env, "stop", { id: id! });
@@ -35,8 +36,8 @@ export const respawn: Command = {
   name: "respawn",
   args: "ID",
   arity: [1, 1],
-  summary:
-    "Start a job again under the same id (stopping it first if it runs); its pending replies go again.",
+  summary: "Start a job again under the same id; its pending replies are sent again.",
+  details: "A running job is stopped first. Exits 1 when it fails to start, printing why.",
   examples: ["roost respawn j3"],
   async run({ positionals: [id], json, env }) {
     const result = await callOnce(env, "respawn", { id: id! });
@@ -73,7 +74,8 @@ export const rename: Command = {
   name: "rename",
   args: "ID NAME...",
   arity: [2, Number.POSITIVE_INFINITY],
-  summary: "Rename a job's row (NAME's words joined by spaces); the name stays over the agent's own.",
+  summary: "Rename a job's row; the name you give stays over the agent's own.",
+  details: "NAME's words are joined by spaces.",
   examples: ["roost rename j3 nightly build"],
   async run({ positionals: [id, ...words], json, env }) {
     const name = words.join(" ");

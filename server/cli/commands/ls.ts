@@ -8,7 +8,8 @@ export const ls: Command = {
   aliases: ["list"],
   args: "[ID]",
   arity: [0, 1],
-  summary: "List the jobs: state, how long since they changed, and their summary or question.",
+  summary: "List the jobs: their state, when they last changed, their summary or question.",
+  details: "Pinned rows come first, marked *. Blocked rows show the question and its choices.",
   examples: ["roost ls", "roost ls j3 --json"],
   async run({ positionals: [id], json, env }) {
     const result = await callOnce(env, "list", id === undefined ? {} : { id });

@@ -6,8 +6,8 @@ export const reply: Command = {
   name: "reply",
   args: "ID TEXT...",
   arity: [2, Number.POSITIVE_INFINITY],
-  summary:
-    "Answer a job: TEXT (its words joined by spaces) is saved, then delivered or typed; an ended job starts again.",
+  summary: "Answer a job: TEXT is saved, then delivered (or typed); an ended job starts again.",
+  details: "TEXT's words are joined by spaces. `/stop` stops the job.",
   options: {
     steer: { type: "boolean", help: "deliver it as a steer (now, between steps) rather than a follow-up" },
     "request-id": {

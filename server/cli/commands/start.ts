@@ -43,7 +43,10 @@ function logTail(file: string, from: number): string {
 export const start: Command = {
   name: "start",
   arity: [0, 0],
-  summary: "Start the daemon in the background (its log: $ROOST_HOME/daemon.log); done once it answers.",
+  summary: "Start the daemon in the background; returns once it answers.",
+  details:
+    "Its output goes to $ROOST_HOME/daemon.log. Already running is not an error; a daemon that\n" +
+    "exits while starting is, and the end of its log is printed.",
   examples: ["roost start"],
   async run({ json, env }) {
     const paths = roostPaths(env);
@@ -105,6 +108,7 @@ export const shutdown: Command = {
   name: "shutdown",
   arity: [0, 0],
   summary: "Stop the daemon; the jobs keep running and are found again by the next start.",
+  details: "Returns once the socket no longer answers. Not running is not an error.",
   examples: ["roost shutdown"],
   async run({ json, env }) {
     const { socket } = roostPaths(env);
