@@ -1,0 +1,96 @@
+/** roost.json: optional, checked whole at start; a bad one stops the daemon before anything starts. */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../server/config.js";
+import { CLI } from "./helpers/daemon.js";
+
+const run = promisify(execFile);
+let home: string;
+afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+function writeConfig(content: string): string {
+  home = fs.mkdtempSync(path.join(os.tmpdir(), "roost-config-"));
+  const file = path.join(home, "roost.json");
+  fs.writeFileSync(file, content);
+  return file;
+}
+
+describe("roost.json", () => {
+  it("is optional: the built-in shell profile is there", () => {
+    home = fs.mkdtempSync(path.join(os.tmpdir(), "roost-config-"));
+    const config = loadConfig(path.join(home, "roost.json"), { SHELL: "/bin/zsh" });
+    expect(config.profiles.shell?.command).toEqual(["/bin/zsh"]);
+  });
+
+  it("adds the user's profiles and lets them replace a built-in one", () => {
+    const file = writeConfig(
+      JSON.stringify({
+        agentProfiles: {
+          mine: {
+            command: ["python3", "a.py"],
+            task: "type",
+            protocol: true,
+            cwd: "~/src",
+            env: { FOO: "1" },
+          },
+          shell: { command: ["/bin/sh"] },
+        },
+        http: { port: 7777, allowedHosts: ["roost.example.ts.net"] },
+        somethingNew: true,
+      }),
+    );
+    const config = loadConfig(file, {});
+    expect(config.profiles.mine?.env).toEqual({ FOO: "1" });
+    expect(config.profiles.shell?.command).toEqual(["/bin/sh"]);
+  });
+
+  const bad: [string, string, RegExp][] = [
+    ["not JSON", "{ agentProfiles: ", /not valid JSON/],
+    [
+      "a command that is not a list",
+      '{"agentProfiles": {"mine": {"command": "python3 a.py"}}}',
+      /agentProfiles\.mine\.command must be array/,
+    ],
+    ["an empty command", '{"agentProfiles": {"mine": {"command": []}}}', /agentProfiles\.mine\.command/],
+    [
+      "a task mode that does not exist",
+      '{"agentProfiles": {"mine": {"command": ["x"], "task": "paste"}}}',
+      /agentProfiles\.mine\.task must be one of "type", "argv"/,
+    ],
+    [
+      "a missing command",
+      '{"agentProfiles": {"mine": {"task": "type"}}}',
+      /agentProfiles\.mine\.command is required/,
+    ],
+    ["a port out of range", '{"http": {"port": 70000}}', /http\.port/],
+    [
+      "an env value that is not a string",
+      '{"agentProfiles": {"m": {"command": ["x"], "env": {"A": 1}}}}',
+      /agentProfiles\.m\.env\.A must be string/,
+    ],
+    ["a list instead of an object", "[]", /the file must be object/],
+  ];
+  for (const [what, content, message] of bad) {
+    it(`refuses ${what}, naming the file and the path inside it`, () => {
+      const file = writeConfig(content);
+      expect(() => loadConfig(file, {})).toThrow(ConfigError);
+      expect(() => loadConfig(file, {})).toThrow(message);
+      expect(() => loadConfig(file, {})).toThrow(file);
+    });
+  }
+
+  it("keeps the daemon from starting at all: no socket, no store, exit 2", async () => {
+    const file = writeConfig('{"agentProfiles": {"mine": {"command": ["x"], "protocol": "yes"}}}');
+    const env = { ...process.env, ROOST_HOME: home };
+    const err = await run(process.execPath, [CLI, "daemon"], { env }).catch((e) => e);
+    expect(err.code).toBe(2);
+    expect(err.stderr).toContain(file);
+    expect(err.stderr).toMatch(/agentProfiles\.mine\.protocol must be boolean/);
+    expect(fs.existsSync(path.join(home, "roost.sock"))).toBe(false);
+    expect(fs.existsSync(path.join(home, "roost.db"))).toBe(false);
+  });
+});
