@@ -103,12 +103,14 @@ function stateColour(row: Row, p: Paint): (s: string) => string {
 const GAP = "  ";
 const NAME_MAX = 30;
 const NAME_MIN = 8;
-const TEXT_MIN = 20;
+/** The share of the free width NAME keeps when NAME and SUMMARY together do not fit. */
+const NAME_SHARE = 0.35;
 
 /**
- * The rows as lines: [pin] ID NAME STATE UPDATED SUMMARY. Every column but the last takes its
- * widest cell (NAME at most NAME_MAX); SUMMARY gets what is left of `width`, and NAME gives up
- * some of its own when that is too little. Pinned rows are marked with "*".
+ * The rows as lines: [pin] ID NAME STATE UPDATED SUMMARY. ID, STATE and UPDATED take their widest
+ * cell; NAME (at most NAME_MAX) and SUMMARY share the rest of `width`. When both do not fit, NAME
+ * keeps NAME_SHARE of it (or what SUMMARY leaves, if more) and SUMMARY is cut. Pinned rows are
+ * marked with "*".
  */
 export function table(
   rows: readonly Row[],
@@ -135,10 +137,13 @@ export function table(
     state: widest("state"),
     age: widest("age"),
   };
-  const fixed = (anyPinned ? 1 + GAP.length : 0) + w.id + w.state + w.age + 4 * GAP.length;
-  if (opts.width - fixed - w.name < TEXT_MIN)
-    w.name = Math.max(NAME_MIN, Math.min(w.name, opts.width - fixed - TEXT_MIN));
-  const textWidth = opts.width - fixed - w.name;
+  const free = opts.width - (anyPinned ? 1 + GAP.length : 0) - w.id - w.state - w.age - 4 * GAP.length;
+  const textWanted = Math.max(len(head.text), ...cells.map((c) => len(c.text)));
+  if (w.name + textWanted > free) {
+    const share = Math.max(NAME_MIN, Math.floor(free * NAME_SHARE));
+    w.name = Math.min(w.name, Math.max(share, free - textWanted));
+  }
+  const textWidth = free - w.name;
 
   const line = (c: typeof head, colourState: (s: string) => string, colourText: (s: string) => string) => {
     const parts = [

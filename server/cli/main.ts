@@ -97,8 +97,8 @@ function fail(err: unknown, cmd: Command | undefined): number {
     process.stderr.write(`(\`roost ${cmd ? `${cmd.name} ` : ""}--help\` says more)\n`);
     return err.exitCode;
   }
-  // The wire's code too: a script can match on it, a person sees what kind of no it was.
   if (err instanceof NotRunning) process.stderr.write(`${err.message}\n`);
+  // The wire's code too: a script can match on it, a person sees what kind of no it was.
   else if (err instanceof RoostError) process.stderr.write(`roost: ${err.code}: ${err.message}\n`);
   else process.stderr.write(`roost: ${(err as Error)?.message ?? String(err)}\n`);
   return err instanceof CliError ? err.exitCode : 1;
@@ -139,4 +139,7 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+// A daemon that failed while starting may hold handles open (its pty host's connection): a
+// failure ends the process now. Success ends it when its work is done (or never, for the daemon).
+if (code !== 0) process.exit(code);

@@ -75,6 +75,7 @@ async function follow(inv: Invocation, args: OpArgs<"events">): Promise<number> 
     process.once("SIGINT", interrupted);
     process.once("SIGTERM", interrupted);
   });
+  ended.catch(() => {}); // a close while subscribing is reported by the call that fails
   try {
     await client.call("subscribe", {});
     const recent = await client.call("events", args);
