@@ -107,7 +107,10 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<TestDaemon>
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env))
     if (v !== undefined && !k.startsWith("ROOST_")) env[k] = v;
-  Object.assign(env, { ROOST_HOME: home, ROOST_STOP_GRACE_MS: "1000" }, opts.env);
+  // A home of its own for the jobs, so that a shell job reads none of the machine's rc files.
+  const userHome = path.join(home, "user-home");
+  fs.mkdirSync(userHome);
+  Object.assign(env, { ROOST_HOME: home, HOME: userHome, ROOST_STOP_GRACE_MS: "1000" }, opts.env);
   const daemon = new TestDaemon(home, env);
   await daemon.start();
   return daemon;
