@@ -3,7 +3,14 @@
  * reports is a session; the connection a report goes through becomes the job's.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { type AgentInfo, type OpArgs, type OpResult, RoostError } from "../../sdk/ts/protocol/index.js";
+import {
+  type AgentInfo,
+  type FullReport,
+  type OpArgs,
+  type OpResult,
+  REPORT_FIELDS,
+  RoostError,
+} from "../../sdk/ts/protocol/index.js";
 import { ROOST_VERSION } from "../version.js";
 import type { Core } from "./core.js";
 import { isEnded } from "./lifecycle.js";
@@ -72,9 +79,10 @@ export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">
   conn.jobId = args.id;
   const rec = job.rec;
   const previous = rec.report;
-  const next = { ...EMPTY_REPORT, ...args.report };
-  for (const key of Object.keys(next) as (keyof typeof next)[])
-    if (next[key] === undefined) (next as Record<string, unknown>)[key] = null;
+  // The known fields only (unknown ones are ignored, not kept), each null when left out.
+  const next: FullReport = { ...EMPTY_REPORT };
+  const given = args.report as Record<string, unknown>;
+  for (const key of REPORT_FIELDS) (next as Record<string, unknown>)[key] = given[key] ?? null;
   // "concierge" is roost's own agent's name: a session cannot take it, not even for itself.
   if (next.name !== null && (oneLine(next.name).toLowerCase() === "concierge" || !oneLine(next.name)))
     next.name = null;

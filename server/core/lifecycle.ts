@@ -20,6 +20,24 @@ const ENDED: ReadonlySet<Row["life"]> = new Set(["exited", "stopped"]);
 
 export const isEnded = (job: LiveJob) => ENDED.has(job.rec.life);
 
+/**
+ * A job's life changes one at a time (start, stop, respawn, rm): two that cross would start two
+ * processes for one job, or one for a job already removed. Each waits for the one under way, and
+ * one for a job removed meanwhile is not_found.
+ */
+const lifeChanges = new WeakMap<LiveJob, Promise<unknown>>();
+
+function oneAtATime<T>(core: Core, job: LiveJob, change: () => Promise<T>): Promise<T> {
+  const run = (lifeChanges.get(job) ?? Promise.resolve()).then(() => {
+    if (core.registry.find(job.rec.id) !== job)
+      throw new RoostError("not_found", `${job.rec.id} was removed meanwhile`);
+    return change();
+  });
+  const settled = run.catch(() => {}); // the next change waits for this one, failed or not
+  lifeChanges.set(job, settled);
+  return run;
+}
+
 export function checkName(name: string): string {
   const folded = oneLine(name);
   if (!folded) throw new RoostError("bad_request", "name is empty once folded to one line");
@@ -135,8 +153,18 @@ function jobEnv(core: Core, rec: JobRecord): Record<string, string> {
   return env;
 }
 
+/**
+ * Starts a new job's process, or an ended one's again; one that runs already (another request
+ * started it meanwhile) is left as it is.
+ */
+export function start(core: Core, job: LiveJob): Promise<void> {
+  return oneAtATime(core, job, async () => {
+    if (job.rec.life !== "running") await startNow(core, job);
+  });
+}
+
 /** Starts (or starts again) the job's process in its own pseudo-terminal, held by the pty host. */
-export async function start(core: Core, job: LiveJob): Promise<void> {
+async function startNow(core: Core, job: LiveJob): Promise<void> {
   const rec = job.rec;
   const dir = jobDir(core.paths, rec.id);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -150,7 +178,7 @@ export async function start(core: Core, job: LiveJob): Promise<void> {
     report: null,
   });
   job.link = null;
-  job.stopping = false;
+  job.stopping = null;
   core.registry.changed(job, true);
   try {
     const terminals = await core.terminals();
@@ -183,7 +211,8 @@ export function onExit(core: Core, info: ExitInfo): void {
 
 function ended(core: Core, job: LiveJob, code: number | null, reason: string | null, at?: string): void {
   const rec = job.rec;
-  const stopped = job.stopping;
+  const stoppedBy = job.stopping;
+  const stopped = stoppedBy !== null;
   Object.assign(rec, {
     life: stopped ? "stopped" : "exited",
     exitCode: code,
@@ -200,10 +229,10 @@ function ended(core: Core, job: LiveJob, code: number | null, reason: string | n
   if (stopped) report.question = null;
   rec.report = report;
   job.link = null;
-  job.stopping = false;
+  job.stopping = null;
   core.registry.changed(job, true);
   const text = stopped ? "stopped" : (reason ?? `exited with code ${code}`);
-  core.feed.record(rec.id, stopped ? "stop" : "exit", text, ROOST);
+  core.feed.record(rec.id, stopped ? "stop" : "exit", text, stoppedBy ?? ROOST);
   for (const resolve of job.exitWaiters.splice(0)) resolve();
   void core
     .terminals()
@@ -212,9 +241,13 @@ function ended(core: Core, job: LiveJob, code: number | null, reason: string | n
 }
 
 /** SIGTERM, then SIGKILL after the grace; resolves once the process has ended. */
-export async function stop(core: Core, job: LiveJob): Promise<void> {
+export function stop(core: Core, job: LiveJob, actor: Actor): Promise<void> {
+  return oneAtATime(core, job, () => stopNow(core, job, actor));
+}
+
+async function stopNow(core: Core, job: LiveJob, actor: Actor): Promise<void> {
   if (isEnded(job)) return;
-  job.stopping = true;
+  job.stopping = actor;
   const exited = new Promise<void>((resolve) => job.exitWaiters.push(resolve));
   const terminals = await core.terminals();
   await terminals.signal(job.rec.id, "SIGTERM").catch(() => {});
@@ -226,20 +259,24 @@ export async function stop(core: Core, job: LiveJob): Promise<void> {
   clearTimeout(timer);
 }
 
-export async function remove(core: Core, job: LiveJob, actor: Actor): Promise<void> {
-  await stop(core, job);
-  core.store.deleteJob(job.rec.id);
-  core.registry.remove(job);
-  fs.rmSync(jobDir(core.paths, job.rec.id), { recursive: true, force: true });
-  core.feed.record(job.rec.id, "rm", `removed ${job.rec.userName ?? job.rec.defaultName}`, actor);
+export function remove(core: Core, job: LiveJob, actor: Actor): Promise<void> {
+  return oneAtATime(core, job, async () => {
+    await stopNow(core, job, actor);
+    core.store.deleteJob(job.rec.id);
+    core.registry.remove(job);
+    fs.rmSync(jobDir(core.paths, job.rec.id), { recursive: true, force: true });
+    core.feed.record(job.rec.id, "rm", `removed ${job.rec.userName ?? job.rec.defaultName}`, actor);
+  });
 }
 
 /** Starts the job again under the same id (a running one is stopped first); its seq continues. */
-export async function respawn(core: Core, job: LiveJob, actor: Actor): Promise<Row> {
-  await stop(core, job);
-  core.feed.record(job.rec.id, "respawn", "respawned", actor);
-  await start(core, job);
-  return core.registry.row(job);
+export function respawn(core: Core, job: LiveJob, actor: Actor): Promise<Row> {
+  return oneAtATime(core, job, async () => {
+    await stopNow(core, job, actor);
+    core.feed.record(job.rec.id, "respawn", "respawned", actor);
+    await startNow(core, job);
+    return core.registry.row(job);
+  });
 }
 
 /**

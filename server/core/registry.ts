@@ -6,6 +6,7 @@
 import { type FullReport, RoostError, type Row, type WireEvent } from "../../sdk/ts/protocol/index.js";
 import type { JobRecord } from "../store/records.js";
 import type { Store } from "../store/store.js";
+import type { Actor } from "./feed.js";
 import type { Pushes } from "./pushes.js";
 
 /** The job's reporting connection: replies go out on it (agent-protocol.md, `report`). */
@@ -17,8 +18,8 @@ export interface LiveJob {
   rec: JobRecord;
   link: AgentLink | null;
   pending: number;
-  /** Set while `stop` (or `rm`, `respawn`) ends the process: its exit is a stop, not a failure. */
-  stopping: boolean;
+  /** Who is ending the process (`stop`, `rm`, `respawn`), while they are: its exit is a stop, not a failure. */
+  stopping: Actor | null;
   exitWaiters: (() => void)[];
 }
 
@@ -60,7 +61,7 @@ export class Registry {
         rec,
         link: null,
         pending: pending.get(rec.id) ?? 0,
-        stopping: false,
+        stopping: null,
         exitWaiters: [],
       });
     }
@@ -81,7 +82,7 @@ export class Registry {
   }
 
   add(rec: JobRecord, pending: number): LiveJob {
-    const job: LiveJob = { rec, link: null, pending, stopping: false, exitWaiters: [] };
+    const job: LiveJob = { rec, link: null, pending, stopping: null, exitWaiters: [] };
     this.jobs.set(rec.id, job);
     this.pushes.row(rec.id, () => this.row(job));
     return job;

@@ -23,15 +23,17 @@ export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Pr
   if (args.requestId) {
     const seq = core.store.replyForRequest(rec.id, args.requestId);
     if (seq !== null) {
-      // Taken once: a resend is not queued again, but a job that was to be started for it is.
-      if (seq > 0 && isEnded(job)) await start(core, job);
+      // Taken once: a resend is not queued again, but a job that was to be started for it is
+      // (its reply still waits: the start was lost). One the agent took needs no start.
+      const waiting = seq > 0 && core.store.pendingReplies(rec.id).some((r) => r.seq === seq);
+      if (waiting && isEnded(job)) await start(core, job);
       return { duplicate: true, saved: true };
     }
   }
   if (args.text.trim() === "/stop") {
     if (args.requestId) core.store.rememberRequestId(rec.id, args.requestId);
     core.feed.record(rec.id, "reply", "/stop", actor);
-    await stop(core, job);
+    await stop(core, job, actor);
     return { saved: true, stopped: true };
   }
   if (args.text.startsWith("/") && rec.launch.protocol && job.link === null) {

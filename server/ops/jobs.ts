@@ -23,8 +23,8 @@ export const jobOps = [
     name: "stop",
     allow: ["hub"],
     acts: true,
-    handler: async (core, args) => {
-      await stop(core, core.registry.get(args.id));
+    handler: async (core, args, caller) => {
+      await stop(core, core.registry.get(args.id), caller.actor);
       return {};
     },
   }),

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { isAlive, type TestDaemon, until } from "./daemon.js";
+import { isAlive, startDaemon, type TestDaemon, until } from "./daemon.js";
 import type { RawClient } from "./raw-client.js";
 
 /** A JSON-lines file as objects ([] when it does not exist yet). */
@@ -61,7 +61,7 @@ export function procEnv(pid: number): Record<string, string> {
 }
 
 /** Waits until the process is gone (reaped, not a zombie). */
-export function untilGone(pid: number, ms = 10000): Promise<true> {
+export function untilGone(pid: number, ms = 10000): Promise<boolean> {
   return until(`pid ${pid} gone`, () => !isAlive(pid) || isZombie(pid), ms);
 }
 
@@ -76,6 +76,17 @@ function isZombie(pid: number): boolean {
 /** A fresh directory for a job to work in; removed with `rmTemp`. */
 export const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "roost-job-"));
 export const rmTemp = (dir: string) => fs.rmSync(dir, { recursive: true, force: true });
+
+/**
+ * A daemon whose jobs have bash as the user's shell (the built-in `shell` profile), in the home of
+ * their own the harness gives them (no user rc files: a shell starts clean). `home` is that home.
+ */
+export async function startCleanDaemon(config: unknown): Promise<{ d: TestDaemon; home: string }> {
+  const d = await startDaemon({ config, env: { SHELL: "/bin/bash" } });
+  const home = d.env.HOME;
+  if (!home || !home.startsWith(d.home)) throw new Error("the harness gave the jobs no home of their own");
+  return { d, home };
+}
 
 /** A protocol profile whose program never connects: its replies wait, unacked. */
 export const silentProfile = (extra: Record<string, unknown> = {}) => ({

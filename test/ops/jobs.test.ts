@@ -5,25 +5,25 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentProfile, isAlive, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
+import { agentProfile, childPids, isAlive, type TestDaemon, until } from "../helpers/daemon.js";
 import {
   handled,
   procEnv,
   rmTemp,
   row,
   silentProfile,
+  startCleanDaemon,
   tempDir,
   untilGone,
   untilRow,
 } from "../helpers/jobs.js";
 
 let d: TestDaemon | undefined;
-let dir: string | undefined;
+const temps: string[] = [];
 afterEach(async () => {
   await d?.cleanup();
   d = undefined;
-  if (dir) rmTemp(dir);
-  dir = undefined;
+  for (const t of temps.splice(0)) rmTemp(t);
 });
 
 const profiles = () => ({
@@ -38,9 +38,11 @@ const profiles = () => ({
 });
 
 async function daemon() {
-  dir = tempDir();
-  d = await startDaemon({ config: { agentProfiles: profiles() } });
-  return { d, c: await d.client(), dir };
+  const dir = tempDir();
+  temps.push(dir);
+  const clean = await startCleanDaemon({ agentProfiles: profiles() });
+  d = clean.d;
+  return { d, c: await d.client(), dir, home: clean.home };
 }
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -114,7 +116,7 @@ describe("dispatch", () => {
   });
 
   it("refuses a cwd that is relative, missing or not a directory, and makes no job", async () => {
-    const { c, dir } = await daemon();
+    const { c, dir, home } = await daemon();
     const file = path.join(dir, "a-file");
     fs.writeFileSync(file, "x");
     for (const cwd of ["relative/dir", "tmp", file, path.join(dir, "missing")]) {
@@ -126,6 +128,12 @@ describe("dispatch", () => {
     expect((await c.ok("list")).rows).toEqual([]);
     const { job } = await c.ok("dispatch", { profile: "silent", cwd: dir });
     expect(job.cwd).toBe(dir);
+    // Without one: the user's home; "~" is the home too.
+    expect((await c.ok("dispatch", { profile: "silent" })).job.cwd).toBe(home);
+    fs.mkdirSync(path.join(home, "sub"));
+    expect((await c.ok("dispatch", { profile: "silent", cwd: "~/sub" })).job.cwd).toBe(
+      path.join(home, "sub"),
+    );
   });
 
   it("refuses an unknown profile, listing the profiles", async () => {
@@ -185,6 +193,17 @@ describe("dispatch", () => {
     const resend = await c.ok("dispatch", { profile: "silent", cwd: dir, requestId: "req-1" });
     expect(resend).toMatchObject({ duplicate: true, job: { id: anew.job.id } });
     expect((await c.ok("list")).rows).toHaveLength(2);
+  });
+
+  it("makes one job for resends that cross the first", async () => {
+    const { c, dir } = await daemon();
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => c.ok("dispatch", { profile: "silent", cwd: dir, requestId: "same" })),
+    );
+    const ids = new Set(answers.map((a) => a.job.id));
+    expect(ids.size).toBe(1);
+    expect(answers.filter((a) => a.duplicate === true)).toHaveLength(4);
+    expect((await c.ok("list")).rows).toHaveLength(1);
   });
 
   it("refuses an invalid requestId", async () => {
@@ -402,10 +421,10 @@ describe("exits, stop, rm, respawn", () => {
 
   it("stop ends a shell that ignores SIGTERM with SIGKILL after the grace, and keeps its row", async () => {
     const { c, dir } = await daemon();
-    const { job } = await c.ok("dispatch", { profile: "shell", cwd: dir });
+    // Once it ran its task, the shell reads commands: an interactive shell, ignoring SIGTERM.
+    const { job } = await c.ok("dispatch", { profile: "shell", task: "echo up > up.txt", cwd: dir });
     const r = await untilRow(c, job.id, "running", (x) => x.life === "running" && x.pid);
-    await until("the shell is up", () => procEnv(r.pid).ROOST_JOB_ID === job.id);
-    await new Promise((res) => setTimeout(res, 300)); // let it reach its prompt (and its SIGTERM rule)
+    await until("the shell is up", () => fs.existsSync(path.join(dir, "up.txt")));
     const t0 = Date.now();
     expect(await c.ok("stop", { id: job.id })).toEqual({});
     const took = Date.now() - t0;
@@ -433,12 +452,14 @@ describe("exits, stop, rm, respawn", () => {
   });
 
   it("rm ends a running job's process, then takes its row off", async () => {
-    const { c, dir } = await daemon();
+    const { d, c, dir } = await daemon();
     const { job } = await c.ok("dispatch", { profile: "shell", cwd: dir });
     const keep = (await c.ok("dispatch", { profile: "silent", cwd: dir })).job;
     const r = await untilRow(c, job.id, "running", (x) => x.life === "running" && x.pid);
+    expect(fs.existsSync(path.join(d.home, "jobs", job.id))).toBe(true);
     expect(await c.ok("rm", { id: job.id })).toEqual({});
     expect(isAlive(r.pid)).toBe(false); // ended (and reaped) before the answer
+    expect(fs.existsSync(path.join(d.home, "jobs", job.id))).toBe(false);
     expect((await c.request("list", { id: job.id })).code).toBe("not_found");
     expect((await c.ok("list")).rows.map((x: any) => x.id)).toEqual([keep.id]);
     expect((await c.request("rm", { id: job.id })).code).toBe("not_found");
@@ -483,6 +504,69 @@ describe("exits, stop, rm, respawn", () => {
   });
 });
 
+describe("life changes that cross", () => {
+  /** The pty host's children: the job processes it holds. */
+  const held = (d: TestDaemon) => childPids(d.ptyHostPid()!);
+
+  it("two respawns at once leave a running job with one process", async () => {
+    const { d, c, dir } = await daemon();
+    const { job } = await c.ok("dispatch", { profile: "silent", cwd: dir });
+    await untilRow(c, job.id, "running", (x) => x.life === "running" && x.pid);
+    const [r1, r2] = await Promise.all([
+      c.request("respawn", { id: job.id }),
+      c.request("respawn", { id: job.id }),
+    ]);
+    expect([r1.ok, r2.ok]).toEqual([true, true]);
+    const r = await row(c, job.id);
+    expect(r.life).toBe("running");
+    expect(r.pid).toBeTruthy();
+    expect(isAlive(r.pid)).toBe(true);
+    await until("one process held", () => held(d).length === 1);
+    expect(held(d)).toEqual([r.pid]);
+    // And it can be stopped and respawned as usual.
+    await c.ok("stop", { id: job.id });
+    expect((await row(c, job.id)).life).toBe("stopped");
+    await untilGone(r.pid);
+    const { job: again } = await c.ok("respawn", { id: job.id });
+    expect(again.life).toBe("running");
+    expect(isAlive(again.pid)).toBe(true);
+  });
+
+  it("a respawn and a reply at once start an ended job once", async () => {
+    const { d, c, dir } = await daemon();
+    const { job } = await c.ok("dispatch", { profile: "silent", cwd: dir });
+    await untilRow(c, job.id, "running", (x) => x.life === "running");
+    await c.ok("stop", { id: job.id });
+    const answers = await Promise.all([
+      c.request("respawn", { id: job.id }),
+      c.request("reply", { id: job.id, text: "hello" }),
+      c.request("reply", { id: job.id, text: "again" }),
+      c.request("respawn", { id: job.id }),
+    ]);
+    expect(answers.map((a) => a.ok)).toEqual([true, true, true, true]);
+    const r = await row(c, job.id);
+    expect(r).toMatchObject({ life: "running", pending: 2, lastSeq: 2 });
+    expect(isAlive(r.pid)).toBe(true);
+    await until("one process held", () => held(d).length === 1);
+    expect(held(d)).toEqual([r.pid]);
+  });
+
+  it("rm and respawn at once leave no process behind", async () => {
+    const { d, c, dir } = await daemon();
+    const a = (await c.ok("dispatch", { profile: "silent", cwd: dir })).job.id;
+    const b = (await c.ok("dispatch", { profile: "silent", cwd: dir })).job.id;
+    await untilRow(c, a, "running", (x) => x.life === "running");
+    await untilRow(c, b, "running", (x) => x.life === "running");
+    const [ra1, ra2] = await Promise.all([c.request("respawn", { id: a }), c.request("rm", { id: a })]);
+    expect([ra1.ok, ra2.ok]).toEqual([true, true]);
+    const [rb1, rb2] = await Promise.all([c.request("rm", { id: b }), c.request("respawn", { id: b })]);
+    expect(rb1.ok).toBe(true);
+    expect(rb2.code).toBe("not_found");
+    expect((await c.ok("list")).rows).toEqual([]);
+    await until("no process held", () => held(d).length === 0);
+  });
+});
+
 describe("shutdown", () => {
   it("answers {}, the daemon exits, the jobs keep running, and a new daemon finds them", async () => {
     const { d, c, dir } = await daemon();
@@ -490,14 +574,20 @@ describe("shutdown", () => {
     const agent = (await c.ok("dispatch", { profile: "agent", task: "one", cwd: dir })).job;
     const s = await untilRow(c, shell.id, "running", (x) => x.pid);
     const a = await untilRow(c, agent.id, "connected", (x) => x.connected && x.pending === 0);
+    const doomed = (await c.ok("dispatch", { profile: "silent", cwd: dir })).job;
+    const dpid = (await untilRow(c, doomed.id, "running", (x) => x.pid)).pid;
     const exited = new Promise<number | null>((res) => d.proc!.once("exit", (code) => res(code)));
     expect(await c.ok("shutdown", {})).toEqual({});
     expect(await exited).toBe(0);
     expect(isAlive(s.pid)).toBe(true);
     expect(isAlive(a.pid)).toBe(true);
+    // One ends while no daemon runs: the next one learns how.
+    process.kill(dpid, "SIGTERM");
+    await untilGone(dpid);
     await d.start();
     const c2 = await d.client();
     expect(await row(c2, shell.id)).toMatchObject({ life: "running", pid: s.pid });
+    expect(await row(c2, doomed.id)).toMatchObject({ life: "exited", exitCode: 128 + 15, state: "failed" });
     const r = await untilRow(c2, agent.id, "reconnected", (x) => x.connected);
     expect(r).toMatchObject({ life: "running", pid: a.pid, lastSeq: 1 });
     // And the agent takes the next reply, once.

@@ -6,31 +6,33 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentProfile, sleep, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
+import { agentProfile, sleep, type TestDaemon, until } from "../helpers/daemon.js";
 import {
-  deliveries,
   delivered,
+  deliveries,
   handled,
   rawAgent,
   rmTemp,
   row,
   silentProfile,
+  startCleanDaemon,
   tempDir,
   untilRow,
 } from "../helpers/jobs.js";
 
 let d: TestDaemon | undefined;
-let dir: string | undefined;
+const temps: string[] = [];
 afterEach(async () => {
   await d?.cleanup();
   d = undefined;
-  if (dir) rmTemp(dir);
-  dir = undefined;
+  for (const t of temps.splice(0)) rmTemp(t);
 });
 
 async function daemon() {
-  dir = tempDir();
-  d = await startDaemon({ config: { agentProfiles: { agent: agentProfile(), silent: silentProfile() } } });
+  const dir = tempDir();
+  temps.push(dir);
+  const clean = await startCleanDaemon({ agentProfiles: { agent: agentProfile(), silent: silentProfile() } });
+  d = clean.d;
   return { d, c: await d.client(), dir };
 }
 
@@ -218,6 +220,19 @@ describe("replies to a protocol agent", () => {
     });
   });
 
+  it("takes a request id once when resends cross the first", async () => {
+    const { c, dir } = await daemon();
+    const { job } = await c.ok("dispatch", { profile: "silent", cwd: dir });
+    await untilRow(c, job.id, "running", (x) => x.life === "running");
+    await c.ok("stop", { id: job.id });
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => c.ok("reply", { id: job.id, text: "once", requestId: "same" })),
+    );
+    expect(answers[0]).toEqual({ saved: true, seq: 1 });
+    for (const a of answers.slice(1)) expect(a).toEqual({ duplicate: true, saved: true });
+    expect(await row(c, job.id)).toMatchObject({ life: "running", lastSeq: 1, pending: 1 });
+  });
+
   it("remembers a request id across a daemon restart", async () => {
     const { d, c, dir } = await daemon();
     const { job } = await c.ok("dispatch", { profile: "silent", cwd: dir });
@@ -251,6 +266,50 @@ describe("replies to a protocol agent", () => {
     const again = await row(c, job.id);
     expect(again).toMatchObject({ life: "running", lastSeq: 1, pending: 1 });
     expect(again.pid).not.toBe(started.pid);
+  });
+
+  it("a duplicate of a reply already taken does not start an ended job again", async () => {
+    const { d, c, dir } = await daemon();
+    const { job } = await c.ok("dispatch", { profile: "agent", task: "exit 0", cwd: dir });
+    await untilRow(c, job.id, "exited", (x) => x.life === "exited");
+    expect(await c.ok("reply", { id: job.id, text: "exit 0", requestId: "once" })).toEqual({
+      saved: true,
+      seq: 2,
+    });
+    await until("reply 2 handled", () => handled(d, job.id).length === 2);
+    const ended = await untilRow(c, job.id, "exited again", (x) => x.life === "exited" && x.pending === 0);
+    expect(await c.ok("reply", { id: job.id, text: "exit 0", requestId: "once" })).toEqual({
+      duplicate: true,
+      saved: true,
+    });
+    await sleep(300);
+    const r = await row(c, job.id);
+    expect(r).toMatchObject({ life: "exited", lastSeq: 2, pending: 0, startedAt: ended.startedAt });
+    expect(handled(d, job.id)).toHaveLength(2);
+    // A remembered /stop does not start it either.
+    await c.ok("respawn", { id: job.id });
+    await c.ok("reply", { id: job.id, text: "/stop", requestId: "halt" });
+    expect((await row(c, job.id)).life).toBe("stopped");
+    expect(await c.ok("reply", { id: job.id, text: "/stop", requestId: "halt" })).toEqual({
+      duplicate: true,
+      saved: true,
+    });
+    expect((await row(c, job.id)).life).toBe("stopped");
+  });
+
+  it("respawn sends the pending replies again", async () => {
+    const { d, c, dir } = await daemon();
+    const { job } = await c.ok("dispatch", { profile: "silent", task: "task", cwd: dir });
+    await c.ok("reply", { id: job.id, text: "more", mode: "steer" });
+    await c.ok("stop", { id: job.id });
+    const { job: again } = await c.ok("respawn", { id: job.id });
+    expect(again).toMatchObject({ life: "running", pending: 2, lastSeq: 2 });
+    const { agent } = await rawAgent(d, c, job.id);
+    await agent.waitFor(() => delivered(agent, job.id)[1], "both pending replies");
+    expect(delivered(agent, job.id).map((e) => [e.seq, e.text, e.mode])).toEqual([
+      [1, "task", undefined],
+      [2, "more", "steer"],
+    ]);
   });
 
   it("remembers a job's last 100 request ids", async () => {
@@ -305,7 +364,10 @@ describe("replies to a terminal job", () => {
       seq: 2,
     });
     const file = path.join(dir, "reply.txt");
-    await until("both typed replies ran", () => fs.existsSync(file) && fs.readFileSync(file, "utf8") === "typed\nsecond\n");
+    await until(
+      "both typed replies ran",
+      () => fs.existsSync(file) && fs.readFileSync(file, "utf8") === "typed\nsecond\n",
+    );
     expect(await untilRow(c, job.id, "nothing pending", (x) => x.pending === 0)).toMatchObject({
       lastSeq: 2,
       kind: "terminal",
