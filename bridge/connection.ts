@@ -2,6 +2,12 @@
  * One client on the unix socket, with every rule of the wire (agent-protocol.md, "The wire" and
  * "Others"): answers in order, at most 256 requests in flight (the socket is not read meanwhile),
  * a line over 4 MiB ends the connection, a client that leaves 16 MiB unread is dropped.
+ *
+ * Two rules of its own the spec leaves open: no new request is taken while the client has not
+ * yet read the answers already written (past the socket's high-water mark), so that a client
+ * that asks for many large answers at once and reads them is never dropped for it, and one that
+ * asks and never reads costs a bounded amount; and a client that closes its side after its last
+ * request still gets every answer before the connection ends.
  */
 import type net from "node:net";
 import { LIMITS, type ResponseEnvelope, type WireEvent } from "../sdk/ts/protocol/index.js";
@@ -34,6 +40,8 @@ export class Connection {
   private readonly maxInFlight: number;
   private readonly maxUnread: number;
   private closed = false;
+  /** The client closed its side: no more requests; see `pump` for when the connection ends. */
+  private readEnded = false;
 
   constructor(
     private readonly socket: net.Socket,
@@ -53,6 +61,11 @@ export class Connection {
       onClose: (cleanup) => this.cleanups.push(cleanup),
     };
     socket.on("data", (chunk: Buffer) => this.receive(chunk));
+    socket.on("drain", () => this.pump());
+    socket.on("end", () => {
+      this.readEnded = true;
+      this.pump();
+    });
     socket.on("close", () => this.finish());
     socket.on("error", () => {}); // a reset by the peer is an ordinary end; "close" follows
   }
@@ -77,15 +90,24 @@ export class Connection {
     this.pump();
   }
 
-  /** Runs the waiting lines while fewer than the limit are in flight; pauses reading otherwise. */
+  /**
+   * Runs the waiting lines while fewer than the limit are in flight and the client keeps up with
+   * its answers; pauses reading otherwise (resumed when an answer goes out or the socket drains).
+   */
   private pump(): void {
-    while (!this.closed && this.slots.length < this.maxInFlight) {
+    while (!this.closed && this.slots.length < this.maxInFlight && !this.socket.writableNeedDrain) {
       const line = this.lines.next();
       if (line === undefined) break;
       if (line.trim() !== "") this.handle(line);
     }
     if (this.closed) return;
-    if (this.slots.length >= this.maxInFlight) this.socket.pause();
+    if (this.readEnded) {
+      // No more requests will come (a client that closed its side and one that is gone look the
+      // same here): end once every request taken is answered.
+      if (this.slots.length === 0 && this.lines.waiting === 0) this.socket.end();
+      return;
+    }
+    if (this.slots.length >= this.maxInFlight || this.socket.writableNeedDrain) this.socket.pause();
     else if (this.socket.isPaused()) this.socket.resume();
   }
 
@@ -114,17 +136,28 @@ export class Connection {
       this.answer(id, { ok: false, code: "bad_request", error: "args must be an object" });
       return;
     }
-    const outcome = this.run(this.caller, envelope.op, envelope.args);
+    let outcome: OpOutcome | Promise<OpOutcome>;
+    try {
+      outcome = this.run(this.caller, envelope.op, envelope.args);
+    } catch (err) {
+      outcome = failed(err); // the op layer answers every failure; a throw is a bug, still answered
+    }
     if (!(outcome instanceof Promise)) {
       this.answer(id, outcome);
       return;
     }
     const slot: Slot = { id, outcome: null };
     this.slots.push(slot);
-    void outcome.then((o) => {
-      slot.outcome = o;
-      this.flush();
-    });
+    void outcome.then(
+      (o) => {
+        slot.outcome = o;
+        this.flush();
+      },
+      (err) => {
+        slot.outcome = failed(err); // never left in flight: the answers after it would wait forever
+        this.flush();
+      },
+    );
   }
 
   /** An answer now, unless earlier requests are still running: answers keep the requests' order. */
@@ -142,8 +175,19 @@ export class Connection {
   }
 
   private write(message: ResponseEnvelope | WireEvent): void {
-    if (this.closed || this.socket.destroyed) return;
-    this.socket.write(`${JSON.stringify(message)}\n`);
+    if (this.closed || this.socket.destroyed || this.socket.writableEnded) return;
+    let text: string;
+    try {
+      text = JSON.stringify(message);
+    } catch (err) {
+      // A value JSON cannot say (nested too deep): the answer says so; an event is left out.
+      if ("event" in message) {
+        console.error("roost: an event could not be encoded:", err);
+        return;
+      }
+      text = JSON.stringify(envelopeOf(message.id, failed(err)));
+    }
+    this.socket.write(`${text}\n`);
     // A client that does not read is dropped before it costs the daemon more memory.
     if (this.socket.writableLength > this.maxUnread) {
       this.socket.destroy();
@@ -166,6 +210,12 @@ export class Connection {
 
 function validId(id: unknown): RequestId {
   return typeof id === "number" || (typeof id === "string" && id.length <= 200) ? id : null;
+}
+
+/** A failure that is roost's, not the client's (the code the op layer gives its own bugs). */
+function failed(err: unknown): OpOutcome {
+  console.error("roost: a request failed in the bridge:", err);
+  return { ok: false, code: "busy", error: `roost could not answer this: ${(err as Error)?.message ?? err}` };
 }
 
 function envelopeOf(id: RequestId, outcome: OpOutcome): ResponseEnvelope {

@@ -174,7 +174,9 @@ describe("JSON lines", () => {
     expect(Array.isArray(listed.result.rows)).toBe(true);
     c.write(line({ id: 2, op: "events", args: { limit: 1, someday: "maybe" }, meta: {} }));
     expect((await answerTo(c, 2)).ok).toBe(true);
-    c.write(line({ id: 3, op: "hello", args: { protocol: 1, agent: { name: "a", version: "1", x: 1 }, y: 2 } }));
+    c.write(
+      line({ id: 3, op: "hello", args: { protocol: 1, agent: { name: "a", version: "1", x: 1 }, y: 2 } }),
+    );
     const hello = await answerTo(c, 3);
     expect(hello.ok, JSON.stringify(hello)).toBe(true);
   });
@@ -303,7 +305,9 @@ describe("report limits", () => {
   beforeAll(async () => {
     job = await inertJob();
     agent = await d.client();
-    expect((await agent.request("report", reportArgs(job, { state: "working", summary: "ok" }))).ok).toBe(true);
+    expect((await agent.request("report", reportArgs(job, { state: "working", summary: "ok" }))).ok).toBe(
+      true,
+    );
   });
   afterAll(async () => {
     await witness.ok("stop", { id: job.id });
@@ -322,6 +326,12 @@ describe("report limits", () => {
     ["summary a number", { summary: 5 }, "summary"],
     ["status unknown", { status: "napping" }, "status"],
     ["waitingFor unknown", { state: "blocked", waitingFor: "godot" }, "waitingFor"],
+    ["usage of 70 KB", { usage: { notes: "u".repeat(70_000) } }, "usage"],
+    [
+      "attachRepaint 33 levels deep",
+      { attachRepaint: JSON.parse(`${"[".repeat(33)}${"]".repeat(33)}`) },
+      "attachRepaint",
+    ],
   ];
   for (const [what, fields, field] of over) {
     it(`refuses a report with ${what}, naming ${field}, and keeps the row as it was`, async () => {
@@ -354,7 +364,9 @@ describe("report limits", () => {
     expect(row.choices).toEqual(full.choices);
     expect(row.name).toBe(full.name);
     // Back to the row the other cases expect.
-    expect((await agent.request("report", reportArgs(job, { state: "working", summary: "ok" }))).ok).toBe(true);
+    expect((await agent.request("report", reportArgs(job, { state: "working", summary: "ok" }))).ok).toBe(
+      true,
+    );
   });
 });
 
@@ -473,10 +485,29 @@ describe("a session connection", () => {
     const c = await d.client();
     expect((await c.request("report", reportArgs(job, { state: "working", summary: "here" }))).ok).toBe(true);
     await expectHubOpsRefused(c, job);
-    expect((await c.request("report", reportArgs(job, { state: "working", summary: "still" }))).ok).toBe(true);
+    expect((await c.request("report", reportArgs(job, { state: "working", summary: "still" }))).ok).toBe(
+      true,
+    );
     expect((await c.request("hello", { protocol: 1 })).ok).toBe(true);
     const [row] = (await witness.ok("list", { id: job.id })).rows;
     expect(row.summary).toBe("still");
+    await witness.ok("stop", { id: job.id });
+  });
+
+  it("is the job's until it closes, fully or only its side: the row says disconnected at once", async () => {
+    const job = await inertJob();
+    const connectedNow = async () => (await witness.ok("list", { id: job.id })).rows[0].connected;
+    for (const close of ["destroy", "end"] as const) {
+      const c = await d.client();
+      expect((await c.request("report", reportArgs(job, { state: "working", summary: close }))).ok).toBe(
+        true,
+      );
+      expect(await connectedNow()).toBe(true);
+      if (close === "destroy") c.close();
+      else c.socket.end();
+      await until(`disconnected after ${close}`, async () => (await connectedNow()) === false, 3000);
+      await c.closed;
+    }
     await witness.ok("stop", { id: job.id });
   });
 
@@ -489,12 +520,57 @@ describe("a session connection", () => {
       capabilities: ["report"],
     });
     expect(hello.ok).toBe(true);
-    expect((await c.request("report", reportArgs(job, { state: "working", name: "a\nsession" }))).ok).toBe(true);
+    expect((await c.request("report", reportArgs(job, { state: "working", name: "a\nsession" }))).ok).toBe(
+      true,
+    );
     const [row] = (await witness.ok("list", { id: job.id })).rows;
     expect(row.agent.name).toBe("multi line agent name");
     expect(row.agent.version).toBe("2.0 1");
     expect(row.name).toBe("a session");
     expect(row.capabilities).toEqual(["report"]);
     await witness.ok("stop", { id: job.id });
+  });
+});
+
+describe("a value nested too deep to encode", () => {
+  // A daemon of its own: what such a report leaves behind must not reach the other tests.
+  let own: TestDaemon;
+  let hub: RawClient;
+  beforeAll(async () => {
+    own = await startDaemon({ config: { agentProfiles: { inert: INERT } } });
+    hub = await own.client();
+  });
+  afterAll(async () => own?.cleanup());
+
+  it("in a report harms nothing else: the hub's list, the pushes about other jobs", async () => {
+    const deepJob = await inertJob(hub);
+    const other = await inertJob(hub);
+    const subscriber = await own.client();
+    await subscriber.ok("subscribe", {});
+    // 100000 arrays deep: 200 KB of JSON, which JSON.parse takes and JSON.stringify cannot say.
+    const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+    const agent = await own.client();
+    agent.write(
+      `{"id": 1, "op": "report", "args": {"id": ${JSON.stringify(deepJob.id)}, "token": ${JSON.stringify(
+        deepJob.token,
+      )}, "report": {"state": "working", "summary": "deep", "attachSignal": ${deep}}}}\n`,
+    );
+    const r = await answerTo(agent, 1);
+    // Refused as malformed, naming the field; and nothing else may break.
+    expectError(r, "bad_request");
+    expect(r.error).toContain("attachSignal");
+    const listed = await hub.request("list", {});
+    expect(listed.ok, JSON.stringify(listed)).toBe(true);
+    expect(listed.result.rows.some((row: any) => row.id === other.id)).toBe(true);
+    const otherAgent = await own.client();
+    expect(
+      (await otherAgent.request("report", reportArgs(other, { state: "working", summary: "other news" }))).ok,
+    ).toBe(true);
+    await subscriber.event(
+      (e) => e.event === "row" && e.row.id === other.id && e.row.summary === "other news",
+      "the other job's row pushed",
+    );
+    expect(own.output).not.toMatch(/uncaught|unhandled/);
+    expect(isAlive(own.pid)).toBe(true);
   });
 });

@@ -17,6 +17,8 @@ export const LIMITS = {
   model: 200,
   thinking: 100,
   text: 65536, // a reply or a task; the spec sets none, a line is 4 MiB at most anyway
+  freeFormBytes: 65536, // `usage`, `attachSignal`, `attachRepaint`: kept as sent, within these bounds
+  freeFormDepth: 32,
   pendingReplies: 50,
   requestIdsKept: 100,
   feedKept: 1000,
