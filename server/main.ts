@@ -4,8 +4,8 @@
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import { Bridge } from "../bridge/server.js";
+import { socketAnswers } from "../sdk/ts/client/socket-client.js";
 import { loadConfig } from "./config.js";
 import { connectionClosed } from "./core/agents.js";
 import type { Core, Terminals } from "./core/core.js";
@@ -23,7 +23,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const paths = roostPaths(env);
   makeHome(paths);
   const config = loadConfig(paths.config, env); // throws ConfigError: nothing has started yet
-  if (await answers(paths.socket))
+  if (await socketAnswers(paths.socket))
     throw new Error(`roost is already running (its socket ${paths.socket} answers)`);
   fs.rmSync(paths.socket, { force: true });
   ensureToken(paths);
@@ -104,15 +104,4 @@ function ensureToken(paths: Paths): void {
     return;
   }
   fs.writeFileSync(paths.token, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600, flag: "wx" });
-}
-
-function answers(socketPath: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = net.connect(socketPath);
-    sock.once("connect", () => {
-      sock.destroy();
-      resolve(true);
-    });
-    sock.once("error", () => resolve(false));
-  });
 }

@@ -1,5 +1,4 @@
 /** Reaching the daemon: its socket from roostPaths, and one clear message when nothing answers. */
-import net from "node:net";
 import { SocketClient } from "../../sdk/ts/client/socket-client.js";
 import type { OpArgs, OpName, OpResult } from "../../sdk/ts/protocol/index.js";
 import { roostPaths } from "../paths.js";
@@ -38,14 +37,4 @@ export async function callOnce<K extends OpName>(
   }
 }
 
-/** Whether something accepts connections on the socket (no op sent). */
-export function answers(socketPath: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = net.connect(socketPath);
-    sock.once("connect", () => {
-      sock.destroy();
-      resolve(true);
-    });
-    sock.once("error", () => resolve(false));
-  });
-}
+export { socketAnswers as answers } from "../../sdk/ts/client/socket-client.js";

@@ -1,11 +1,13 @@
 /** The domain's parts, wired once in main.ts and handed to every op. */
 import type { Config } from "../config.js";
 import type { Paths } from "../paths.js";
+import type { ListResult, SpawnSpec } from "../pty/wire.js";
 import type { Store } from "../store/store.js";
 import type { Feed } from "./feed.js";
 import type { Pushes } from "./pushes.js";
 import type { Registry } from "./registry.js";
 
+/** How a job ended, as the pty host says or wrote it. */
 export interface ExitInfo {
   jobId: string;
   exitCode: number | null;
@@ -15,18 +17,10 @@ export interface ExitInfo {
 
 /** What the daemon needs of the pty host (server/pty/client.ts): jobs' terminals, held apart. */
 export interface Terminals {
-  spawn(spec: {
-    jobId: string;
-    file: string;
-    args: string[];
-    cwd: string;
-    env: Record<string, string>;
-    cols: number;
-    rows: number;
-  }): Promise<{ pid: number }>;
+  spawn(spec: SpawnSpec): Promise<{ pid: number }>;
   write(jobId: string, data: string): Promise<unknown>;
   signal(jobId: string, signal: NodeJS.Signals): Promise<unknown>;
-  list(): Promise<{ live: { jobId: string; pid: number }[]; exited: ExitInfo[] }>;
+  list(): Promise<ListResult>;
   forget(jobId: string): Promise<unknown>;
 }
 

@@ -4,10 +4,10 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { socketAnswers } from "../../sdk/ts/client/socket-client.js";
 import { RawClient } from "./raw-client.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -49,7 +49,7 @@ export class TestDaemon {
     const deadline = Date.now() + 15000;
     while (Date.now() < deadline) {
       if (proc.exitCode !== null) throw new Error(`the daemon exited with ${proc.exitCode}:\n${this.output}`);
-      if (this.output.includes("listening on") && (await answers(this.socket))) return;
+      if (this.output.includes("listening on") && (await socketAnswers(this.socket))) return;
       await sleep(25);
     }
     throw new Error(`the daemon did not start:\n${this.output}`);
@@ -153,16 +153,7 @@ function killQuietly(pid: number): boolean {
   }
 }
 
-export function answers(socketPath: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = net.connect(socketPath);
-    sock.once("connect", () => {
-      sock.destroy();
-      resolve(true);
-    });
-    sock.once("error", () => resolve(false));
-  });
-}
+export { socketAnswers as answers };
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

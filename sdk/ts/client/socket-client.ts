@@ -83,3 +83,15 @@ export class SocketClient {
     else w.reject(new RoostError(isErrorCode(msg.code) ? msg.code : "bad_request", msg.error));
   }
 }
+
+/** Whether something accepts connections on the socket (no op sent): is roost running there? */
+export function socketAnswers(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = net.connect(socketPath);
+    sock.once("connect", () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once("error", () => resolve(false));
+  });
+}
