@@ -14,6 +14,13 @@ const Profile = Type.Object({
   cwd: Type.Optional(Type.String({ minLength: 1 })),
   env: Type.Optional(Type.Record(Type.String(), Type.String())),
   description: Type.Optional(Type.String()),
+  // A terminal agent's row is read from its screen: a line matching one of these (a regular
+  // expression) turns it blocked, that line its question.
+  blockedPattern: Type.Optional(
+    Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }))]),
+  ),
+  // How long without output before the row says idle (and a follow-up reply is typed).
+  quietMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 600000 })),
 });
 export type Profile = Static<typeof Profile>;
 
@@ -42,8 +49,35 @@ export function builtinProfiles(env: NodeJS.ProcessEnv = process.env): Record<st
       task: "type",
       description: "your shell, as a terminal agent: the task is typed into it",
     },
+    // Common agent CLIs as terminal agents, with the prompts they wait on (when installed).
+    claude: {
+      command: ["claude"],
+      task: "argv",
+      blockedPattern: ["Do you want to", "❯ 1\\. Yes"],
+      description: "Claude Code, as a terminal agent",
+    },
+    codex: {
+      command: ["codex"],
+      task: "argv",
+      blockedPattern: ["Allow command\\?", "Would you like to", "approve"],
+      description: "Codex CLI, as a terminal agent",
+    },
+    aider: {
+      command: ["aider"],
+      task: "type",
+      blockedPattern: ["\\(Y\\)es/\\(N\\)o"],
+      description: "aider, as a terminal agent",
+    },
   };
 }
+
+/** The patterns of a profile, as a list (roost.json takes one or several). */
+export const blockedPatterns = (p: Profile): string[] =>
+  p.blockedPattern === undefined
+    ? []
+    : Array.isArray(p.blockedPattern)
+      ? p.blockedPattern
+      : [p.blockedPattern];
 
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Config {
   let raw: string | null = null;
@@ -64,5 +98,14 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
   const checked = checkConfig(parsed);
   if (!checked.ok) throw new ConfigError(`${file}: ${checked.message}`);
   const config = checked.value;
+  for (const [name, profile] of Object.entries(config.agentProfiles ?? {})) {
+    for (const pattern of blockedPatterns(profile)) {
+      try {
+        new RegExp(pattern);
+      } catch (err) {
+        throw new ConfigError(`${file}: agentProfiles.${name}.blockedPattern: ${(err as Error).message}`);
+      }
+    }
+  }
   return { ...config, profiles: { ...builtinProfiles(env), ...config.agentProfiles } };
 }

@@ -13,6 +13,8 @@ import { Feed } from "./core/feed.js";
 import { findJobsAgain, onExit } from "./core/lifecycle.js";
 import { Pushes } from "./core/pushes.js";
 import { Registry } from "./core/registry.js";
+import { onScreen } from "./core/screens.js";
+import { Viewers } from "./core/viewers.js";
 import { runOp } from "./ops/index.js";
 import { type Paths, roostPaths } from "./paths.js";
 import { PtyHostClient } from "./pty/client.js";
@@ -40,6 +42,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     registry,
     feed,
     pushes,
+    viewers: new Viewers(() => core),
     terminals: () => terminals(),
     stopGraceMs: Number(env.ROOST_STOP_GRACE_MS) || 3000,
     shutdown: () => void shutdown(),
@@ -50,6 +53,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const terminals = (): Promise<Terminals> => {
     host ??= PtyHostClient.connect(paths.home).then((client) => {
       client.on("exit", (info) => onExit(core, info));
+      client.on("screen", (state) => onScreen(core, state));
+      client.on("output", (out) => core.viewers.output(out.jobId, out.data, out.seq));
       client.on("close", () => {
         host = null;
         if (!stopping) void findJobsAgain(core).catch((err) => console.error("roost: pty host lost:", err));

@@ -8,10 +8,12 @@ import { parseArgs } from "node:util";
 import { RoostError } from "../../sdk/ts/protocol/index.js";
 import { ROOST_VERSION } from "../version.js";
 import { CliError, type Command, out, UsageError, type Values } from "./command.js";
+import { attach } from "./commands/attach.js";
 import { daemon } from "./commands/daemon.js";
 import { dispatch } from "./commands/dispatch.js";
 import { events } from "./commands/events.js";
 import { pin, rename, respawn, rm, stop, unpin } from "./commands/job-actions.js";
+import { log } from "./commands/log.js";
 import { ls } from "./commands/ls.js";
 import { reply } from "./commands/reply.js";
 import { shutdown, start } from "./commands/start.js";
@@ -41,6 +43,8 @@ const COMMANDS: readonly Command[] = [
   ls,
   dispatch,
   reply,
+  attach,
+  log,
   stop,
   rm,
   respawn,

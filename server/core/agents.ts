@@ -17,7 +17,8 @@ import type { Core } from "./core.js";
 import { isEnded } from "./lifecycle.js";
 import { type AgentLink, EMPTY_REPORT, type LiveJob } from "./registry.js";
 import { ack, sendPending } from "./replies.js";
-import { excerpt, oneLine } from "./text.js";
+import { setReport } from "./state.js";
+import { oneLine } from "./text.js";
 
 /** The daemon's capabilities: what is built, and no more. */
 export const DAEMON_CAPABILITIES = ["replies", "steer"];
@@ -65,8 +66,6 @@ function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 
-const MEANINGFUL_STATES = new Set(["blocked", "done", "failed"]);
-
 export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">): OpResult<"report"> {
   const job = authorize(core, args.id, args.token);
   if (isEnded(job)) throw new RoostError("unauthorized", `${args.id} has ended: stop speaking for it`);
@@ -79,7 +78,6 @@ export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">
   conn.session = true;
   conn.jobId = args.id;
   const rec = job.rec;
-  const previous = rec.report;
   // The known fields only (unknown ones are ignored, not kept), each null when left out.
   const next: FullReport = { ...EMPTY_REPORT };
   const given = args.report as Record<string, unknown>;
@@ -89,24 +87,13 @@ export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">
   if (next.name !== null && (oneLine(next.name).toLowerCase() === "concierge" || !oneLine(next.name)))
     next.name = null;
   else if (next.name !== null) next.name = oneLine(next.name);
-  rec.report = next;
   rec.kind = "protocol";
   const newLink = job.link !== conn.link;
   if (newLink) {
     job.link = conn.link;
     applyHello(core, job, conn);
   }
-  const stateChanged =
-    previous?.state !== next.state || (next.state === "blocked" && previous?.question !== next.question);
-  core.registry.changed(job, false);
-  if (stateChanged && MEANINGFUL_STATES.has(next.state)) {
-    const what =
-      next.state === "blocked" ? next.question : next.state === "failed" ? next.error : next.summary;
-    core.feed.record(rec.id, "state", `${next.state}${what ? `: ${excerpt(what)}` : ""}`, {
-      who: core.registry.row(job).name,
-      whoId: rec.id,
-    });
-  }
+  setReport(core, job, next);
   // Sent before this report's answer, so that no newer reply can overtake a pending one.
   if (newLink) sendPending(core, job);
   return {};

@@ -1,11 +1,12 @@
 /** The domain's parts, wired once in main.ts and handed to every op. */
 import type { Config } from "../config.js";
 import type { Paths } from "../paths.js";
-import type { ListResult, SpawnSpec } from "../pty/wire.js";
+import type { ListResult, ScreenState, Snapshot, SpawnSpec } from "../pty/wire.js";
 import type { Store } from "../store/store.js";
 import type { Feed } from "./feed.js";
 import type { Pushes } from "./pushes.js";
 import type { Registry } from "./registry.js";
+import type { Viewers } from "./viewers.js";
 
 /** How a job ended, as the pty host says or wrote it. */
 export interface ExitInfo {
@@ -22,6 +23,10 @@ export interface Terminals {
   signal(jobId: string, signal: NodeJS.Signals): Promise<unknown>;
   list(): Promise<ListResult>;
   forget(jobId: string): Promise<unknown>;
+  resize(jobId: string, cols: number, rows: number): Promise<unknown>;
+  screen(jobId: string): Promise<ScreenState>;
+  attach(jobId: string): Promise<Snapshot>;
+  detach(jobId: string): Promise<unknown>;
 }
 
 export interface Core {
@@ -31,6 +36,7 @@ export interface Core {
   registry: Registry;
   feed: Feed;
   pushes: Pushes;
+  viewers: Viewers;
   terminals: () => Promise<Terminals>;
   /** How long `stop` waits after SIGTERM before SIGKILL. */
   stopGraceMs: number;

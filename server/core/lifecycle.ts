@@ -7,13 +7,19 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type OpArgs, RoostError, type Row } from "../../sdk/ts/protocol/index.js";
+import { blockedPatterns } from "../config.js";
 import { expandHome, jobDir } from "../paths.js";
 import type { JobRecord, Launch } from "../store/records.js";
 import type { Core, ExitInfo } from "./core.js";
 import { type Actor, ROOST } from "./feed.js";
 import { EMPTY_REPORT, type LiveJob } from "./registry.js";
-import { typePendingIntoTerminal } from "./replies.js";
+import { serialPer } from "./serial.js";
 import { excerpt, oneLine } from "./text.js";
+import { onScreen } from "./screens.js";
+import { terminalStarted } from "./typist.js";
+
+/** Without output this long, a terminal agent is idle (its row says so; follow-ups are typed). */
+export const DEFAULT_QUIET_MS = 1500;
 
 const RESERVED_NAMES = new Set(["concierge"]);
 const ENDED: ReadonlySet<Row["life"]> = new Set(["exited", "stopped"]);
@@ -25,17 +31,14 @@ export const isEnded = (job: LiveJob) => ENDED.has(job.rec.life);
  * processes for one job, or one for a job already removed. Each waits for the one under way, and
  * one for a job removed meanwhile is not_found.
  */
-const lifeChanges = new WeakMap<LiveJob, Promise<unknown>>();
+const lifeChanges = serialPer<LiveJob>();
 
 function oneAtATime<T>(core: Core, job: LiveJob, change: () => Promise<T>): Promise<T> {
-  const run = (lifeChanges.get(job) ?? Promise.resolve()).then(() => {
+  return lifeChanges(job, () => {
     if (core.registry.find(job.rec.id) !== job)
       throw new RoostError("not_found", `${job.rec.id} was removed meanwhile`);
     return change();
   });
-  const settled = run.catch(() => {}); // the next change waits for this one, failed or not
-  lifeChanges.set(job, settled);
-  return run;
 }
 
 export function checkName(name: string): string {
@@ -75,6 +78,8 @@ export async function dispatch(
     env: profile.env ?? {},
     task: taskMode,
     protocol: profile.protocol ?? false,
+    blockedPatterns: blockedPatterns(profile),
+    quietMs: profile.quietMs ?? DEFAULT_QUIET_MS,
   };
   const now = new Date().toISOString();
   const firstReply = task !== undefined && taskMode === "type" ? { text: task, mode: null } : null;
@@ -191,11 +196,12 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
       env: jobEnv(core, rec),
       cols: 120,
       rows: 40,
+      quietMs: rec.launch.quietMs ?? DEFAULT_QUIET_MS,
     });
     Object.assign(rec, { life: "running", pid, startedAt: new Date().toISOString() });
     core.registry.changed(job, true);
     core.feed.record(rec.id, "start", `started ${excerpt(rec.launch.command.join(" "))} (pid ${pid})`, ROOST);
-    if (!rec.launch.protocol) await typePendingIntoTerminal(core, job);
+    if (!rec.launch.protocol) terminalStarted(core, job);
   } catch (err) {
     ended(core, job, null, `could not start: ${(err as Error).message}`);
   }
@@ -232,6 +238,7 @@ function ended(core: Core, job: LiveJob, code: number | null, reason: string | n
   job.stopping = null;
   core.registry.changed(job, true);
   const text = stopped ? "stopped" : (reason ?? `exited with code ${code}`);
+  core.viewers.ended(rec.id, text);
   core.feed.record(rec.id, stopped ? "stop" : "exit", text, stoppedBy ?? ROOST);
   for (const resolve of job.exitWaiters.splice(0)) resolve();
   void core
@@ -299,6 +306,9 @@ export async function findJobsAgain(core: Core): Promise<void> {
       job.rec.pid = pid;
       job.rec.life = "running";
       core.registry.changed(job, true);
+      // Its row from its screen as it is now, and (a terminal agent) its waiting replies typed.
+      if (!job.rec.launch.protocol) terminalStarted(core, job);
+      void terminals.screen(job.rec.id).then((state) => onScreen(core, state), () => {});
       core.feed.record(job.rec.id, "restart", `found running after a daemon restart (pid ${pid})`, ROOST);
       continue;
     }

@@ -16,6 +16,7 @@ import type { Actor } from "./feed.js";
 import { isEnded, start, stop } from "./lifecycle.js";
 import type { LiveJob } from "./registry.js";
 import { excerpt } from "./text.js";
+import { typePending } from "./typist.js";
 
 export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Promise<OpResult<"reply">> {
   const job = core.registry.get(args.id);
@@ -48,11 +49,14 @@ export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Pr
       `${rec.id} has ${job.pending} replies waiting; the agent must take some first`,
     );
   }
-  const seq = core.store.addReply(rec, {
-    text: args.text,
-    mode: args.mode ?? null,
-    requestId: args.requestId,
-  });
+  // A terminal agent's request id is kept once its text is typed (the spec's order): a crash
+  // between the two types it again. Until then the reply itself carries it.
+  const typed = !rec.launch.protocol && job.link === null;
+  const seq = core.store.addReply(
+    rec,
+    { text: args.text, mode: args.mode ?? null, requestId: args.requestId },
+    !typed,
+  );
   job.pending++;
   core.registry.changed(job, false);
   core.feed.record(rec.id, "reply", excerpt(args.text), actor);
@@ -60,8 +64,8 @@ export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Pr
     await start(core, job); // a reply to an ended job starts it again; it is delivered once it reports
   } else if (job.link) {
     job.link.send(deliverEvent({ jobId: rec.id, seq, text: args.text, mode: args.mode ?? null }));
-  } else if (!rec.launch.protocol && rec.life === "running") {
-    await typePendingIntoTerminal(core, job);
+  } else if (typed) {
+    await typePending(core, job);
   }
   return { saved: true, seq };
 }
@@ -77,30 +81,6 @@ export function sendPending(core: Core, job: LiveJob): void {
   if (!job.link || job.pending === 0) return;
   for (const r of core.store.pendingReplies(job.rec.id)) job.link.send(deliverEvent(r));
 }
-
-/**
- * A terminal agent cannot ack: its replies are typed (text, then Enter) and count as taken once
- * typed. Replies waiting while it was not running are typed when it starts.
- */
-export function typePendingIntoTerminal(core: Core, job: LiveJob): Promise<void> {
-  // One typist per job: two replies arriving together must not both type the first.
-  const previous = typing.get(job) ?? Promise.resolve();
-  const next = previous.then(async () => {
-    if (job.pending === 0 || job.rec.life !== "running") return;
-    const terminals = await core.terminals();
-    for (const r of core.store.pendingReplies(job.rec.id)) {
-      await terminals.write(job.rec.id, `${r.text}\r`);
-      job.pending -= core.store.ack(job.rec.id, r.seq, true);
-    }
-    core.registry.changed(job, false);
-  });
-  const settled = next.catch(() => {});
-  typing.set(job, settled);
-  void settled.then(() => typing.get(job) === settled && typing.delete(job));
-  return next;
-}
-
-const typing = new WeakMap<LiveJob, Promise<void>>();
 
 /** agent-protocol.md, `ack`: cumulative over the user's replies, or `exact` for one peer item. */
 export function ack(core: Core, job: LiveJob, seq: number, exact: boolean): void {

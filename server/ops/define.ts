@@ -2,7 +2,7 @@
  * The shape of an op (design.md, "One op table"): its name, who may call it, and its handler.
  * Args and results are the schema set's (sdk/ts/protocol/ops.ts); auth never lives in a handler.
  */
-import type { OpArgs, OpName, OpResult, PushEvent } from "../../sdk/ts/protocol/index.js";
+import type { OpArgs, OpName, OpResult, PushEvent, TerminalEvent } from "../../sdk/ts/protocol/index.js";
 import type { AgentConnection } from "../core/agents.js";
 import type { Core } from "../core/core.js";
 import type { Actor } from "../core/feed.js";
@@ -17,7 +17,7 @@ export interface Caller {
   /** A read-only token: may look, never act. */
   readOnly: boolean;
   /** How pushes reach this caller, and how it says it went away (for `subscribe`). */
-  push?: (event: PushEvent) => void;
+  push?: (event: PushEvent | TerminalEvent) => void;
   onClose?: (cleanup: () => void) => void;
 }
 

@@ -10,10 +10,17 @@ import { daemonOps } from "./daemon.js";
 import type { Caller, OpDef } from "./define.js";
 import { jobOps } from "./jobs.js";
 import { replyOps } from "./replies.js";
+import { terminalOps } from "./terminal.js";
 
 type AnyOp = OpDef<OpName> & { check: ReturnType<typeof compileCheck> };
 
-const defs = [...agentOps, ...jobOps, ...replyOps, ...daemonOps] as unknown as OpDef<OpName>[];
+const defs = [...agentOps, ...jobOps, ...replyOps, ...daemonOps, ...terminalOps] as unknown as OpDef<OpName>[];
+
+// Every op of the schema set has its handler, and no handler is without its schema.
+const missing = Object.keys(OPS).filter((name) => !defs.some((d) => d.name === name));
+if (missing.length > 0 || defs.length !== Object.keys(OPS).length) {
+  throw new Error(`the op table and the schema set differ: ${missing.join(", ") || "a duplicate op"}`);
+}
 
 export const OP_TABLE: ReadonlyMap<string, AnyOp> = new Map(
   defs.map((def) => [def.name, { ...def, check: compileCheck(OPS[def.name].args, "") }]),

@@ -14,17 +14,26 @@ import type {
   Op,
   OpParams,
   OpResult,
+  ScreenState,
+  Snapshot,
   SpawnSpec,
 } from "./wire.js";
+
+export type { JobExit, ScreenState, Snapshot, SpawnSpec } from "./wire.js";
 
 export interface JobOutput {
   jobId: string;
   data: string;
+  /** The chunk's number: 1, 2, ... in each run of the job. */
+  seq: number;
 }
 
 export interface PtyHostClientEvents {
   exit: [JobExit];
+  /** What an attached job printed (see attach). */
   output: [JobOutput];
+  /** A job's screen, while its output flows and when it turns quiet. */
+  screen: [ScreenState];
   close: [];
 }
 
@@ -45,28 +54,22 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private closed = false;
+  private buf = "";
+  private deferred = false;
+  private sockClosed = false;
 
   private constructor(private readonly sock: net.Socket) {
     super();
     sock.setEncoding("utf8");
-    let buf = "";
     sock.on("data", (chunk: string) => {
-      buf += chunk;
-      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (!line.trim()) continue;
-        let msg: HostMessage;
-        try {
-          msg = JSON.parse(line) as HostMessage;
-        } catch {
-          continue; // the host only writes JSON; nothing here to match a request to
-        }
-        this.onMessage(msg);
-      }
+      this.buf += chunk;
+      if (!this.deferred) this.readLines();
     });
     sock.on("error", () => {}); // "close" follows and says all there is to say
-    sock.on("close", () => this.onClose());
+    sock.on("close", () => {
+      this.sockClosed = true;
+      if (!this.deferred) this.onClose();
+    });
   }
 
   /** Connects to the host of `home`, starting one if none answers. */
@@ -158,8 +161,25 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
     return (await this.request("tail", { jobId })).data;
   }
 
-  async follow(jobId: string, on: boolean): Promise<void> {
-    await this.request("follow", { jobId, on });
+  /** The job's screen now, with all its output so far taken in. */
+  async screen(jobId: string): Promise<ScreenState> {
+    const { lines, cursorY, busy, at } = await this.request("screen", { jobId });
+    return { jobId, lines, cursorY, busy, at };
+  }
+
+  /**
+   * The job's screen as ANSI for a fresh terminal of cols x rows, and from then on its "output"
+   * events. The output events emitted before this resolves are in the snapshot; those emitted after
+   * it are not (the client emits nothing more until code awaiting the answer has run on).
+   */
+  async attach(jobId: string): Promise<Snapshot> {
+    const { snapshot, cols, rows, seq } = await this.request("attach", { jobId });
+    return { snapshot, cols, rows, seq };
+  }
+
+  /** No more output events of the job. */
+  async detach(jobId: string): Promise<void> {
+    await this.request("detach", { jobId });
   }
 
   close(): void {
@@ -176,18 +196,47 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
     });
   }
 
-  private onMessage(msg: HostMessage): void {
+  private readLines(): void {
+    for (let nl = this.buf.indexOf("\n"); nl >= 0; nl = this.buf.indexOf("\n")) {
+      const line = this.buf.slice(0, nl);
+      this.buf = this.buf.slice(nl + 1);
+      if (!line.trim()) continue;
+      let msg: HostMessage;
+      try {
+        msg = JSON.parse(line) as HostMessage;
+      } catch {
+        continue; // the host only writes JSON; nothing here to match a request to
+      }
+      if (this.onMessage(msg) && this.buf.includes("\n")) {
+        // An answer settled a promise: let its awaiting code run before the events that came after
+        // it, so that code sees them as after (what attach promises).
+        this.deferred = true;
+        setImmediate(() => {
+          this.deferred = false;
+          if (this.closed) return; // closed by its owner: nothing more to tell
+          this.readLines();
+          if (!this.deferred && this.sockClosed) this.onClose();
+        });
+        return;
+      }
+    }
+  }
+
+  /** True if it settled a request. */
+  private onMessage(msg: HostMessage): boolean {
     if ("event" in msg) {
       const { event, ...payload } = msg;
       if (event === "exit") this.emit("exit", payload as JobExit);
       else if (event === "output") this.emit("output", payload as JobOutput);
-      return;
+      else if (event === "screen") this.emit("screen", payload as ScreenState);
+      return false;
     }
     const p = msg.id === null ? undefined : this.pending.get(msg.id);
-    if (!p) return;
+    if (!p) return false;
     this.pending.delete(msg.id as number);
     if (msg.ok) p.resolve(msg);
     else p.reject(new Error(msg.error));
+    return true;
   }
 
   private onClose(): void {

@@ -1,10 +1,18 @@
 // Messages between the roost daemon and the pty host: one JSON object per line over a unix socket.
 // The host outlives daemon restarts, so this protocol changes rarely; bump PROTOCOL_VERSION when it does.
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** Bytes-ish (UTF-16 units) of recent output the host keeps per job. */
 export const TAIL_LIMIT = 64 * 1024;
+/** Lines a job's screen keeps above the visible rows, unless its spawn spec says otherwise. */
+export const DEFAULT_SCROLLBACK = 1000;
+/** A job with no output for this long is no longer busy, unless its spawn spec says otherwise. */
+export const DEFAULT_QUIET_MS = 1500;
+/** A job's transcript.log is rotated past this size, unless its spawn spec says otherwise. */
+export const DEFAULT_TRANSCRIPT_BYTES = 4 * 1024 * 1024;
+/** While a job's output flows, screen events for it come at most this often. */
+export const SCREEN_INTERVAL_MS = 250;
 
 export interface SpawnSpec {
   jobId: string;
@@ -16,6 +24,15 @@ export interface SpawnSpec {
   env: Record<string, string>;
   cols: number;
   rows: number;
+  /** Lines of the job's screen kept above its visible rows (DEFAULT_SCROLLBACK). */
+  scrollback?: number;
+  /** How long without output before the job counts as quiet (DEFAULT_QUIET_MS). */
+  quietMs?: number;
+  /**
+   * Bound of jobs/<jobId>/transcript.log (DEFAULT_TRANSCRIPT_BYTES): past it the file becomes
+   * transcript.1.log (replacing an older one) and a new one is begun.
+   */
+  transcriptBytes?: number;
 }
 
 /**
@@ -48,6 +65,28 @@ export interface ListResult {
   exited: JobExit[];
 }
 
+/** What a job's terminal shows, as text. */
+export interface ScreenState {
+  jobId: string;
+  /** The visible rows, top to bottom, trailing spaces trimmed. */
+  lines: string[];
+  /** The cursor's row within `lines`. */
+  cursorY: number;
+  /** True while output flows; false once none came for the job's quietMs. */
+  busy: boolean;
+  /** ISO timestamp of when the host read this state. */
+  at: string;
+}
+
+/** A job's screen as ANSI: written to a fresh terminal of cols x rows, it reproduces the screen. */
+export interface Snapshot {
+  snapshot: string;
+  cols: number;
+  rows: number;
+  /** The seq of the last output chunk the snapshot holds (0: none yet). */
+  seq: number;
+}
+
 type Empty = Record<string, never>;
 
 /** Each op's parameters (besides id and op) and its answer (besides id and ok). */
@@ -55,6 +94,7 @@ export interface Ops {
   hello: { params: Empty; result: HelloResult };
   spawn: { params: SpawnSpec; result: { pid: number } };
   write: { params: { jobId: string; data: string }; result: Empty };
+  /** Resizes the job's terminal and its screen. */
   resize: { params: { jobId: string; cols: number; rows: number }; result: Empty };
   /** Sent to the job's process group; `signal` is a name such as "SIGTERM". */
   signal: { params: { jobId: string; signal: string }; result: Empty };
@@ -62,8 +102,17 @@ export interface Ops {
   /** The daemon has recorded this exit; the host may drop the job. */
   forget: { params: { jobId: string }; result: Empty };
   tail: { params: { jobId: string }; result: { data: string } };
-  /** Ask for (or stop) output events of a job on this connection. */
-  follow: { params: { jobId: string; on: boolean }; result: Empty };
+  /** The job's screen now, with all output so far taken in. */
+  screen: { params: { jobId: string }; result: ScreenState };
+  /**
+   * The job's screen as a snapshot, and from then on its output events on this connection. Every
+   * output event this connection got before the answer is in the snapshot, and none after it is.
+   * Asked again while attached, it answers a fresh snapshot on the same terms. (The snapshot's
+   * seq says the same by number: it holds exactly the chunks up to it.)
+   */
+  attach: { params: { jobId: string }; result: Snapshot };
+  /** No more output events of the job on this connection. */
+  detach: { params: { jobId: string }; result: Empty };
 }
 
 export type Op = keyof Ops;
@@ -77,17 +126,29 @@ export type Reply<O extends Op = Op> =
   | ({ id: number | null; ok: true } & OpResult<O>)
   | { id: number | null; ok: false; error: string };
 
+/** To the daemon (the newest connection): a job ended. */
 export interface ExitEvent extends JobExit {
   event: "exit";
 }
 
+/** To each connection attached to the job: what it printed. */
 export interface OutputEvent {
   event: "output";
   jobId: string;
   data: string;
+  /** The chunk's number: 1, 2, ... in each run of the job. */
+  seq: number;
 }
 
-export type HostEvent = ExitEvent | OutputEvent;
+/**
+ * To the daemon (the newest connection): a job's screen, at most every SCREEN_INTERVAL_MS while
+ * its output flows (its latest state always comes), and once more when it turns quiet.
+ */
+export interface ScreenEvent extends ScreenState {
+  event: "screen";
+}
+
+export type HostEvent = ExitEvent | OutputEvent | ScreenEvent;
 
 /** Anything the host sends. */
 export type HostMessage = Reply | HostEvent;

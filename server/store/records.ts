@@ -9,6 +9,9 @@ export interface Launch {
   /** "type": the first task is reply seq 1; "argv": it was appended to command. */
   task: "type" | "argv";
   protocol: boolean;
+  /** Reading the row from the screen (absent on jobs made before it existed). */
+  blockedPatterns?: string[];
+  quietMs?: number;
 }
 
 export interface JobRecord {
@@ -43,6 +46,7 @@ export interface ReplyRecord {
   text: string;
   mode: "steer" | "followUp" | null;
   kind: string | null;
+  requestId: string | null;
   at: string;
 }
 

@@ -80,11 +80,20 @@ export class Store {
 
   /**
    * Saves a reply: the job's next seq, the reply and its request id, in one transaction, so a
-   * reply answered `saved` is on disk with its id (agent-protocol.md, "Request ids").
+   * reply answered `saved` is on disk with its id (agent-protocol.md, "Request ids"). With
+   * `keepIdNow` false (a terminal agent) the id rides on the reply and is kept by `markTyped`.
    * Updates `job.lastSeq`. Returns the seq.
    */
-  addReply(job: JobRecord, reply: NewReply): number {
-    return this.db.transaction(() => this.insertReply(job, reply))();
+  addReply(job: JobRecord, reply: NewReply, keepIdNow = true): number {
+    return this.db.transaction(() => this.insertReply(job, reply, keepIdNow))();
+  }
+
+  /** A terminal agent's reply was typed: taken, and its request id kept, in one write. */
+  markTyped(jobId: string, seq: number, requestId: string | null): void {
+    this.db.transaction(() => {
+      this.sql.ackExact.run(jobId, seq);
+      if (requestId) this.insertRequestId(jobId, requestId, seq);
+    })();
   }
 
   /** Saves a request id that made no reply (a `/stop`), so its resend is a duplicate too. */
@@ -92,7 +101,7 @@ export class Store {
     this.db.transaction(() => this.insertRequestId(jobId, requestId, 0))();
   }
 
-  private insertReply(job: JobRecord, reply: NewReply): number {
+  private insertReply(job: JobRecord, reply: NewReply, keepIdNow = true): number {
     const seq = job.lastSeq + 1;
     const at = new Date().toISOString();
     this.sql.insertReply.run({
@@ -101,10 +110,11 @@ export class Store {
       text: reply.text,
       mode: reply.mode,
       kind: reply.kind ?? null,
+      request_id: reply.requestId ?? null,
       at,
     });
     this.sql.setLastSeq.run({ id: job.id, last_seq: seq, updated_at: at });
-    if (reply.requestId) this.insertRequestId(job.id, reply.requestId, seq);
+    if (reply.requestId && keepIdNow) this.insertRequestId(job.id, reply.requestId, seq);
     job.lastSeq = seq;
     return seq;
   }
@@ -115,9 +125,13 @@ export class Store {
     this.sql.pruneRequestIds.run({ job_id: jobId, keep: LIMITS.requestIdsKept });
   }
 
-  /** The seq a request id saved (0 for a `/stop`), or null when the job has not seen it. */
+  /**
+   * The seq a request id saved (0 for a `/stop`), or null when the job has not seen it: among
+   * the kept ids, or on a reply not yet taken (a terminal agent's, before it is typed).
+   */
   replyForRequest(jobId: string, requestId: string): number | null {
-    const row = this.sql.replyForRequest.get(jobId, requestId) as { seq: number } | undefined;
+    const row = (this.sql.replyForRequest.get(jobId, requestId) ??
+      this.sql.pendingForRequest.get(jobId, requestId)) as { seq: number } | undefined;
     return row ? row.seq : null;
   }
 
@@ -205,7 +219,8 @@ function prepare(db: Database.Database) {
     jobForDispatchRequest: db.prepare("SELECT id FROM jobs WHERE dispatch_request_id = ?"),
     setLastSeq: db.prepare("UPDATE jobs SET last_seq = @last_seq, updated_at = @updated_at WHERE id = @id"),
     insertReply: db.prepare(
-      "INSERT INTO replies (job_id, seq, text, mode, kind, at) VALUES (@job_id, @seq, @text, @mode, @kind, @at)",
+      `INSERT INTO replies (job_id, seq, text, mode, kind, request_id, at)
+       VALUES (@job_id, @seq, @text, @mode, @kind, @request_id, @at)`,
     ),
     insertRequestId: db.prepare(
       `INSERT INTO reply_request_ids (job_id, request_id, seq, n)
@@ -217,8 +232,11 @@ function prepare(db: Database.Database) {
          (SELECT max(n) FROM reply_request_ids WHERE job_id = @job_id) - @keep`,
     ),
     replyForRequest: db.prepare("SELECT seq FROM reply_request_ids WHERE job_id = ? AND request_id = ?"),
+    pendingForRequest: db.prepare(
+      "SELECT seq FROM replies WHERE job_id = ? AND request_id = ? AND acked = 0",
+    ),
     pendingReplies: db.prepare(
-      "SELECT job_id, seq, text, mode, kind, at FROM replies WHERE job_id = ? AND acked = 0 ORDER BY seq",
+      "SELECT job_id, seq, text, mode, kind, request_id, at FROM replies WHERE job_id = ? AND acked = 0 ORDER BY seq",
     ),
     pendingCounts: db.prepare("SELECT job_id, count(*) AS n FROM replies WHERE acked = 0 GROUP BY job_id"),
     ackUpTo: db.prepare(
@@ -308,6 +326,7 @@ function replyFromRow(r: Params): ReplyRecord {
     text: r.text as string,
     mode: r.mode as ReplyRecord["mode"],
     kind: r.kind as string | null,
+    requestId: r.request_id as string | null,
     at: r.at as string,
   };
 }

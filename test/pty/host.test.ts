@@ -3,112 +3,21 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { PtyHostClient } from "../../server/pty/client.js";
-import type { JobExit } from "../../server/pty/wire.js";
+import { describe, expect, it } from "vitest";
+import type { PtyHostClient } from "../../server/pty/client.js";
+import { PROTOCOL_VERSION } from "../../server/pty/wire.js";
+import { alive, distClient, nextExit, useHost, waitFor } from "./harness.js";
 
-const hostScript = fileURLToPath(new URL("../../dist/server/pty/host.js", import.meta.url));
-const distClient = fileURLToPath(new URL("../../dist/server/pty/client.js", import.meta.url));
-
-let home = "";
-let clients: PtyHostClient[] = [];
-let pids: number[] = [];
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor<T>(what: string, fn: () => T | Promise<T>, ms = 5_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-// Hosts this test process spawned, found via /proc: a host that lost a start-up race may still be
-// booting when a test ends, and it never told anyone its pid.
-function spawnedHosts(): number[] {
-  return fs.readdirSync("/proc").flatMap((entry) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      return ppid === process.pid && cmd.includes(hostScript) ? [Number(entry)] : [];
-    } catch {
-      return [];
-    }
-  });
-}
-
-async function connect(): Promise<PtyHostClient> {
-  const c = await PtyHostClient.connect(home, { hostScript });
-  clients.push(c);
-  pids.push((await c.hello()).pid);
-  return c;
-}
-
-async function start(c: PtyHostClient, jobId: string, file: string, args: string[]): Promise<number> {
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home };
-  const { pid } = await c.spawn({ jobId, file, args, cwd: home, env, cols: 80, rows: 24 });
-  pids.push(pid);
-  return pid;
-}
-
-function nextExit(c: PtyHostClient, jobId: string): Promise<JobExit> {
-  return new Promise((resolve) => {
-    const on = (e: JobExit) => {
-      if (e.jobId !== jobId) return;
-      c.off("exit", on);
-      resolve(e);
-    };
-    c.on("exit", on);
-  });
-}
-
-function readExitFile(jobId: string): unknown {
+function readExitFile(home: string, jobId: string): unknown {
   const file = path.join(home, "jobs", jobId, "exit.json");
   return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : undefined;
 }
 
 describe("pty host", { timeout: 20_000 }, () => {
-  beforeAll(() => {
-    if (!fs.existsSync(hostScript)) {
-      throw new Error(`${hostScript} is missing: run npx tsc -p tsconfig.build.json`);
-    }
-  });
-
-  beforeEach(() => {
-    home = fs.mkdtempSync(path.join(os.tmpdir(), "roost-pty-"));
-  });
-
-  afterEach(() => {
-    for (const c of clients) c.close();
-    const pidFile = path.join(home, "pty.pid");
-    if (fs.existsSync(pidFile)) pids.push(Number(fs.readFileSync(pidFile, "utf8")));
-    pids.push(...spawnedHosts());
-    for (const pid of pids) {
-      if (!Number.isInteger(pid) || pid <= 1) continue; // kill(0 or -1) would hit far more than ours
-      for (const target of [-pid, pid]) {
-        try {
-          process.kill(target, "SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
-    }
-    fs.rmSync(home, { recursive: true, force: true });
-    clients = [];
-    pids = [];
-  });
+  const h = useHost();
+  const connect = h.connect;
+  const start = (c: PtyHostClient, jobId: string, file: string, args: string[]) =>
+    h.start(c, jobId, file, args);
 
   it("reports an exit by event and in exit.json", async () => {
     const c = await connect();
@@ -116,7 +25,7 @@ describe("pty host", { timeout: 20_000 }, () => {
     await start(c, "j1", "bash", ["-c", "echo hi; exit 3"]);
     const e = await exited;
     expect(e).toMatchObject({ jobId: "j1", exitCode: 3, signal: null });
-    expect(readExitFile("j1")).toEqual({ exitCode: 3, signal: null, at: e.at });
+    expect(readExitFile(h.home(), "j1")).toEqual({ exitCode: 3, signal: null, at: e.at });
     expect(await c.tail("j1")).toContain("hi");
     expect((await c.list()).exited).toEqual([e]);
   });
@@ -130,16 +39,23 @@ describe("pty host", { timeout: 20_000 }, () => {
     await expect(start(c, "cat", "cat", [])).rejects.toThrow("job already live: cat");
   });
 
-  it("follows a job's output as events", async () => {
+  it("sends an attached job's output as events, until detached", async () => {
     const c = await connect();
     await start(c, "sh", "bash", []);
     let seen = "";
     c.on("output", (o) => {
       if (o.jobId === "sh") seen += o.data;
     });
-    await c.follow("sh", true);
+    await c.attach("sh");
     await c.write("sh", "echo $((6*7))\r");
     await waitFor("output event", () => seen.includes("42"));
+    await c.detach("sh");
+    seen = "";
+    await c.write("sh", "echo $((6*8))\r");
+    await waitFor("echo in the tail", async () => (await c.tail("sh")).includes("48"));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen).toBe("");
+    await expect(c.attach("nobody")).rejects.toThrow("no such job: nobody");
   });
 
   it("signals a job's process group", async () => {
@@ -169,7 +85,7 @@ describe("pty host", { timeout: 20_000 }, () => {
     const pid = await start(first, "gone", "sleep", ["100"]);
     first.close();
     process.kill(pid, "SIGKILL");
-    await waitFor("exit.json", () => readExitFile("gone"));
+    await waitFor("exit.json", () => readExitFile(h.home(), "gone"));
 
     const second = await connect();
     const { live, exited } = await second.list();
@@ -193,7 +109,7 @@ describe("pty host", { timeout: 20_000 }, () => {
 
   it("answers a garbage line with an error and keeps serving", async () => {
     await connect();
-    const sock = net.connect(path.join(home, "pty.sock"));
+    const sock = net.connect(path.join(h.home(), "pty.sock"));
     sock.setEncoding("utf8");
     let got = "";
     sock.on("data", (d: string) => {
@@ -207,24 +123,24 @@ describe("pty host", { timeout: 20_000 }, () => {
     expect(a).toMatchObject({ id: null, ok: false });
     expect(b).toMatchObject({ id: null, ok: false });
     expect(c).toEqual({ id: 7, ok: false, error: "unknown op: explode" });
-    expect(d).toMatchObject({ id: 8, ok: true, version: 1 });
+    expect(d).toMatchObject({ id: 8, ok: true, version: PROTOCOL_VERSION });
     sock.destroy();
   });
 
   it("makes its socket owner-only", async () => {
     await connect();
-    expect(fs.statSync(path.join(home, "pty.sock")).mode & 0o777).toBe(0o600);
-    expect(fs.statSync(path.join(home, "pty.pid")).mode & 0o077).toBe(0);
+    expect(fs.statSync(path.join(h.home(), "pty.sock")).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.join(h.home(), "pty.pid")).mode & 0o077).toBe(0);
   });
 
   it("exits by itself when idle, via the default host script", async () => {
     const mod = (await import(distClient)) as { PtyHostClient: typeof PtyHostClient };
-    const c = await mod.PtyHostClient.connect(home);
+    const c = await mod.PtyHostClient.connect(h.home());
     const hostPid = (await c.hello()).pid;
-    pids.push(hostPid);
+    h.track(hostPid);
     c.close();
     await waitFor("host to exit", () => !alive(hostPid), 8_000);
-    expect(fs.existsSync(path.join(home, "pty.sock"))).toBe(false);
+    expect(fs.existsSync(path.join(h.home(), "pty.sock"))).toBe(false);
   });
 
   it("hangs up its jobs on SIGTERM and records their exits", async () => {
@@ -234,7 +150,7 @@ describe("pty host", { timeout: 20_000 }, () => {
     process.kill(hostPid, "SIGTERM");
     await waitFor("host to exit", () => !alive(hostPid));
     expect(alive(pid)).toBe(false);
-    expect(readExitFile("hup")).toMatchObject({ signal: os.constants.signals.SIGHUP });
+    expect(readExitFile(h.home(), "hup")).toMatchObject({ signal: os.constants.signals.SIGHUP });
   });
 
   it("drains a loud job and keeps only the last 64 KiB", async () => {
@@ -258,7 +174,7 @@ describe("pty host", { timeout: 20_000 }, () => {
     const oldPid = (await first.hello()).pid;
     process.kill(oldPid, "SIGKILL");
     await waitFor("old host to die", () => !alive(oldPid));
-    expect(fs.existsSync(path.join(home, "pty.sock"))).toBe(true);
+    expect(fs.existsSync(path.join(h.home(), "pty.sock"))).toBe(true);
     const second = await connect();
     expect((await second.hello()).pid).not.toBe(oldPid);
   });

@@ -94,6 +94,26 @@ export const OPS = {
     result: Type.Object({ events: Type.Array(FeedEntry), cursor: Type.Integer() }),
   },
   shutdown: { args: Empty, result: Empty },
+  // -- a job's live terminal (`roost attach`; the hub's terminal view) --
+  attach: {
+    args: Type.Object({ id: JobId }),
+    // The screen as ANSI text that, written to a terminal of this size, draws it; then `output`
+    // events carry what follows, exactly, until `detach`, the job's end, or the connection's.
+    result: Type.Object({ screen: Type.String(), cols: Type.Integer(), rows: Type.Integer() }),
+  },
+  detach: { args: Type.Object({ id: JobId }), result: Empty },
+  input: {
+    args: Type.Object({ id: JobId, data: Type.String({ minLength: 1, maxLength: LIMITS.text }) }),
+    result: Empty,
+  },
+  resize: {
+    args: Type.Object({
+      id: JobId,
+      cols: Type.Integer({ minimum: 2, maximum: 1000 }),
+      rows: Type.Integer({ minimum: 2, maximum: 500 }),
+    }),
+    result: Empty,
+  },
 } as const;
 
 export type OpName = keyof typeof OPS;

@@ -161,4 +161,9 @@ export const RowEvent = Type.Object({ event: Type.Literal("row"), row: Row });
 export const RemovedEvent = Type.Object({ event: Type.Literal("removed"), id: JobId });
 export const FeedEvent = Type.Object({ event: Type.Literal("feed"), entry: FeedEntry });
 export type PushEvent = Static<typeof RowEvent> | Static<typeof RemovedEvent> | Static<typeof FeedEvent>;
-export type WireEvent = DeliverEvent | PushEvent;
+/** A job's terminal output, to a connection that attached to it. */
+export const OutputEvent = Type.Object({ event: Type.Literal("output"), id: JobId, data: Type.String() });
+/** The attachment ended without the viewer asking: the job ended or was removed. */
+export const DetachedEvent = Type.Object({ event: Type.Literal("detached"), id: JobId, why: Type.String() });
+export type TerminalEvent = Static<typeof OutputEvent> | Static<typeof DetachedEvent>;
+export type WireEvent = DeliverEvent | PushEvent | TerminalEvent;

@@ -66,4 +66,10 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX events_job ON events (job_id, cursor);
   `,
+  // 2: a reply carries its request id until it is taken. A terminal agent's id is kept (in
+  // reply_request_ids) only once its text is typed; until then a resend finds it here.
+  `
+  ALTER TABLE replies ADD COLUMN request_id TEXT;
+  CREATE INDEX replies_pending_request ON replies (job_id, request_id) WHERE acked = 0 AND request_id IS NOT NULL;
+  `,
 ];

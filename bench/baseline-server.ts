@@ -1,0 +1,35 @@
+/**
+ * The report-throughput baseline: a bare Node JSON-lines server, as plain as one is written.
+ * Lines split at `\n`, each parsed with JSON.parse and answered `{"id":..,"ok":true,"result":{}}`,
+ * one write per answer (as the daemon writes them). Its own process, like the daemon:
+ * `node dist/bench/baseline-server.js SOCKET`; it says `ready` once it listens.
+ */
+import fs from "node:fs";
+import net from "node:net";
+
+const socketPath = process.argv[2];
+if (!socketPath) throw new Error("usage: baseline-server.js SOCKET");
+fs.rmSync(socketPath, { force: true });
+
+const server = net.createServer((socket) => {
+  let buffer = "";
+  socket.setEncoding("utf8");
+  socket.on("data", (chunk: string) => {
+    buffer += chunk;
+    let start = 0;
+    for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n", start)) {
+      const line = buffer.slice(start, nl);
+      start = nl + 1;
+      let id: unknown = null;
+      try {
+        id = (JSON.parse(line) as { id?: unknown }).id ?? null;
+      } catch {}
+      socket.write(`${JSON.stringify({ id, ok: true, result: {} })}\n`);
+    }
+    buffer = buffer.slice(start);
+  });
+  socket.on("error", () => {});
+});
+
+server.listen(socketPath, () => process.stdout.write("ready\n"));
+process.on("SIGTERM", () => process.exit(0));

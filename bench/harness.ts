@@ -1,0 +1,352 @@
+/**
+ * A real daemon for the benchmarks: `node dist/server/cli/main.js daemon` as its own process, on a
+ * fresh temp ROOST_HOME. Everything started here is killed by pid at the end, also when a scenario
+ * fails or the run is interrupted: the daemon, the jobs (the pty host's children) and the pty host.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Conn, connectWhenReady } from "./lines.js";
+
+/** The repository (this file runs as dist/bench/harness.js). */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const CLI = path.join(ROOT, "dist/server/cli/main.js");
+const PROBE = path.join(path.dirname(fileURLToPath(import.meta.url)), "probe.js");
+
+/** The profile every scenario dispatches: a protocol agent whose program never speaks. */
+export const INERT_CONFIG = {
+  agentProfiles: { inert: { command: ["sleep", "600"], task: "type", protocol: true } },
+};
+
+export interface DaemonOptions {
+  /** roost.json's content, written before the first start. */
+  config?: unknown;
+  /** `node --cpu-prof` into this directory, and the event-loop probe (bench/probe.ts). */
+  profileDir?: string | null;
+}
+
+const live = new Set<BenchDaemon>();
+const temps = new Set<string>();
+
+export class BenchDaemon {
+  proc: ChildProcess | null = null;
+  output = "";
+  readonly socket: string;
+  readonly probeFile: string;
+
+  private constructor(
+    readonly home: string,
+    private readonly env: Record<string, string>,
+    readonly profileDir: string | null,
+  ) {
+    this.socket = path.join(home, "roost.sock");
+    this.probeFile = path.join(home, "probe.json");
+  }
+
+  /** A daemon on a fresh temp home, not started yet. */
+  static create(opts: DaemonOptions = {}): BenchDaemon {
+    const home = tempDir("roost-bench-");
+    if (opts.config !== undefined)
+      fs.writeFileSync(path.join(home, "roost.json"), JSON.stringify(opts.config));
+    // A home of the jobs' own: dispatch's default cwd, and nothing of the machine's user.
+    const userHome = path.join(home, "user-home");
+    fs.mkdirSync(userHome);
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env))
+      if (v !== undefined && !k.startsWith("ROOST_")) env[k] = v;
+    delete env.NODE_OPTIONS; // the pty host and the jobs inherit it: flags go on the daemon's command line
+    Object.assign(env, { ROOST_HOME: home, HOME: userHome, ROOST_STOP_GRACE_MS: "1000" });
+    const d = new BenchDaemon(home, env, opts.profileDir ?? null);
+    live.add(d);
+    return d;
+  }
+
+  static async start(opts: DaemonOptions = {}): Promise<BenchDaemon> {
+    const d = BenchDaemon.create(opts);
+    await d.start();
+    return d;
+  }
+
+  get pid(): number {
+    return this.proc!.pid!;
+  }
+
+  /** Starts the process; resolves once a connection to its socket is accepted. */
+  async start(): Promise<void> {
+    this.launch();
+    const conn = await connectWhenReady(this.socket, 15000, () => this.exitReason());
+    conn.close();
+  }
+
+  /** Spawns `node dist/server/cli/main.js daemon` and returns at once. */
+  launch(): ChildProcess {
+    if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+    const flags: string[] = [];
+    const env = { ...this.env };
+    if (this.profileDir) {
+      fs.mkdirSync(this.profileDir, { recursive: true });
+      flags.push("--cpu-prof", `--cpu-prof-dir=${this.profileDir}`, `--import=${pathToFileURL(PROBE).href}`);
+      env.BENCH_PROBE_FILE = this.probeFile;
+    }
+    this.output = "";
+    const proc = spawn(process.execPath, [...flags, CLI, "daemon"], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    this.proc = proc;
+    proc.stdout!.on("data", (d) => {
+      this.output += d;
+    });
+    proc.stderr!.on("data", (d) => {
+      this.output += d;
+    });
+    return proc;
+  }
+
+  /** Why waiting for the daemon is pointless: it exited (with what it said). */
+  exitReason(): string | null {
+    const proc = this.proc;
+    if (!proc || (proc.exitCode === null && proc.signalCode === null)) return null;
+    return `the daemon exited (${proc.exitCode ?? proc.signalCode}):\n${this.output}`;
+  }
+
+  /** A new connection to the daemon's socket. */
+  connect(): Promise<Conn> {
+    return Conn.connect(this.socket);
+  }
+
+  /** Ends the daemon with a signal and waits for its exit (SIGTERM lets --cpu-prof write its file). */
+  async stop(signal: NodeJS.Signals = "SIGTERM", ms = 10000): Promise<void> {
+    const proc = this.proc;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+    proc.kill(signal);
+    const timer = setTimeout(() => proc.kill("SIGKILL"), ms);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  ptyHostPid(): number | null {
+    try {
+      return Number(fs.readFileSync(path.join(this.home, "pty.pid"), "utf8").trim()) || null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Ends the pty host (and with it nothing else: kill the jobs first) and waits until it is gone. */
+  async stopPtyHost(): Promise<void> {
+    const pid = this.ptyHostPid();
+    if (!pid) return;
+    killJobsOf(pid);
+    signal(pid, "SIGTERM");
+    const deadline = performance.now() + 5000;
+    while (isAlive(pid) && performance.now() < deadline) await sleep(10);
+    if (isAlive(pid)) signal(pid, "SIGKILL");
+    while (isAlive(pid)) await sleep(10);
+  }
+
+  /** Kills by pid what this daemon started (the daemon, the jobs, the pty host); removes the home. Synchronous. */
+  cleanup(): void {
+    if (this.proc && this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill("SIGKILL");
+    const host = this.ptyHostPid();
+    if (host) {
+      killJobsOf(host);
+      signal(host, "SIGKILL");
+    }
+    fs.rmSync(this.home, { recursive: true, force: true });
+    live.delete(this);
+  }
+}
+
+/** A temp directory, removed at exit whatever happens. */
+export function tempDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  temps.add(dir);
+  return dir;
+}
+
+export function removeTemp(dir: string): void {
+  fs.rmSync(dir, { recursive: true, force: true });
+  temps.delete(dir);
+}
+
+/** Child processes of the benchmark (the baseline server), killed at exit too. */
+const children = new Set<ChildProcess>();
+export function track(child: ChildProcess): ChildProcess {
+  children.add(child);
+  child.once("exit", () => children.delete(child));
+  return child;
+}
+
+/** Last resort, at any exit: nothing the benchmark started outlives it. */
+export function cleanupAll(): void {
+  for (const d of [...live]) {
+    try {
+      d.cleanup();
+    } catch (err) {
+      console.error("bench: cleanup failed:", err);
+    }
+  }
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true });
+  temps.clear();
+}
+
+/** The jobs are the pty host's children, each a session leader: its process group, then itself. */
+function killJobsOf(hostPid: number): void {
+  for (const pid of childPids(hostPid)) signal(-pid, "SIGKILL") || signal(pid, "SIGKILL");
+}
+
+function childPids(pid: number): number[] {
+  try {
+    return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+      .split("\n")
+      .map((s) => Number(s.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    return [];
+  }
+}
+
+function signal(pid: number, sig: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, sig);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie (killed, not yet reaped by its parent) is gone for our purposes.
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `check` gives something truthy; throws after `ms`, naming what it waited for. */
+export async function until<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  ms = 15000,
+): Promise<NonNullable<T>> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v) return v as NonNullable<T>;
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/** A process's environment, from /proc/<pid>/environ. */
+export function procEnv(pid: number): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const entry of fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")) {
+    const eq = entry.indexOf("=");
+    if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  return env;
+}
+
+export interface InertJob {
+  id: string;
+  token: string;
+  pid: number;
+}
+
+/**
+ * Dispatches `n` jobs of the inert profile and reads each one's token from its process's
+ * environment, where roost put it (once the exec has happened: before it, /proc shows the
+ * environment of the process that forked it).
+ */
+export async function dispatchInert(d: BenchDaemon, n: number): Promise<InertJob[]> {
+  const hub = await d.connect();
+  try {
+    const jobs: InertJob[] = [];
+    for (let i = 0; i < n; i++) {
+      const { job } = (await hub.ok("dispatch", { profile: "inert" })) as {
+        job: { id: string; pid: number };
+      };
+      jobs.push({ id: job.id, token: "", pid: job.pid });
+    }
+    for (const job of jobs) {
+      if (!job.pid) {
+        const { rows } = (await hub.ok("list", { id: job.id })) as { rows: { pid: number | null }[] };
+        job.pid = await until(`${job.id}'s pid`, () => rows[0]?.pid ?? null);
+      }
+      job.token = await until(`${job.id}'s token in /proc/${job.pid}/environ`, () => {
+        const env = procEnv(job.pid);
+        return env.ROOST_JOB_ID === job.id ? (env.ROOST_JOB_TOKEN ?? null) : null;
+      });
+    }
+    return jobs;
+  } finally {
+    hub.close();
+  }
+}
+
+/** The event-loop probe's figures (bench/probe.ts), in ms, since its last reset. */
+export interface LoopDelay {
+  p50: number;
+  p99: number;
+  max: number;
+  mean: number;
+}
+
+/** Asks the daemon's probe (profile runs only) to write its histogram and start a new one. */
+export async function readProbe(d: BenchDaemon): Promise<LoopDelay | null> {
+  if (!d.proc || !d.profileDir) return null; // without the probe, SIGUSR2 would end the daemon
+  fs.rmSync(d.probeFile, { force: true });
+  d.proc.kill("SIGUSR2");
+  try {
+    const text = await until("the probe's file", () => {
+      try {
+        return fs.readFileSync(d.probeFile, "utf8") || null;
+      } catch {
+        return null;
+      }
+    });
+    return JSON.parse(text) as LoopDelay;
+  } catch {
+    return null;
+  }
+}
+
+const BASELINE_SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), "baseline-server.js");
+
+/** The bare JSON-lines server (bench/baseline-server.ts) as its own process; resolves once it listens. */
+export function startBaselineServer(socketPath: string): Promise<ChildProcess> {
+  const child = track(
+    spawn(process.execPath, [BASELINE_SERVER, socketPath], { stdio: ["ignore", "pipe", "inherit"] }),
+  );
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d) => {
+      out += d;
+      if (out.includes("ready")) resolve(child);
+    });
+    child.once("exit", (code) => reject(new Error(`the baseline server exited with ${code}`)));
+  });
+}
+
+/** Ends a child process and waits for its exit. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  await exited;
+}

@@ -1,0 +1,109 @@
+/**
+ * `npm run bench [-- NAME...] [--profile]`: runs the scenarios (all, or those named), prints a
+ * table and appends one JSON line per scenario to bench/results.jsonl. See docs/benchmarks.md.
+ *
+ * Every figure with a baseline is a ratio against it, measured in the same run on the same
+ * machine: the machines are shared and noisy, and an absolute figure says little. A missed target
+ * is reported, never a failure; the exit code is 1 only when a scenario could not run.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { cleanupAll, ROOT } from "./harness.js";
+import type { Scenario, ScenarioResult } from "./scenario.js";
+import { replies } from "./scenarios/replies.js";
+import { reportThroughput } from "./scenarios/report-throughput.js";
+import { startScenario } from "./scenarios/start.js";
+import { type Figure, machine, table } from "./stats.js";
+
+const SCENARIOS: Scenario[] = [reportThroughput, replies, startScenario];
+const RESULTS = path.join(ROOT, "bench/results.jsonl");
+
+const USAGE = `usage: npm run bench [-- [NAME...] [--profile]]
+
+  NAME       one or more of: ${SCENARIOS.map((s) => s.name).join(", ")} (default: all)
+  --profile  run the daemon with --cpu-prof and an event-loop delay probe; the .cpuprofile
+             files are kept in a temp directory, printed at the end (figures are slower then)
+
+Figures go to the terminal and, one JSON line per scenario, to bench/results.jsonl.`;
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  if (args.includes("--help") || args.includes("-h")) {
+    console.log(USAGE);
+    return 0;
+  }
+  const profile = args.includes("--profile");
+  const names = args.filter((a) => !a.startsWith("-"));
+  const unknown = args.filter((a) => a.startsWith("-") && a !== "--profile");
+  const chosen: Scenario[] = [];
+  for (const name of names) {
+    const s = SCENARIOS.find((x) => x.name === name || x.aliases.includes(name));
+    if (!s) unknown.push(name);
+    else if (!chosen.includes(s)) chosen.push(s);
+  }
+  if (unknown.length > 0) {
+    console.error(`bench: unknown ${unknown.join(", ")}\n\n${USAGE}`);
+    return 64;
+  }
+  const scenarios = chosen.length > 0 ? chosen : SCENARIOS;
+  const profileDir = profile ? fs.mkdtempSync(path.join(os.tmpdir(), "roost-bench-profiles-")) : null;
+  const m = machine(ROOT);
+  console.error(
+    `bench: ${m.nproc} CPUs (${m.cpu}), node ${m.node}, load ${m.loadAvg.join(" ")}${profile ? ", profiling" : ""}`,
+  );
+
+  const figures: Figure[] = [];
+  let failed = 0;
+  for (const s of scenarios) {
+    const log = (msg: string) => console.error(`  ${s.name}: ${msg}`);
+    console.error(`bench: ${s.title}`);
+    const at = new Date().toISOString();
+    const started = performance.now();
+    let result: ScenarioResult | null = null;
+    let error: string | null = null;
+    try {
+      result = await s.run({ profileDir: profileDir ? path.join(profileDir, s.name) : null, log });
+      figures.push(...result.figures);
+    } catch (err) {
+      failed++;
+      error = (err as Error)?.stack ?? String(err);
+      console.error(`bench: ${s.name} failed: ${error}`);
+    } finally {
+      cleanupAll();
+    }
+    const seconds = Math.round((performance.now() - started) / 100) / 10;
+    log(`${seconds} s`);
+    const line = {
+      at,
+      scenario: s.name,
+      seconds,
+      machine: { ...machine(ROOT), loadAvg: m.loadAvg },
+      profiled: profile,
+      ...(result ? { figures: result.figures, detail: result.detail } : { error }),
+    };
+    fs.appendFileSync(RESULTS, `${JSON.stringify(line)}\n`);
+  }
+
+  console.log(`\n${table(figures)}\n`);
+  console.log(`machine: ${m.nproc} CPUs, ${m.cpu}, ${m.memGiB} GiB, node ${m.node}, ${m.os}`);
+  console.log(`results appended to ${path.relative(process.cwd(), RESULTS) || RESULTS}`);
+  if (profileDir) console.log(`daemon CPU profiles (.cpuprofile, open in Chrome DevTools): ${profileDir}`);
+  return failed > 0 ? 1 : 0;
+}
+
+process.on("exit", cleanupAll);
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(sig, () => {
+    cleanupAll();
+    process.exit(130);
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

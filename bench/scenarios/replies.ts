@@ -1,0 +1,382 @@
+/**
+ * Durable replies over the socket: `reply` ops from hub connections to 20 running jobs, each with
+ * a raw agent connection that reported once and acks every `deliver` the moment it arrives (so
+ * that no job reaches the 50-waiting `full` limit).
+ *
+ * - Closed loop: 4 hub connections keep 8 replies each in flight; the rate of `saved` answers.
+ * - Paced: 1,000 replies/s for 5 s, sent on time whatever the answers do; the latency of each.
+ * - Baseline: one-row better-sqlite3 transactions with the daemon's durability settings (WAL,
+ *   synchronous=NORMAL) on a temp file on the same file system, in the same run.
+ *
+ * Three latencies per reply, all on the benchmark's one clock: sent → answered (`saved`: on disk),
+ * sent → `deliver` received by the agent, sent → the agent's ack answered (the ack is stored).
+ */
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import Database from "better-sqlite3";
+import {
+  BenchDaemon,
+  dispatchInert,
+  INERT_CONFIG,
+  type InertJob,
+  type LoopDelay,
+  readProbe,
+  sleep,
+  tempDir,
+  until,
+} from "../harness.js";
+import type { Conn } from "../lines.js";
+import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
+import { cpuMs, type Figure, median, percentile, round, rssMiB } from "../stats.js";
+
+const JOBS = 20;
+const HUBS = 4;
+const WINDOW = 8;
+const ROUNDS = 3;
+const WARM_MS = 500;
+const MEASURE_MS = 3000;
+const PACED_RATE = 1000;
+const PACED_MS = 5000;
+const TARGET_RATIO = 0.5;
+const TARGET_P99_MS = 5;
+const TEXT = "please also update the docs and the changelog, then run the tests again";
+
+/** What happened to reply n, in performance.now() ms (NaN: not yet). */
+class Track {
+  readonly sent: number[] = [];
+  readonly answered: number[] = [];
+  readonly delivered: number[] = [];
+  readonly acked: number[] = [];
+  readonly errors = new Map<string, number>();
+  firstError: string | null = null;
+  next = 0;
+
+  error(code: string, message: string | undefined): void {
+    this.errors.set(code, (this.errors.get(code) ?? 0) + 1);
+    this.firstError ??= `${code}: ${message}`;
+  }
+
+  /** The latencies (ms) of replies [from, to) for one of the stamps, leaving out those missing. */
+  latencies(stamps: number[], from: number, to: number): number[] {
+    const out: number[] = [];
+    for (let n = from; n < to; n++) {
+      const t = stamps[n];
+      const s = this.sent[n];
+      if (t !== undefined && s !== undefined) out.push(t - s);
+    }
+    return out;
+  }
+
+  /** Every reply sent so far is answered and acked. */
+  settled(): boolean {
+    for (let n = 0; n < this.next; n++) {
+      if (this.answered[n] === undefined) return false;
+      if (this.acked[n] === undefined && this.errorFree(n)) return false;
+    }
+    return true;
+  }
+
+  /** Replies answered with an error are never delivered; they do not wait for an ack. */
+  readonly failed = new Set<number>();
+  private errorFree(n: number): boolean {
+    return !this.failed.has(n);
+  }
+}
+
+/** An agent for a job: reported once; acks each `deliver` at once. */
+async function openAgent(d: BenchDaemon, job: InertJob, track: Track): Promise<Conn> {
+  const agent = await d.connect();
+  await agent.ok("hello", { protocol: 1, agent: { name: "bench", version: "0" }, capabilities: ["replies"] });
+  await agent.ok("report", {
+    id: job.id,
+    token: job.token,
+    report: { state: "working", summary: "waiting" },
+  });
+  agent.onEvent = (e) => {
+    if (e.event !== "deliver") return;
+    const n = Number(/^r(\d+) /.exec(e.text)?.[1]);
+    track.delivered[n] = performance.now();
+    void agent.request("ack", { id: job.id, token: job.token, seq: e.seq }).then((a) => {
+      if (a.ok) track.acked[n] = performance.now();
+      else track.error(`ack ${a.code}`, a.error);
+    });
+  };
+  return agent;
+}
+
+function sendReply(hub: Conn, jobs: InertJob[], track: Track, tag: string): Promise<void> {
+  const n = track.next++;
+  const job = jobs[n % jobs.length]!;
+  track.sent[n] = performance.now();
+  return hub.request("reply", { id: job.id, text: `r${n} ${TEXT}`, requestId: `${tag}-${n}` }).then((a) => {
+    track.answered[n] = performance.now();
+    if (!a.ok) {
+      track.failed.add(n);
+      track.error(a.code ?? "?", a.error);
+    }
+  });
+}
+
+interface Closed {
+  rate: number;
+  daemonCpuUs: number;
+  p50: number;
+  p99: number;
+  loopDelay?: LoopDelay | null;
+}
+
+/** Closed loop: each hub connection keeps WINDOW replies in flight. */
+async function closedLoop(
+  d: BenchDaemon,
+  hubs: Conn[],
+  jobs: InertJob[],
+  track: Track,
+  tag: string,
+  probe?: () => Promise<LoopDelay | null>,
+): Promise<Closed> {
+  let pumping = true;
+  const loops: Promise<void>[] = [];
+  for (const hub of hubs)
+    for (let w = 0; w < WINDOW; w++)
+      loops.push(
+        (async () => {
+          while (pumping) await sendReply(hub, jobs, track, tag);
+        })(),
+      );
+  await sleep(WARM_MS);
+  await probe?.();
+  const answeredSoFar = () => track.answered.reduce((s, t) => s + (t === undefined ? 0 : 1), 0);
+  const [n0, a0, t0, c0] = [track.next, answeredSoFar(), performance.now(), cpuMs(d.pid)];
+  await sleep(MEASURE_MS);
+  const [n1, a1, t1, c1] = [track.next, answeredSoFar(), performance.now(), cpuMs(d.pid)];
+  const loopDelay = await probe?.();
+  pumping = false;
+  await Promise.all(loops);
+  const lat = track.latencies(track.answered, n0, n1);
+  const result: Closed = {
+    rate: round(((a1 - a0) / (t1 - t0)) * 1000, 0),
+    daemonCpuUs: round(((c1 - c0) * 1000) / (a1 - a0), 1),
+    p50: round(median(lat), 3),
+    p99: round(percentile(lat, 99), 3),
+  };
+  if (loopDelay) result.loopDelay = loopDelay;
+  return result;
+}
+
+interface Paced {
+  rate: number;
+  answered: { p50: number; p99: number; max: number };
+  delivered: { p50: number; p99: number; max: number };
+  acked: { p50: number; p99: number; max: number };
+  daemonCpuPct: number;
+  loopDelay?: LoopDelay | null;
+}
+
+/** Open loop: PACED_RATE replies a second, each sent on time (a millisecond timer), answers or not. */
+async function paced(
+  d: BenchDaemon,
+  hubs: Conn[],
+  jobs: InertJob[],
+  track: Track,
+  tag: string,
+  probe?: () => Promise<LoopDelay | null>,
+): Promise<Paced> {
+  const total = (PACED_RATE * PACED_MS) / 1000;
+  const first = track.next;
+  await probe?.();
+  const [t0, c0] = [performance.now(), cpuMs(d.pid)];
+  let sent = 0;
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const due = Math.min(total, Math.floor(((performance.now() - t0) * PACED_RATE) / 1000));
+      for (; sent < due; sent++) void sendReply(hubs[sent % hubs.length]!, jobs, track, tag);
+      if (sent < total) setTimeout(tick, 1);
+      else resolve();
+    };
+    tick();
+  });
+  const [t1, c1] = [performance.now(), cpuMs(d.pid)];
+  const loopDelay = await probe?.();
+  await until("the paced replies answered and acked", () => track.settled(), 30000);
+  const last = track.next;
+  const summary = (stamps: number[]) => {
+    const lat = track.latencies(stamps, first, last);
+    return {
+      p50: round(median(lat), 3),
+      p99: round(percentile(lat, 99), 3),
+      max: round(percentile(lat, 100), 3),
+    };
+  };
+  const result: Paced = {
+    rate: round((total / (t1 - t0)) * 1000, 0),
+    answered: summary(track.answered),
+    delivered: summary(track.delivered),
+    acked: summary(track.acked),
+    daemonCpuPct: round(((c1 - c0) / (t1 - t0)) * 100, 0),
+  };
+  if (loopDelay) result.loopDelay = loopDelay;
+  return result;
+}
+
+interface Baseline {
+  rate: number;
+  p50: number;
+  p99: number;
+}
+
+/** One-row transactions, as fast as they go, with the daemon's durability settings. */
+function baseline(db: Database.Database, state: { seq: number }): Baseline {
+  const insert = db.prepare(
+    "INSERT INTO replies (job_id, seq, text, mode, kind, at) VALUES (@job_id, @seq, @text, @mode, @kind, @at)",
+  );
+  const tx = db.transaction((p: Record<string, unknown>) => insert.run(p));
+  const one = () => {
+    const seq = ++state.seq;
+    tx({
+      job_id: `j${seq % JOBS}`,
+      seq,
+      text: `r${seq} ${TEXT}`,
+      mode: null,
+      kind: null,
+      at: new Date().toISOString(),
+    });
+  };
+  for (let end = performance.now() + WARM_MS; performance.now() < end; ) one();
+  const lat: number[] = [];
+  const t0 = performance.now();
+  const end = t0 + MEASURE_MS;
+  for (let t = t0; t < end; ) {
+    one();
+    const now = performance.now();
+    lat.push(now - t);
+    t = now;
+  }
+  const t1 = performance.now();
+  return {
+    rate: round((lat.length / (t1 - t0)) * 1000, 0),
+    p50: round(median(lat), 4),
+    p99: round(percentile(lat, 99), 4),
+  };
+}
+
+async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
+  const d = await BenchDaemon.start({ config: INERT_CONFIG, profileDir: ctx.profileDir });
+  const dbDir = tempDir("roost-bench-sqlite-");
+  const db = new Database(path.join(dbDir, "baseline.db"));
+  const conns: Conn[] = [];
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.exec(`CREATE TABLE replies (
+      job_id TEXT NOT NULL, seq INTEGER NOT NULL, text TEXT NOT NULL, mode TEXT, kind TEXT,
+      acked INTEGER NOT NULL DEFAULT 0, at TEXT NOT NULL, PRIMARY KEY (job_id, seq)
+    ) STRICT, WITHOUT ROWID`);
+    const baseState = { seq: 0 };
+
+    ctx.log(`dispatching ${JOBS} jobs, each with an agent that acks at once`);
+    const jobs = await dispatchInert(d, JOBS);
+    const track = new Track();
+    for (const job of jobs) conns.push(await openAgent(d, job, track));
+    const hubs: Conn[] = [];
+    for (let i = 0; i < HUBS; i++) hubs.push(await d.connect());
+    conns.push(...hubs);
+    const tag = `bench-${process.pid}-${Date.now()}`;
+    const probe = ctx.profileDir ? () => readProbe(d) : undefined;
+
+    const rounds: { roost: Closed; baseline: Baseline; ratio: number; paced: Paced }[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      let b: Baseline;
+      let x: Closed;
+      if (r % 2 === 0) {
+        b = baseline(db, baseState);
+        x = await closedLoop(d, hubs, jobs, track, tag, probe);
+      } else {
+        x = await closedLoop(d, hubs, jobs, track, tag, probe);
+        b = baseline(db, baseState);
+      }
+      await until("the closed loop's replies acked", () => track.settled(), 30000);
+      const p = await paced(d, hubs, jobs, track, tag, probe);
+      const ratio = round(x.rate / b.rate, 3);
+      rounds.push({ roost: x, baseline: b, ratio, paced: p });
+      ctx.log(
+        `round ${r + 1}: roost ${x.rate}/s (${x.daemonCpuUs} µs CPU each), sqlite ${b.rate}/s, ratio ${ratio.toFixed(2)}; ` +
+          `at ${PACED_RATE}/s p50 ${p.answered.p50} ms p99 ${p.answered.p99} ms (deliver p99 ${p.delivered.p99}, ack p99 ${p.acked.p99})`,
+      );
+    }
+    const errors = [...track.errors.values()].reduce((s, n) => s + n, 0);
+    if (errors > 0)
+      throw new Error(
+        `${errors} error answers (${[...track.errors].join(", ")}); the first: ${track.firstError}`,
+      );
+
+    const ratio = median(rounds.map((r) => r.ratio));
+    const p99 = median(rounds.map((r) => r.paced.answered.p99));
+    const info = (name: string, unit: string, roost: number, base: number | null = null): Figure => ({
+      scenario: "durable replies",
+      name,
+      unit,
+      roost,
+      baseline: base,
+      ratio: null,
+      target: null,
+      met: null,
+    });
+    const figures: Figure[] = [
+      {
+        scenario: "durable replies",
+        name: "replies saved/s",
+        unit: "/s",
+        roost: median(rounds.map((r) => r.roost.rate)),
+        baseline: median(rounds.map((r) => r.baseline.rate)),
+        ratio,
+        target: `ratio ≥ ${TARGET_RATIO.toFixed(2)}`,
+        met: ratio >= TARGET_RATIO,
+      },
+      {
+        scenario: "durable replies",
+        name: `p99 saved, at ${PACED_RATE}/s`,
+        unit: "ms",
+        roost: p99,
+        baseline: null,
+        ratio: null,
+        target: `< ${TARGET_P99_MS} ms`,
+        met: p99 < TARGET_P99_MS,
+      },
+      info(
+        `p50 saved, at ${PACED_RATE}/s`,
+        "ms",
+        median(rounds.map((r) => r.paced.answered.p50)),
+        median(rounds.map((r) => r.baseline.p50)),
+      ),
+      info(`p99 delivered, at ${PACED_RATE}/s`, "ms", median(rounds.map((r) => r.paced.delivered.p99))),
+      info(`p99 ack stored, at ${PACED_RATE}/s`, "ms", median(rounds.map((r) => r.paced.acked.p99))),
+      info("p99 saved, closed loop", "ms", median(rounds.map((r) => r.roost.p99))),
+      info("daemon CPU per reply", "µs", median(rounds.map((r) => r.roost.daemonCpuUs))),
+    ];
+    return {
+      figures,
+      detail: {
+        jobs: JOBS,
+        hubConnections: HUBS,
+        window: WINDOW,
+        measureMs: MEASURE_MS,
+        pacedRate: PACED_RATE,
+        pacedMs: PACED_MS,
+        rounds,
+        daemonRssMiB: round(rssMiB(d.pid), 1),
+      },
+    };
+  } finally {
+    for (const c of conns) c.close();
+    db.close();
+    await d.stop();
+    d.cleanup();
+  }
+}
+
+export const replies: Scenario = {
+  name: "replies",
+  aliases: ["reply", "durable-replies"],
+  title: "durable replies over the socket, against one-row SQLite transactions",
+  run,
+};

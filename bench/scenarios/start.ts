@@ -1,0 +1,255 @@
+/**
+ * Start: `roost daemon` started → its socket answering a `list` (all 10,000 rows), with a store of
+ * 10,000 ended jobs and 100,000 replies (3,000 of them pending). The store is made by a daemon
+ * once (its schema, at its current migration), then filled with better-sqlite3 directly, in the
+ * columns server/store/store.ts writes. Five runs each way, the median:
+ *
+ * - cold: the pty host is not running (after a reboot): the daemon starts one;
+ * - warm: the pty host is running (a daemon restart, the usual case).
+ *
+ * No baseline is asked for; for reading the figure on a noisy machine, a bare Node process
+ * (bench/baseline-server.ts) started → its socket answering one line is measured alongside.
+ */
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import Database from "better-sqlite3";
+import { BenchDaemon, INERT_CONFIG, startBaselineServer, stopChild, tempDir } from "../harness.js";
+import { connectWhenReady } from "../lines.js";
+import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
+import { type Figure, median, round, rssMiB } from "../stats.js";
+
+const JOBS = 10_000;
+const REPLIES_PER_JOB = 10;
+const PENDING_EVERY = 10; // every 10th job has its last 3 replies pending
+const PENDING_PER_JOB = 3;
+const FEED = 1000;
+const RUNS = 5;
+const TARGET_MS = 1000;
+
+/** Fills the store the daemon made: jobs, replies (some pending), request ids, the feed. */
+function fill(dbFile: string): void {
+  const db = new Database(dbFile);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  const insertJob = db.prepare(`INSERT INTO jobs (id, token, profile, launch, user_name, default_name, role,
+    parent, pinned, ord, life, exit_code, pid, kind, agent, capabilities, report, last_seq, dispatch_request_id,
+    created_at, started_at, ended_at, updated_at) VALUES (@id, @token, @profile, @launch, @user_name,
+    @default_name, @role, @parent, @pinned, @ord, @life, @exit_code, @pid, @kind, @agent, @capabilities,
+    @report, @last_seq, @dispatch_request_id, @created_at, @started_at, @ended_at, @updated_at)`);
+  const insertReply = db.prepare(
+    "INSERT INTO replies (job_id, seq, text, mode, kind, acked, at) VALUES (?, ?, ?, ?, NULL, ?, ?)",
+  );
+  const insertRequestId = db.prepare(
+    "INSERT INTO reply_request_ids (job_id, request_id, seq, n) VALUES (?, ?, ?, ?)",
+  );
+  const insertEvent = db.prepare(
+    "INSERT INTO events (at, job_id, kind, text, who, who_id) VALUES (?, ?, ?, ?, ?, ?)",
+  );
+  const start = Date.now() - JOBS * 60_000;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  db.transaction(() => {
+    for (let i = 1; i <= JOBS; i++) {
+      const id = `j${i}`;
+      const t = start + i * 60_000;
+      const failed = i % 7 === 0;
+      const task = `fix the flaky test in test/bridge/limits.test.ts and explain the cause (${i})`;
+      const report = {
+        state: failed ? "failed" : "done",
+        status: "idle",
+        waitingFor: null,
+        summary: `fixed the race in the half-close path; tests pass (${i})`,
+        question: null,
+        choices: null,
+        tool: null,
+        error: failed ? "exited with code 1" : null,
+        name: `agent ${i}`,
+        model: "claude-sonnet-4",
+        thinking: "medium",
+        context: { tokens: 91234, window: 200000, percent: 46 },
+        usage: { input: 120345, output: 8123, cacheRead: 450000, cost: 1.23 },
+        prLinks: i % 5 === 0 ? [`https://github.com/example/roost/pull/${i}`] : null,
+        remoteAt: null,
+        attachSignal: null,
+        attachRepaint: null,
+        agentItems: null,
+      };
+      insertJob.run({
+        id,
+        token: randomBytes(24).toString("base64url"),
+        profile: "inert",
+        launch: JSON.stringify({
+          command: ["pi", "--mode", "rpc"],
+          cwd: "/home/user/src/roost",
+          env: {},
+          task: "type",
+          protocol: true,
+        }),
+        user_name: i % 20 === 0 ? `named ${i}` : null,
+        default_name: task.slice(0, 59),
+        role: null,
+        parent: null,
+        pinned: i % 1000 === 0 ? 1 : 0,
+        ord: -i,
+        life: "exited",
+        exit_code: failed ? 1 : 0,
+        pid: null,
+        kind: "protocol",
+        agent: JSON.stringify({ name: "pi", version: "0.9.1" }),
+        capabilities: JSON.stringify(["report", "replies", "steer"]),
+        report: JSON.stringify(report),
+        last_seq: REPLIES_PER_JOB,
+        dispatch_request_id: `dispatch-${i}`,
+        created_at: iso(t),
+        started_at: iso(t + 1000),
+        ended_at: iso(t + 50_000),
+        updated_at: iso(t + 50_000),
+      });
+      for (let seq = 1; seq <= REPLIES_PER_JOB; seq++) {
+        const pending = i % PENDING_EVERY === 0 && seq > REPLIES_PER_JOB - PENDING_PER_JOB;
+        const text = seq === 1 ? task : `reply ${seq}: yes, go ahead, and keep the public API as it is`;
+        insertReply.run(id, seq, text, seq % 4 === 0 ? "steer" : null, pending ? 0 : 1, iso(t + seq * 1000));
+        insertRequestId.run(id, `req-${id}-${seq}`, seq, seq);
+      }
+    }
+    db.prepare("UPDATE counters SET value = ? WHERE name = 'job'").run(JOBS);
+    for (let k = 0; k < FEED; k++) {
+      const i = JOBS - FEED + k + 1;
+      insertEvent.run(iso(start + i * 60_000 + 50_000), `j${i}`, "exit", "exited with code 0", "roost", null);
+    }
+  })();
+  db.pragma("wal_checkpoint(TRUNCATE)");
+  db.close();
+}
+
+interface Run {
+  /** Started → a connection accepted; → the `list` answered in full (ms). */
+  socketMs: number;
+  listMs: number;
+  rows: number;
+  listBytes: number;
+  /** RSS once the socket accepts, and once the list is answered (MiB). */
+  rssAtSocketMiB: number;
+  rssMiB: number;
+}
+
+async function timedStart(d: BenchDaemon): Promise<Run> {
+  const t0 = performance.now();
+  d.launch();
+  const conn = await connectWhenReady(d.socket, 15000, () => d.exitReason());
+  const t1 = performance.now();
+  const rssAtSocket = rssMiB(d.pid);
+  let bytes = 0;
+  conn.socket.on("data", (chunk: string) => {
+    bytes += Buffer.byteLength(chunk);
+  });
+  const { rows } = (await conn.ok("list")) as { rows: unknown[] };
+  const t2 = performance.now();
+  const rss = rssMiB(d.pid);
+  conn.close();
+  await d.stop();
+  return {
+    socketMs: round(t1 - t0, 1),
+    listMs: round(t2 - t0, 1),
+    rows: rows.length,
+    listBytes: bytes,
+    rssAtSocketMiB: round(rssAtSocket, 1),
+    rssMiB: round(rss, 1),
+  };
+}
+
+/** A bare Node process started → its socket answering one line. */
+async function bareStart(dir: string, i: number): Promise<number> {
+  const socket = path.join(dir, `bare-${i}.sock`);
+  const t0 = performance.now();
+  const child = startBaselineServer(socket);
+  const conn = await connectWhenReady(socket, 15000);
+  await conn.request("list");
+  const ms = performance.now() - t0;
+  conn.close();
+  await stopChild(await child);
+  return round(ms, 1);
+}
+
+async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
+  const d = BenchDaemon.create({ config: INERT_CONFIG, profileDir: ctx.profileDir });
+  try {
+    ctx.log("making the store: a daemon makes its schema once");
+    await d.start();
+    await d.stop();
+    await d.stopPtyHost();
+    const dbFile = path.join(d.home, "roost.db");
+    const f0 = performance.now();
+    fill(dbFile);
+    ctx.log(
+      `filled with ${JOBS} jobs, ${JOBS * REPLIES_PER_JOB} replies in ${Math.round(performance.now() - f0)} ms`,
+    );
+
+    const cold: Run[] = [];
+    const warm: Run[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      await d.stopPtyHost();
+      cold.push(await timedStart(d));
+      if (cold[i]!.rows !== JOBS) throw new Error(`list gave ${cold[i]!.rows} rows, not ${JOBS}`);
+    }
+    for (let i = 0; i < RUNS; i++) warm.push(await timedStart(d));
+    const bareDir = tempDir("roost-bench-bare-");
+    const bare: number[] = [];
+    for (let i = 0; i < RUNS; i++) bare.push(await bareStart(bareDir, i));
+    ctx.log(
+      `cold ${cold.map((r) => r.listMs).join(", ")} ms; warm ${warm.map((r) => r.listMs).join(", ")} ms`,
+    );
+    ctx.log(`bare node ${bare.join(", ")} ms`);
+
+    const bareMs = median(bare);
+    const coldMs = median(cold.map((r) => r.listMs));
+    const warmMs = median(warm.map((r) => r.listMs));
+    const figure = (name: string, ms: number): Figure => ({
+      scenario: "start",
+      name,
+      unit: "ms",
+      roost: ms,
+      baseline: bareMs,
+      ratio: round(ms / bareMs, 2),
+      target: `< ${TARGET_MS} ms`,
+      met: ms < TARGET_MS,
+    });
+    const info = (name: string, unit: string, roost: number): Figure => ({
+      scenario: "start",
+      name,
+      unit,
+      roost,
+      baseline: null,
+      ratio: null,
+      target: null,
+      met: null,
+    });
+    return {
+      figures: [
+        figure("start → list, pty host down", coldMs),
+        figure("start → list, pty host up", warmMs),
+        info("start → socket accepts (host up)", "ms", median(warm.map((r) => r.socketMs))),
+        info("daemon RSS after start and list", "MiB", median(warm.map((r) => r.rssMiB))),
+      ],
+      detail: {
+        jobs: JOBS,
+        replies: JOBS * REPLIES_PER_JOB,
+        pending: (JOBS / PENDING_EVERY) * PENDING_PER_JOB,
+        listBytes: warm[0]?.listBytes,
+        cold,
+        warm,
+        bareNodeMs: bare,
+      },
+    };
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+}
+
+export const startScenario: Scenario = {
+  name: "start",
+  aliases: ["startup"],
+  title: "start with 10,000 jobs and 100,000 replies in the store",
+  run,
+};

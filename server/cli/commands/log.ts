@@ -1,0 +1,98 @@
+/**
+ * `roost log`: what a job printed, from the transcript the pty host keeps on disk
+ * ($ROOST_HOME/jobs/<id>/transcript.1.log, the older part, then transcript.log). The files are
+ * read directly, so it works once the job has ended and while the daemon is down.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { jobDir, roostPaths } from "../../paths.js";
+import { CliError, type Command, printJson, str, UsageError } from "../command.js";
+import { altScreenAfter, plainText, terminalReset } from "../terminal.js";
+
+const OLDER = "transcript.1.log";
+const NEWEST = "transcript.log";
+/** A job id names a directory under jobs/: the pty host's rule for it. */
+const JOB_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
+
+function readOrNull(file: string): Buffer | null {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+}
+
+const inode = (file: string) => fs.statSync(file, { throwIfNoEntry: false })?.ino ?? null;
+
+/**
+ * Both files, oldest first; null when neither holds anything. The host may move the newest file
+ * to the older one's place meanwhile: then the two read are not consecutive, and they are read again.
+ */
+export function readTranscript(dir: string): Buffer | null {
+  for (let attempt = 0; ; attempt++) {
+    const before = inode(path.join(dir, OLDER));
+    const older = readOrNull(path.join(dir, OLDER));
+    const newest = readOrNull(path.join(dir, NEWEST));
+    if (inode(path.join(dir, OLDER)) !== before && attempt < 3) continue;
+    const all = Buffer.concat([older ?? Buffer.alloc(0), newest ?? Buffer.alloc(0)]);
+    return all.length ? all : null;
+  }
+}
+
+/** The last `n` lines of `buf` (a final newline ends the last line; it does not start another). */
+export function lastLines(buf: Buffer, n: number): Buffer {
+  if (n === 0) return buf.subarray(0, 0);
+  let start = buf.length > 0 && buf[buf.length - 1] === 0x0a ? buf.length - 1 : buf.length;
+  for (let i = 0; i < n; i++) {
+    if (start === 0) return buf;
+    const nl = buf.lastIndexOf(0x0a, start - 1);
+    if (nl === -1) return buf;
+    start = nl;
+  }
+  return buf.subarray(start + 1);
+}
+
+function parseTail(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n))
+    throw new UsageError(`--tail must be a whole number of lines, not ${JSON.stringify(raw)}`);
+  return n;
+}
+
+export const log: Command = {
+  name: "log",
+  args: "ID",
+  arity: [1, 1],
+  summary: "Print what a job printed (its terminal's transcript), also once it has ended.",
+  details:
+    "As written: a terminal renders it (`| less -R` pages it). --plain reads as text: escape\n" +
+    "sequences removed, and a line written over (with \\r) as it ended up. The transcript is read\n" +
+    "from $ROOST_HOME/jobs/ID/, so roost need not be running. --json: {id, bytes, text}, the\n" +
+    "transcript's size in bytes and its plain text (the last N lines with --tail).",
+  options: {
+    plain: { type: "boolean", help: "as text: escape sequences and overwritten text removed" },
+    tail: { type: "string", value: "N", help: "only the last N lines" },
+  },
+  examples: ["roost log j3", "roost log j3 --plain --tail 20"],
+  async run({ positionals: [id], values, json, env }) {
+    const tail = parseTail(str(values, "tail"));
+    if (!JOB_ID.test(id!)) throw new UsageError(`${JSON.stringify(id)} is not a job id (such as j3)`);
+    const transcript = readTranscript(jobDir(roostPaths(env), id!));
+    if (!transcript) throw new CliError(`no transcript for ${id} (no such job, or it printed nothing)`);
+    if (json || values.plain) {
+      let text = plainText(transcript.toString("utf8"));
+      if (tail !== undefined) text = lastLines(Buffer.from(text), tail).toString("utf8");
+      if (json) printJson({ id, bytes: transcript.length, text });
+      else process.stdout.write(text);
+      return 0;
+    }
+    const bytes = tail === undefined ? transcript : lastLines(transcript, tail);
+    process.stdout.write(bytes);
+    // What the job turned on (a hidden cursor, mouse reports, the alternate screen) is turned off.
+    if (process.stdout.isTTY)
+      process.stdout.write(terminalReset(altScreenAfter(bytes.toString("latin1"), false)));
+    return 0;
+  },
+};

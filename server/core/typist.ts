@@ -1,0 +1,91 @@
+/**
+ * Replies typed into terminal agents (they cannot ack): the text then Enter, several lines as
+ * one bracketed paste. A `steer` reply is typed at once; a follow-up when the agent is idle (no
+ * output for a quiet spell), one per idle spell, in order. Typed is taken: the reply is acked
+ * and its request id kept in one write, just after the typing.
+ */
+import type { Core } from "./core.js";
+import type { LiveJob } from "./registry.js";
+import { serialPer } from "./serial.js";
+
+const typing = serialPer<LiveJob>();
+
+/** What a terminal agent's screen last said, and when roost last typed into it. */
+interface Quiet {
+  busy: boolean;
+  at: number;
+  typedAt: number;
+  timer: NodeJS.Timeout | null;
+}
+const quiet = new WeakMap<LiveJob, Quiet>();
+
+const quietOf = (job: LiveJob): Quiet => {
+  let q = quiet.get(job);
+  if (!q) {
+    q = { busy: true, at: 0, typedAt: Date.now(), timer: null };
+    quiet.set(job, q);
+  }
+  return q;
+};
+
+/** Idle: the screen said so after roost last typed (output that answered the typing, then quiet). */
+const isIdle = (q: Quiet) => !q.busy && q.at >= q.typedAt;
+
+/** A terminal agent's process started: it is busy until its screen first goes quiet. */
+export function terminalStarted(core: Core, job: LiveJob): void {
+  const old = quiet.get(job);
+  if (old?.timer) clearTimeout(old.timer);
+  quiet.delete(job);
+  watchForQuiet(core, job);
+}
+
+/**
+ * roost started or typed into the job: if its screen then says nothing (a program that prints
+ * nothing), it counts as idle after twice the quiet spell, so follow-ups are not stuck.
+ */
+function watchForQuiet(core: Core, job: LiveJob): void {
+  const q = quietOf(job);
+  if (q.timer) clearTimeout(q.timer);
+  const ms = 2 * (job.rec.launch.quietMs ?? 1500);
+  q.timer = setTimeout(() => {
+    q.timer = null;
+    if (q.at < q.typedAt) screenSaid(core, job, { busy: false });
+  }, ms);
+  q.timer.unref();
+}
+
+/** The pty host said whether output flows; an idle agent may take its next follow-up. */
+export function screenSaid(core: Core, job: LiveJob, state: { busy: boolean }): void {
+  const q = quietOf(job);
+  q.busy = state.busy;
+  q.at = Date.now();
+  if (!state.busy) void typePending(core, job).catch((err) => console.error("roost: typing failed:", err));
+}
+
+/** Types what is pending and may be typed now; one typist per job, so nothing is typed twice. */
+export function typePending(core: Core, job: LiveJob): Promise<void> {
+  return typing(job, async () => {
+    if (job.pending === 0 || job.rec.life !== "running" || job.link !== null) return;
+    const q = quietOf(job);
+    let followUpTyped = false;
+    const terminals = await core.terminals();
+    for (const r of core.store.pendingReplies(job.rec.id)) {
+      if (r.kind !== null) continue; // peer items are for protocol agents
+      if (r.mode !== "steer" && (followUpTyped || !isIdle(q))) continue;
+      await terminals.write(job.rec.id, keystrokes(r.text));
+      core.store.markTyped(job.rec.id, r.seq, r.requestId);
+      job.pending--;
+      if (r.mode !== "steer") followUpTyped = true;
+      q.typedAt = Date.now();
+      q.busy = true;
+    }
+    if (q.typedAt > q.at) watchForQuiet(core, job);
+    core.registry.changed(job, false);
+  });
+}
+
+/** The text then Enter; several lines as one bracketed paste, so that each is not sent alone. */
+export function keystrokes(text: string): string {
+  const body = text.replace(/\r?\n$/, "");
+  return body.includes("\n") ? `\x1b[200~${body.replace(/\r?\n/g, "\r")}\x1b[201~\r` : `${body}\r`;
+}

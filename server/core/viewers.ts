@@ -1,0 +1,83 @@
+/**
+ * Viewers of a job's live terminal (`attach`: `roost attach`, later the hub): each gets the screen
+ * as it is, then every output after it, exactly. The pty host numbers each job's output chunks
+ * and says which one its snapshot ends with; a viewer's first chunks are held until that is known,
+ * and the ones the snapshot has already drawn are dropped.
+ */
+import { RoostError, type TerminalEvent } from "../../sdk/ts/protocol/index.js";
+import type { Core } from "./core.js";
+import type { LiveJob } from "./registry.js";
+
+export interface Viewer {
+  push(event: TerminalEvent): void;
+}
+
+interface Chunk {
+  data: string;
+  seq: number;
+}
+
+/** A viewer's state: held chunks until its snapshot is out, then live. */
+interface Watch {
+  held: Chunk[] | null;
+}
+
+export class Viewers {
+  private readonly byJob = new Map<string, Map<Viewer, Watch>>();
+
+  constructor(private readonly core: () => Core) {}
+
+  async attach(job: LiveJob, viewer: Viewer): Promise<{ screen: string; cols: number; rows: number }> {
+    if (job.rec.life !== "running") throw new RoostError("bad_request", `${job.rec.id} is not running (${job.rec.life})`);
+    const id = job.rec.id;
+    const watching = this.byJob.get(id) ?? new Map<Viewer, Watch>();
+    this.byJob.set(id, watching);
+    const watch: Watch = { held: [] };
+    watching.set(viewer, watch);
+    try {
+      const terminals = await this.core().terminals();
+      const snap = await terminals.attach(id);
+      // After the answer has gone out (it is written on a later turn than this), what the
+      // snapshot had not drawn yet, then live.
+      setImmediate(() => {
+        if (watching.get(viewer) !== watch) return;
+        for (const chunk of watch.held ?? []) if (chunk.seq > snap.seq) viewer.push(output(id, chunk.data));
+        watch.held = null;
+      });
+      return { screen: snap.snapshot, cols: snap.cols, rows: snap.rows };
+    } catch (err) {
+      this.detach(id, viewer);
+      throw err;
+    }
+  }
+
+  /** Output from the pty host, for every viewer of the job. */
+  output(jobId: string, data: string, seq: number): void {
+    const watching = this.byJob.get(jobId);
+    if (!watching) return;
+    for (const [viewer, watch] of watching) {
+      if (watch.held) watch.held.push({ data, seq });
+      else viewer.push(output(jobId, data));
+    }
+  }
+
+  detach(jobId: string, viewer: Viewer): void {
+    const watching = this.byJob.get(jobId);
+    if (!watching?.delete(viewer) || watching.size > 0) return;
+    this.byJob.delete(jobId);
+    void this.core()
+      .terminals()
+      .then((t) => t.detach(jobId))
+      .catch(() => {});
+  }
+
+  /** The job ended or was removed: its viewers are told, and let go. */
+  ended(jobId: string, why: string): void {
+    const watching = this.byJob.get(jobId);
+    if (!watching) return;
+    this.byJob.delete(jobId);
+    for (const viewer of watching.keys()) viewer.push({ event: "detached", id: jobId, why });
+  }
+}
+
+const output = (id: string, data: string): TerminalEvent => ({ event: "output", id, data });

@@ -1,0 +1,71 @@
+// One client of the pty host (the daemon, or a daemon that is going away): JSON lines in, JSON lines
+// out, strictly in order. An answer that takes a moment (a screen waits for its parse) holds a place
+// in that order: what is sent after its request waits behind it, so that, on this connection, an
+// attach answer comes after every output event its snapshot holds and before every one it does not.
+import type * as net from "node:net";
+import type { HostMessage } from "./wire.js";
+
+const MAX_LINE = 16 * 1024 * 1024;
+const MAX_BACKLOG = 32 * 1024 * 1024; // a client this far behind is not reading; drop it
+
+/** A place in a connection's order, filled by the answer once it is known. */
+interface Slot {
+  msg: HostMessage | null;
+}
+
+export class Conn {
+  /** Jobs whose output events this connection gets. */
+  readonly attached = new Set<string>();
+  private readonly waiting: Slot[] = [];
+
+  constructor(
+    readonly sock: net.Socket,
+    private readonly log: (msg: string) => void,
+  ) {}
+
+  /** Calls `onLine` for each line the client sends. */
+  read(onLine: (line: string) => void): void {
+    this.sock.setEncoding("utf8");
+    let buf = "";
+    this.sock.on("data", (chunk: string) => {
+      buf += chunk;
+      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        onLine(line);
+      }
+      if (buf.length > MAX_LINE) {
+        buf = "";
+        this.send({ id: null, ok: false, error: "bad request: line too long" });
+      }
+    });
+  }
+
+  /** Sends now, or after the answers still being worked out. */
+  send(msg: HostMessage): void {
+    if (this.waiting.length > 0) this.waiting.push({ msg });
+    else this.write(msg);
+  }
+
+  /** Holds a place for an answer: what is sent meanwhile goes after it. Fill it once. */
+  hold(): (msg: HostMessage) => void {
+    const slot: Slot = { msg: null };
+    this.waiting.push(slot);
+    return (msg) => {
+      if (slot.msg) return;
+      slot.msg = msg;
+      while (this.waiting[0]?.msg) this.write(this.waiting.shift()!.msg!);
+    };
+  }
+
+  private write(msg: HostMessage): void {
+    const { sock } = this;
+    if (sock.destroyed) return;
+    if (sock.writableLength > MAX_BACKLOG) {
+      this.log("dropping a client that stopped reading");
+      sock.destroy();
+      return;
+    }
+    sock.write(`${JSON.stringify(msg)}\n`);
+  }
+}

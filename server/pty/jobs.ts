@@ -1,0 +1,274 @@
+// The pty host's job table: each job's pseudo-terminal, the headless screen and transcript its
+// output goes to, and its exit (kept, and written to jobs/<jobId>/exit.json, until forgotten).
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { type IPty, spawn as ptySpawn } from "@lydell/node-pty";
+import { log } from "./log.js";
+import { dim, int, jobIdOf, type Msg, str, stringMap, strings } from "./params.js";
+import { Screen } from "./screen.js";
+import { Transcript } from "./transcript.js";
+import {
+  DEFAULT_QUIET_MS,
+  DEFAULT_SCROLLBACK,
+  DEFAULT_TRANSCRIPT_BYTES,
+  type ExitInfo,
+  type ListResult,
+  type ScreenState,
+  TAIL_LIMIT,
+} from "./wire.js";
+
+const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
+const EXIT_WATCH_MS = 20;
+
+export interface Job {
+  readonly jobId: string;
+  readonly pid: number;
+  pty: IPty | null; // null once exited
+  tail: string;
+  /** Output chunks so far: the last one's seq. */
+  seq: number;
+  exit: ExitInfo | null;
+  readonly screen: Screen;
+  transcript: Transcript | null; // null once exited
+  /** While its reading is paused: watches for the job's end, when it must be read to the end. */
+  exitWatch: NodeJS.Timeout | null;
+}
+
+/** What the table tells the host: it passes them on to the connections. */
+export interface JobEvents {
+  output(job: Job, data: string, seq: number): void;
+  /** The job's screen changed or turned quiet; its parse is caught up right now. */
+  screen(job: Job): void;
+  exit(job: Job, exit: ExitInfo): void;
+}
+
+/** A job's screen as text; exact when read inside its screen's whenParsed. */
+export function screenState(job: Job): ScreenState {
+  return { jobId: job.jobId, ...job.screen.text(), busy: job.screen.busy, at: new Date().toISOString() };
+}
+
+export class Jobs {
+  private readonly jobs = new Map<string, Job>(); // live jobs, and exits the daemon has not forgotten yet
+
+  constructor(
+    private readonly home: string,
+    private readonly events: JobEvents,
+  ) {}
+
+  all(): Job[] {
+    return [...this.jobs.values()];
+  }
+
+  anyLive(): boolean {
+    return this.all().some((j) => j.pty);
+  }
+
+  known(m: Msg): Job {
+    const job = this.jobs.get(jobIdOf(m));
+    if (!job) throw new Error(`no such job: ${String(m.jobId)}`);
+    return job;
+  }
+
+  live(m: Msg): Job & { pty: IPty } {
+    const job = this.known(m);
+    if (!job.pty) throw new Error(`job has exited: ${job.jobId}`);
+    return job as Job & { pty: IPty };
+  }
+
+  list(): ListResult {
+    const all = this.all();
+    return {
+      live: all.filter((j) => j.pty).map((j) => ({ jobId: j.jobId, pid: j.pid })),
+      exited: all.flatMap((j) => (j.exit ? [{ jobId: j.jobId, ...j.exit }] : [])),
+    };
+  }
+
+  spawn(m: Msg): { pid: number } {
+    const jobId = jobIdOf(m);
+    const [file, cwd, cols, rows] = [str(m, "file"), str(m, "cwd"), dim(m, "cols"), dim(m, "rows")];
+    const [args, env] = [strings(m, "args"), stringMap(m, "env")];
+    const scrollback = int(m, "scrollback", 0, 100_000, DEFAULT_SCROLLBACK);
+    const quietMs = int(m, "quietMs", 1, 3_600_000, DEFAULT_QUIET_MS);
+    const transcriptBytes = int(m, "transcriptBytes", 1, 2 ** 40, DEFAULT_TRANSCRIPT_BYTES);
+    const earlier = this.jobs.get(jobId);
+    if (earlier?.pty) throw new Error(`job already live: ${jobId}`);
+    if (!path.isAbsolute(cwd) || !fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new Error(`cwd not found: ${cwd}`);
+    }
+    const resolved = resolveFile(file, env, cwd);
+    if (!resolved) throw new Error(`command not found: ${file}`);
+
+    const screen = new Screen({
+      cols,
+      rows,
+      scrollback,
+      quietMs,
+      onChange: () => this.events.screen(job),
+      onFlow: (paused) => this.flow(job, paused),
+    });
+    let p: IPty;
+    try {
+      p = ptySpawn(resolved, args, { name: "xterm-256color", cwd, cols, rows, env });
+    } catch (err) {
+      screen.dispose();
+      throw err;
+    }
+    let transcript: Transcript | null = null;
+    try {
+      transcript = new Transcript(path.join(this.home, "jobs", jobId), transcriptBytes, log);
+    } catch (err) {
+      log(`no transcript for ${jobId}: ${String(err)}`);
+    }
+    const job: Job = {
+      jobId,
+      pid: p.pid,
+      pty: p,
+      tail: "",
+      seq: 0,
+      exit: null,
+      screen,
+      transcript,
+      exitWatch: null,
+    };
+    earlier?.screen.dispose();
+    this.jobs.set(jobId, job); // replaces an unforgotten exit of an earlier run of this job
+    // Always read: a pty nobody drains fills up and blocks the job.
+    p.onData((data) => {
+      const seq = ++job.seq;
+      job.tail += data;
+      if (job.tail.length > 2 * TAIL_LIMIT) job.tail = job.tail.slice(-TAIL_LIMIT);
+      job.screen.write(data);
+      job.transcript?.append(data);
+      this.events.output(job, data, seq);
+    });
+    const slave = holdSlave(p);
+    p.onExit(({ exitCode, signal }) => {
+      if (slave !== null) fs.close(slave, () => {});
+      this.onExit(job, { exitCode, signal: signal || null, at: new Date().toISOString() });
+    });
+    log(`spawned ${jobId} pid ${p.pid}: ${resolved}`);
+    return { pid: p.pid };
+  }
+
+  resize(job: Job & { pty: IPty }, cols: number, rows: number): void {
+    job.pty.resize(cols, rows);
+    job.screen.resize(cols, rows);
+  }
+
+  // node-pty stops reading a job's terminal 200 ms after the job ends, and what is left unread then
+  // is lost: so a job that ends while its reading is paused is read on at once.
+  private flow(job: Job, paused: boolean): void {
+    if (job.exitWatch) clearInterval(job.exitWatch);
+    job.exitWatch = null;
+    if (!job.pty) return;
+    if (!paused) {
+      job.pty.resume();
+      return;
+    }
+    job.pty.pause();
+    job.exitWatch = setInterval(() => {
+      if (job.pty && alive(job.pid)) return;
+      if (job.exitWatch) clearInterval(job.exitWatch);
+      job.exitWatch = null;
+      job.pty?.resume();
+    }, EXIT_WATCH_MS);
+  }
+
+  signal(job: Job, sig: string): void {
+    try {
+      process.kill(-job.pid, sig); // the job is a session leader, so its pid is its process group
+    } catch {
+      process.kill(job.pid, sig);
+    }
+  }
+
+  /** Drops an exited job (the daemon has recorded its exit); nothing if unknown. */
+  forget(jobId: string): void {
+    const job = this.jobs.get(jobId);
+    if (job?.pty) throw new Error(`job is live: ${job.jobId}`);
+    if (!job) return;
+    job.screen.dispose();
+    this.jobs.delete(jobId);
+  }
+
+  // node-pty reports the exit only after the last output it read, so the transcript is complete.
+  private onExit(job: Job, exit: ExitInfo): void {
+    job.pty = null;
+    job.exit = exit;
+    if (job.exitWatch) clearInterval(job.exitWatch);
+    job.exitWatch = null;
+    job.transcript?.close();
+    job.transcript = null;
+    log(`job ${job.jobId} pid ${job.pid} exited code ${exit.exitCode} signal ${exit.signal}`);
+    try {
+      writeExitFile(path.join(this.home, "jobs", job.jobId), exit);
+    } catch (err) {
+      log(`cannot write exit.json for ${job.jobId}: ${String(err)}`);
+    }
+    this.events.exit(job, exit);
+  }
+}
+
+/** True while the process exists (a zombie not yet reaped counts). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function isExecutable(p: string): boolean {
+  try {
+    fs.accessSync(p, fs.constants.X_OK);
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+// Resolved here so a missing command is an answer, not a job that prints "execvp failed" and exits 1.
+function resolveFile(file: string, env: Record<string, string>, cwd: string): string | null {
+  if (file.includes("/")) {
+    const p = path.resolve(cwd, file);
+    return isExecutable(p) ? p : null;
+  }
+  for (const dir of (env.PATH ?? DEFAULT_PATH).split(":")) {
+    const p = path.resolve(cwd, dir, file);
+    if (isExecutable(p)) return p;
+  }
+  return null;
+}
+
+// When a job's last slave fd closes, Linux can drop output still queued in the pty, so a job's
+// final lines (often its error) went missing. Holding a slave fd of our own keeps the master
+// readable until node-pty gives up on it (200 ms after the exit), by which time all is drained.
+function holdSlave(p: IPty): number | null {
+  const pts = (p as IPty & { ptsName?: string }).ptsName;
+  try {
+    return pts ? fs.openSync(pts, fs.constants.O_RDWR | fs.constants.O_NOCTTY) : null;
+  } catch {
+    return null; // the job may be gone already; then there is nothing left to lose
+  }
+}
+
+// Durable before the event goes out, so a daemon that crashes right now still finds it on disk.
+function writeExitFile(dir: string, exit: ExitInfo): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const tmp = path.join(dir, `.exit.json.${process.pid}.tmp`);
+  const fd = fs.openSync(tmp, "w", 0o600);
+  try {
+    fs.writeSync(fd, `${JSON.stringify(exit)}\n`);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, path.join(dir, "exit.json"));
+  const dfd = fs.openSync(dir, "r");
+  try {
+    fs.fsyncSync(dfd);
+  } finally {
+    fs.closeSync(dfd);
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * Terminal agents, for real: programs in real pseudo-terminals held by the pty host, their rows
+ * read from their screens, replies typed into them, their terminals watched and typed into, and
+ * all of it surviving the daemon's death.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { agentProfile, FIXTURES, isAlive, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
+import { handled, row, untilGone, untilRow } from "./helpers/jobs.js";
+import type { RawClient } from "./helpers/raw-client.js";
+import { attachScreen } from "./helpers/screen.js";
+
+let d: TestDaemon;
+afterEach(async () => d?.cleanup());
+
+const QUIET = 400;
+const config = {
+  agentProfiles: {
+    bash: {
+      command: ["/bin/bash", "--norc", "--noprofile"],
+      task: "type",
+      quietMs: QUIET,
+      env: { PS1: "roost$ " },
+    },
+    ask: { command: [path.join(FIXTURES, "ask.sh")], task: "type", quietMs: QUIET },
+    less: { command: ["less"], task: "argv", quietMs: QUIET },
+    agent: agentProfile(),
+  },
+};
+
+async function setup() {
+  d = await startDaemon({ config });
+  return d.client();
+}
+
+async function dispatch(c: RawClient, profile: string, task?: string) {
+  return (await c.ok("dispatch", { profile, task, cwd: d.env.HOME })).job;
+}
+
+describe("a bash terminal job", () => {
+  it("has its task typed and run, its output on the row, and a reply typed later runs too", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash", "echo task-says-$((40+2))");
+    const r1 = await untilRow(
+      c,
+      job.id,
+      "the task's output as the summary",
+      (r) => r.summary === "task-says-42",
+    );
+    expect(r1.kind).toBe("terminal");
+    expect(r1.pending).toBe(0);
+    await untilRow(c, job.id, "idle after the quiet spell", (r) => r.status === "idle");
+    expect((await c.ok("reply", { id: job.id, text: "echo reply-says-$((6*7))" })).seq).toBe(2);
+    await untilRow(c, job.id, "the reply's output", (r) => r.summary === "reply-says-42" && r.pending === 0);
+  });
+
+  it("types several lines as one bracketed paste: each runs", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash");
+    await untilRow(c, job.id, "idle", (r) => r.status === "idle");
+    await c.ok("reply", { id: job.id, text: "echo one > lines.txt\necho two >> lines.txt" });
+    const file = path.join(d.env.HOME!, "lines.txt");
+    await until(
+      "both lines run",
+      () => fs.existsSync(file) && fs.readFileSync(file, "utf8") === "one\ntwo\n",
+    );
+  });
+
+  it("types a steer reply at once and a follow-up only once the agent is idle", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash");
+    await untilRow(c, job.id, "idle", (r) => r.status === "idle");
+    // Busy for a while: output keeps flowing.
+    await c.ok("reply", { id: job.id, text: "for i in $(seq 1 25); do echo tick-$i; sleep 0.1; done" });
+    await untilRow(c, job.id, "busy", (r) => r.status === "busy");
+    await c.ok("reply", { id: job.id, text: "echo follow-up-ran", requestId: "f-1" });
+    await c.ok("reply", { id: job.id, text: "echo steer-typed", mode: "steer" });
+    const busy = await row(c, job.id);
+    expect(busy.pending).toBe(1); // the steer went at once; the follow-up waits
+    // A resend of the waiting follow-up is a duplicate, not a second one.
+    expect(
+      (await c.ok("reply", { id: job.id, text: "echo follow-up-ran", requestId: "f-1" })).duplicate,
+    ).toBe(true);
+    await untilRow(c, job.id, "the follow-up typed after the ticks", (r) => r.pending === 0, 20000);
+    await untilRow(c, job.id, "the follow-up ran", (r) => r.summary === "follow-up-ran");
+    // Typed once: the resend, now kept with the typing, is still a duplicate.
+    expect(
+      (await c.ok("reply", { id: job.id, text: "echo follow-up-ran", requestId: "f-1" })).duplicate,
+    ).toBe(true);
+    const screen = await attachScreen(c, job.id);
+    expect(screen.text().match(/^follow-up-ran$/gm)).toHaveLength(1);
+  });
+});
+
+describe("a program that asks (y/n)", () => {
+  it("turns the row blocked with the question; the reply y reaches it and it goes on", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "ask");
+    const blocked = await untilRow(c, job.id, "blocked", (r) => r.state === "blocked");
+    expect(blocked.question).toBe("Continue? (y/n)");
+    expect(blocked.choices).toEqual(["y", "n"]);
+    expect(blocked.waitingFor).toBe("question");
+    const feed = (await c.ok("events", { id: job.id })).events;
+    expect(feed.some((e: any) => e.kind === "state" && e.text === "blocked: Continue? (y/n)")).toBe(true);
+    await c.ok("reply", { id: job.id, text: "y" });
+    const after = await untilRow(c, job.id, "going on", (r) => r.summary === "going on: step two");
+    expect(after.state).toBe("working");
+    expect(after.question).toBeNull();
+  });
+
+  it("a profile's own blockedPattern marks its question", async () => {
+    d = await startDaemon({
+      config: {
+        agentProfiles: {
+          custom: {
+            command: ["/bin/sh", "-c", "echo 'Apply these 3 edits? Press enter to accept'; sleep 600"],
+            blockedPattern: "Press enter to accept",
+            quietMs: QUIET,
+          },
+        },
+      },
+    });
+    const c = await d.client();
+    const job = await dispatch(c, "custom");
+    const r = await untilRow(c, job.id, "blocked", (x) => x.state === "blocked");
+    expect(r.question).toBe("Apply these 3 edits? Press enter to accept");
+    expect(r.choices).toBeNull();
+  });
+});
+
+describe("a full-screen program", () => {
+  it("its screen as viewers see it is right after a redraw", async () => {
+    const c = await setup();
+    const file = path.join(d.env.HOME!, "numbers.txt");
+    fs.writeFileSync(file, `${Array.from({ length: 500 }, (_, i) => `number ${i + 1}`).join("\n")}\n`);
+    const job = await dispatch(c, "less", file);
+    const first = await attachScreen(c, job.id);
+    await until("less drew the top", async () => (await first.catchUp()).lines()[0] === "number 1");
+    await c.ok("input", { id: job.id, data: "G" }); // to the end: a full redraw
+    await until("the end drawn", async () => (await first.catchUp()).text().includes("number 500"));
+    // A viewer that attaches now gets the redrawn screen, not the old one.
+    const c2 = await d.client();
+    const second = await attachScreen(c2, job.id);
+    expect(second.text()).toContain("number 500");
+    expect(second.text()).not.toContain("number 1\n");
+    expect(second.lines().slice(0, -1)).toEqual((await first.catchUp()).lines().slice(0, -1));
+    // The row is read from the same screen: less's status line at the bottom, after the redraw.
+    const r = await untilRow(c, job.id, "the row from the redrawn screen", (x) => x.status === "idle");
+    expect(r.summary).toBe("(END)");
+    expect(r.kind).toBe("terminal");
+  });
+});
+
+describe("attach", () => {
+  it("replays the screen, streams output to several viewers, takes input and resize; detach leaves the job", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash", "echo before-attach");
+    await untilRow(c, job.id, "ran", (r) => r.summary === "before-attach");
+    const v1 = await attachScreen(c, job.id);
+    expect(v1.text()).toContain("before-attach");
+    const c2 = await d.client();
+    const v2 = await attachScreen(c2, job.id);
+    await c.ok("input", { id: job.id, data: "echo typed-$((2+3))\r" });
+    for (const v of [v1, v2])
+      await until("both see it", async () => /^typed-5$/m.test((await v.catchUp()).text()));
+    await c.ok("resize", { id: job.id, cols: 91, rows: 33 });
+    await c.ok("input", { id: job.id, data: "echo size-$(tput cols)x$(tput lines)\r" });
+    await until("the new size", async () => (await v1.catchUp()).text().includes("size-91x33"));
+    await c.ok("detach", { id: job.id });
+    c2.close();
+    expect((await row(c, job.id)).life).toBe("running");
+    expect(isAlive(job.pid)).toBe(true);
+    const err = await c.request("attach", { id: "j999" });
+    expect(err.code).toBe("not_found");
+  });
+
+  it("tells the viewer when the job ends", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash");
+    await attachScreen(c, job.id);
+    await c.ok("input", { id: job.id, data: "exit 5\r" });
+    const detached = await c.event((e) => e.event === "detached" && e.id === job.id);
+    expect(detached.why).toBe("exited with code 5");
+  });
+});
+
+describe("the daemon killed under running jobs", () => {
+  it("kill -9 with three terminal jobs and one protocol job: all live again, same pids, screens, input, the next reply once", async () => {
+    const c = await setup();
+    const terms = [];
+    for (let i = 0; i < 3; i++) terms.push(await dispatch(c, "bash", `echo terminal-${i}-ready`));
+    const agent = await dispatch(c, "agent", "task one");
+    for (const [i, t] of terms.entries())
+      await untilRow(c, t.id, "ready", (r) => r.summary === `terminal-${i}-ready`);
+    await until("the agent took its task", () => handled(d, agent.id).length === 1);
+    await d.kill("SIGKILL");
+    await d.start();
+    const c2 = await d.client();
+    for (const [i, t] of terms.entries()) {
+      const r = await untilRow(c2, t.id, "live", (x) => x.life === "running");
+      expect(r.pid).toBe(t.pid);
+      const view = await attachScreen(c2, t.id);
+      expect(view.text()).toContain(`terminal-${i}-ready`);
+      await c2.ok("input", { id: t.id, data: `echo after-restart-${i}\r` });
+      await until("input works", async () => (await view.catchUp()).text().includes(`after-restart-${i}`));
+      await untilRow(c2, t.id, "the row follows the screen", (x) => x.summary === `after-restart-${i}`);
+    }
+    const ar = await untilRow(
+      c2,
+      agent.id,
+      "the agent reconnected",
+      (x) => x.connected && x.life === "running",
+    );
+    expect(ar.pid).toBe(agent.pid);
+    await c2.ok("reply", { id: agent.id, text: "after the restart" });
+    await until("reply 2 handled", () => handled(d, agent.id).length === 2);
+    await untilRow(c2, agent.id, "acked", (x) => x.pending === 0);
+    expect(handled(d, agent.id).map((h) => h.seq)).toEqual([1, 2]);
+  });
+
+  it("a job that exits with 3 while the daemon is down shows exit code 3 after the restart", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash");
+    await untilRow(c, job.id, "idle", (r) => r.status === "idle");
+    await c.ok("reply", { id: job.id, text: "sleep 1.5; exit 3" });
+    await untilRow(c, job.id, "typed", (r) => r.pending === 0);
+    await d.kill("SIGKILL");
+    await untilGone(job.pid);
+    await d.start();
+    const c2 = await d.client();
+    const r = await row(c2, job.id);
+    expect(r.life).toBe("exited");
+    expect(r.exitCode).toBe(3);
+    expect(r.state).toBe("failed");
+    const exits = (await c2.ok("events", { id: job.id })).events.filter((e: any) => e.kind === "exit");
+    expect(exits).toHaveLength(1); // taken once
+  });
+});
+
+describe("the pty host killed", () => {
+  it("its jobs are failed with a reason, a new host serves new jobs, respawn brings the old ones back", async () => {
+    const c = await setup();
+    const a = await dispatch(c, "bash", "echo first");
+    await untilRow(c, a.id, "ran", (r) => r.summary === "first");
+    const host = d.ptyHostPid()!;
+    process.kill(host, "SIGKILL");
+    const failed = await untilRow(c, a.id, "failed", (r) => r.life === "exited" && r.state === "failed");
+    expect(failed.error).toMatch(/terminal is gone/);
+    const b = await dispatch(c, "bash", "echo on-the-new-host");
+    await untilRow(c, b.id, "ran", (r) => r.summary === "on-the-new-host");
+    expect(d.ptyHostPid()).not.toBe(host);
+    const { job } = await c.ok("respawn", { id: a.id });
+    expect(job.life).toBe("running");
+    await c.ok("reply", { id: a.id, text: "echo back-again" });
+    await untilRow(c, a.id, "back", (r) => r.summary === "back-again");
+  });
+});
