@@ -344,6 +344,17 @@ describe("roost attach", () => {
     expect(await ok(["log", "j1", "--plain"], d.env)).not.toContain("nope");
   });
 
+  it("the daemon going away ends it: exit 1, saying the job keeps running", async () => {
+    d = await startDaemon();
+    await ok(["dispatch", "shell"], d.env);
+    const user = await attach(["j1"], d.env);
+    await d.kill("SIGTERM");
+    expect(await user.exited).toBe(1);
+    expect(user.stderr).toMatch(
+      /\nroost: the connection to roost closed \(the daemon stopped\?\); j1 keeps running\n$/,
+    );
+  });
+
   it("an unknown job: exit 1 and not_found; an ended one: exit 1, pointing at roost log", async () => {
     d = await startDaemon();
     const unknown = await roost(["attach", "j99"], d.env);

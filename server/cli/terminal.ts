@@ -36,6 +36,8 @@ export function altScreenAfter(data: string, before: boolean): boolean {
 }
 
 const TAB = 8;
+/** The widest line a terminal has (the pty host's limit): a cursor moved further stops there. */
+const MAX_COL = 10_000;
 
 /**
  * A terminal's output as lines of text. Escape sequences (CSI, OSC, DCS and the other strings,
@@ -65,13 +67,14 @@ export function plainText(text: string): string {
     while (cells.length < n) cells.push(" ");
   };
   const put = (ch: string) => {
+    if (col >= MAX_COL) newLine(); // as a terminal wraps
     blanksTo(col);
     cells[col++] = ch;
   };
   const csi = (params: string, final: string) => {
     if (/^[<=>?]/.test(params)) return; // private modes: nothing drawn
     const nums = params.split(";").map((p) => Number.parseInt(p, 10));
-    const n = Math.max(1, nums[0] || 1);
+    const n = Math.min(MAX_COL, Math.max(1, nums[0] || 1));
     switch (final) {
       case "K": {
         const how = nums[0] || 0;
@@ -82,7 +85,7 @@ export function plainText(text: string): string {
       }
       case "C":
       case "a":
-        col += n;
+        col = Math.min(MAX_COL, col + n);
         return;
       case "D":
         col = Math.max(0, col - n);
@@ -102,7 +105,7 @@ export function plainText(text: string): string {
         return;
       case "H":
       case "f":
-        moveOff(Math.max(1, nums[1] || 1) - 1);
+        moveOff(Math.min(MAX_COL, Math.max(1, nums[1] || 1)) - 1);
         return;
       case "E":
       case "F":
@@ -187,7 +190,7 @@ export function plainText(text: string): string {
     if (c === "\n" || c === "\u000b" || c === "\u000c") newLine();
     else if (c === "\r") col = 0;
     else if (c === "\b") col = Math.max(0, col - 1);
-    else if (c === "\t") col = (Math.floor(col / TAB) + 1) * TAB;
+    else if (c === "\t") col = Math.min(MAX_COL, (Math.floor(col / TAB) + 1) * TAB);
     else if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) {
       // other control characters draw nothing
     } else if (code >= 0xd800 && code <= 0xdbff && i < end) {

@@ -78,7 +78,10 @@ export function pieces(text: string, max: number = LIMITS.text): string[] {
   return out;
 }
 
-/** How the job ended, from its row: "j3 exited (exit 3)", "j3 was stopped", "j3 was removed". */
+/**
+ * How the job ended, from its row: "j3 exited (exit 3)", "j3 was stopped", "j3 was removed", or
+ * that it runs again already (a respawn stops it, then starts it).
+ */
 async function howItEnded(client: SocketClient, id: string, why: string): Promise<string> {
   try {
     const listed = await within(client.call("list", { id }), DETACH_WAIT_MS);
@@ -86,6 +89,8 @@ async function howItEnded(client: SocketClient, id: string, why: string): Promis
     if (row?.life === "stopped") return `${id} was stopped`;
     if (row?.life === "exited")
       return `${id} exited${row.exitCode === null ? "" : ` (exit ${row.exitCode})`}`;
+    if (row?.life === "running" || row?.life === "starting")
+      return `${id} ${clean(why) || "ended"}, and was started again: \`roost attach ${id}\` shows it`;
   } catch (err) {
     if (err instanceof RoostError && err.code === "not_found") return `${id} was removed`;
   }
