@@ -3,8 +3,8 @@
 // rest of roost (node builtins, node-pty, @xterm and the files beside it only), because a running
 // host is never upgraded in place: jobs live exactly as long as it does.
 //
-// This file is the socket and the lifecycle; jobs.ts holds the jobs (screen.ts, transcript.ts
-// what each keeps of its output), ops.ts answers requests, conn.ts is one client.
+// This file is the socket and the lifecycle; jobs.ts holds the jobs, screen.ts and transcript.ts
+// what each keeps of its output, ops.ts answers requests, conn.ts is one client.
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
