@@ -18,6 +18,7 @@ import { Viewers } from "./core/viewers.js";
 import { runOp } from "./ops/index.js";
 import { type Paths, roostPaths } from "./paths.js";
 import { PtyHostClient } from "./pty/client.js";
+import { PROTOCOL_VERSION as PTY_PROTOCOL_VERSION } from "./pty/wire.js";
 import { Store } from "./store/store.js";
 import { ROOST_VERSION } from "./version.js";
 
@@ -51,7 +52,15 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   // The pty host: connected on demand, and found again (with its jobs) if it goes away.
   let host: Promise<PtyHostClient> | null = null;
   const terminals = (): Promise<Terminals> => {
-    host ??= PtyHostClient.connect(paths.home).then((client) => {
+    host ??= PtyHostClient.connect(paths.home).then(async (client) => {
+      // A pty host from an older roost keeps its jobs; it may lack what this daemon asks of it.
+      const { version } = await client.hello();
+      if (version !== PTY_PROTOCOL_VERSION) {
+        console.warn(
+          `roost: the running pty host speaks version ${version}, this roost ${PTY_PROTOCOL_VERSION}: ` +
+            "terminal views may fail until it is restarted (it ends by itself once no job runs)",
+        );
+      }
       client.on("exit", (info) => onExit(core, info));
       client.on("screen", (state) => onScreen(core, state));
       client.on("output", (out) => core.viewers.output(out.jobId, out.data, out.seq));

@@ -13,9 +13,9 @@ import type { JobRecord, Launch } from "../store/records.js";
 import type { Core, ExitInfo } from "./core.js";
 import { type Actor, ROOST } from "./feed.js";
 import { EMPTY_REPORT, type LiveJob } from "./registry.js";
+import { onScreen } from "./screens.js";
 import { serialPer } from "./serial.js";
 import { excerpt, oneLine } from "./text.js";
-import { onScreen } from "./screens.js";
 import { terminalStarted } from "./typist.js";
 
 /** Without output this long, a terminal agent is idle (its row says so; follow-ups are typed). */
@@ -308,7 +308,10 @@ export async function findJobsAgain(core: Core): Promise<void> {
       core.registry.changed(job, true);
       // Its row from its screen as it is now, and (a terminal agent) its waiting replies typed.
       if (!job.rec.launch.protocol) terminalStarted(core, job);
-      void terminals.screen(job.rec.id).then((state) => onScreen(core, state), () => {});
+      void terminals.screen(job.rec.id).then(
+        (state) => onScreen(core, state),
+        () => {},
+      );
       core.feed.record(job.rec.id, "restart", `found running after a daemon restart (pid ${pid})`, ROOST);
       continue;
     }

@@ -57,7 +57,9 @@ export function rowFromScreen(view: ScreenView, patterns: RegExp[]): FullReport 
   const summary = candidates[0] ? clip(candidates[0], LIMITS.summary) : null;
   const last = candidates[0];
   const question =
-    last !== undefined && YES_NO.test(last) ? last : candidates.find((line) => patterns.some((p) => p.test(line)));
+    last !== undefined && YES_NO.test(last)
+      ? last
+      : candidates.find((line) => patterns.some((p) => p.test(line)));
   if (question !== undefined) {
     return {
       ...EMPTY_REPORT,

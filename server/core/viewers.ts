@@ -28,7 +28,8 @@ export class Viewers {
   constructor(private readonly core: () => Core) {}
 
   async attach(job: LiveJob, viewer: Viewer): Promise<{ screen: string; cols: number; rows: number }> {
-    if (job.rec.life !== "running") throw new RoostError("bad_request", `${job.rec.id} is not running (${job.rec.life})`);
+    if (job.rec.life !== "running")
+      throw new RoostError("bad_request", `${job.rec.id} is not running (${job.rec.life})`);
     const id = job.rec.id;
     const watching = this.byJob.get(id) ?? new Map<Viewer, Watch>();
     this.byJob.set(id, watching);
@@ -65,18 +66,24 @@ export class Viewers {
     const watching = this.byJob.get(jobId);
     if (!watching?.delete(viewer) || watching.size > 0) return;
     this.byJob.delete(jobId);
-    void this.core()
-      .terminals()
-      .then((t) => t.detach(jobId))
-      .catch(() => {});
+    this.release(jobId);
   }
 
-  /** The job ended or was removed: its viewers are told, and let go. */
+  /** The job ended or was removed: its viewers are told, and let go (a rerun is a new screen). */
   ended(jobId: string, why: string): void {
     const watching = this.byJob.get(jobId);
     if (!watching) return;
     this.byJob.delete(jobId);
     for (const viewer of watching.keys()) viewer.push({ event: "detached", id: jobId, why });
+    this.release(jobId);
+  }
+
+  /** No viewer left: the pty host stops sending the job's output. */
+  private release(jobId: string): void {
+    void this.core()
+      .terminals()
+      .then((t) => t.detach(jobId))
+      .catch(() => {});
   }
 }
 

@@ -14,7 +14,13 @@ import { terminalOps } from "./terminal.js";
 
 type AnyOp = OpDef<OpName> & { check: ReturnType<typeof compileCheck> };
 
-const defs = [...agentOps, ...jobOps, ...replyOps, ...daemonOps, ...terminalOps] as unknown as OpDef<OpName>[];
+const defs = [
+  ...agentOps,
+  ...jobOps,
+  ...replyOps,
+  ...daemonOps,
+  ...terminalOps,
+] as unknown as OpDef<OpName>[];
 
 // Every op of the schema set has its handler, and no handler is without its schema.
 const missing = Object.keys(OPS).filter((name) => !defs.some((d) => d.name === name));

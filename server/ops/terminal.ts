@@ -6,7 +6,8 @@ import { type Caller, defineOp } from "./define.js";
 
 function running(core: Core, id: string) {
   const job = core.registry.get(id);
-  if (job.rec.life !== "running") throw new RoostError("bad_request", `${id} is not running (${job.rec.life})`);
+  if (job.rec.life !== "running")
+    throw new RoostError("bad_request", `${id} is not running (${job.rec.life})`);
   return job;
 }
 
@@ -16,7 +17,8 @@ const attached = new WeakMap<Caller, Map<string, Viewer>>();
 function viewersOf(core: Core, caller: Caller): Map<string, Viewer> {
   let mine = attached.get(caller);
   if (mine) return mine;
-  if (!caller.push || !caller.onClose) throw new RoostError("unsupported", "attach needs a connection that stays open");
+  if (!caller.push || !caller.onClose)
+    throw new RoostError("unsupported", "attach needs a connection that stays open");
   const made = new Map<string, Viewer>();
   caller.onClose(() => {
     for (const [id, viewer] of made) core.viewers.detach(id, viewer);

@@ -110,7 +110,7 @@ export class Store {
       text: reply.text,
       mode: reply.mode,
       kind: reply.kind ?? null,
-      request_id: reply.requestId ?? null,
+      request_id: keepIdNow ? null : (reply.requestId ?? null), // else kept below, at once
       at,
     });
     this.sql.setLastSeq.run({ id: job.id, last_seq: seq, updated_at: at });
