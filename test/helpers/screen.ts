@@ -6,7 +6,7 @@ export class TestScreen {
   readonly term: xterm.Terminal;
 
   constructor(cols: number, rows: number) {
-    this.term = new xterm.Terminal({ cols, rows, allowProposedApi: true });
+    this.term = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
   }
 
   write(data: string): Promise<void> {
@@ -24,6 +24,22 @@ export class TestScreen {
 
   text(): string {
     return this.lines().join("\n");
+  }
+
+  /** Every row it holds, scrollback first. */
+  allLines(): string[] {
+    const buf = this.term.buffer.active;
+    const out: string[] = [];
+    for (let y = 0; y < buf.length; y++) out.push(buf.getLine(y)?.translateToString(true) ?? "");
+    return out;
+  }
+
+  cursorY(): number {
+    return this.term.buffer.active.cursorY;
+  }
+
+  cursor(): [number, number] {
+    return [this.term.buffer.active.cursorX, this.term.buffer.active.cursorY];
   }
 }
 

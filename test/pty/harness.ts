@@ -4,7 +4,6 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import xterm from "@xterm/headless";
 import { afterEach, beforeAll, beforeEach } from "vitest";
 import { PtyHostClient } from "../../server/pty/client.js";
 import type { JobExit, ScreenState, SpawnSpec } from "../../server/pty/wire.js";
@@ -143,38 +142,4 @@ export function screenEvents(c: PtyHostClient, jobId: string): ScreenState[] {
 }
 
 /** A viewer's terminal: what a client draws from a snapshot and the output after it. */
-export class ViewerScreen {
-  readonly term: xterm.Terminal;
-
-  constructor(cols: number, rows: number) {
-    this.term = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
-  }
-
-  write(data: string): Promise<void> {
-    return new Promise((resolve) => this.term.write(data, resolve));
-  }
-
-  lines(): string[] {
-    const buf = this.term.buffer.active;
-    const out: string[] = [];
-    for (let y = 0; y < this.term.rows; y++)
-      out.push(buf.getLine(buf.baseY + y)?.translateToString(true) ?? "");
-    return out;
-  }
-
-  /** Every row it holds, scrollback first. */
-  allLines(): string[] {
-    const buf = this.term.buffer.active;
-    const out: string[] = [];
-    for (let y = 0; y < buf.length; y++) out.push(buf.getLine(y)?.translateToString(true) ?? "");
-    return out;
-  }
-
-  cursorY(): number {
-    return this.term.buffer.active.cursorY;
-  }
-
-  cursor(): [number, number] {
-    return [this.term.buffer.active.cursorX, this.term.buffer.active.cursorY];
-  }
-}
+export { TestScreen as ViewerScreen } from "../helpers/screen.js";
