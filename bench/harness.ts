@@ -169,11 +169,6 @@ export function tempDir(prefix: string): string {
   return dir;
 }
 
-export function removeTemp(dir: string): void {
-  fs.rmSync(dir, { recursive: true, force: true });
-  temps.delete(dir);
-}
-
 /** Child processes of the benchmark (the baseline server), killed at exit too. */
 const children = new Set<ChildProcess>();
 export function track(child: ChildProcess): ChildProcess {

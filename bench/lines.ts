@@ -16,7 +16,7 @@ export interface Answer {
 
 export class Conn {
   onEvent: (event: any) => void = () => {};
-  private buffer = "";
+  private parts: string[] = [];
   private nextId = 1;
   private readonly waiting = new Map<number, (a: Answer) => void>();
   readonly closed: Promise<void>;
@@ -24,15 +24,18 @@ export class Conn {
   private constructor(readonly socket: net.Socket) {
     socket.setEncoding("utf8");
     socket.on("data", (chunk: string) => {
-      this.buffer += chunk;
+      // Only the new chunk is searched: a long answer (a `list` of 10,000 rows) arrives in many.
       let start = 0;
-      for (let nl = this.buffer.indexOf("\n"); nl !== -1; nl = this.buffer.indexOf("\n", start)) {
-        const msg = JSON.parse(this.buffer.slice(start, nl));
+      for (let nl = chunk.indexOf("\n"); nl !== -1; nl = chunk.indexOf("\n", start)) {
+        const line =
+          this.parts.length === 0 ? chunk.slice(start, nl) : this.parts.join("") + chunk.slice(start, nl);
+        this.parts = [];
         start = nl + 1;
+        const msg = JSON.parse(line);
         if ("event" in msg) this.onEvent(msg);
         else this.answered(msg as Answer);
       }
-      this.buffer = this.buffer.slice(start);
+      if (start < chunk.length) this.parts.push(chunk.slice(start));
     });
     socket.on("error", () => {});
     this.closed = new Promise((resolve) =>

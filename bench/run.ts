@@ -59,6 +59,7 @@ async function main(): Promise<number> {
     const log = (msg: string) => console.error(`  ${s.name}: ${msg}`);
     console.error(`bench: ${s.title}`);
     const at = new Date().toISOString();
+    const before = machine(ROOT);
     const started = performance.now();
     let result: ScenarioResult | null = null;
     let error: string | null = null;
@@ -78,7 +79,8 @@ async function main(): Promise<number> {
       at,
       scenario: s.name,
       seconds,
-      machine: { ...machine(ROOT), loadAvg: m.loadAvg },
+      machine: before,
+      loadAvgAfter: machine(ROOT).loadAvg,
       profiled: profile,
       ...(result ? { figures: result.figures, detail: result.detail } : { error }),
     };

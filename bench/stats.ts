@@ -2,6 +2,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
+import { performance } from "node:perf_hooks";
 
 /** The p-th percentile (0..100) of the values, nearest rank; NaN for none. */
 export function percentile(values: ArrayLike<number>, p: number): number {
@@ -14,7 +15,7 @@ export function percentile(values: ArrayLike<number>, p: number): number {
 export const median = (values: ArrayLike<number>) => percentile(values, 50);
 
 /** A process's CPU time so far (user + system), in ms, from /proc/<pid>/stat. */
-export function cpuMs(pid: number): number {
+export function cpuMs(pid: number | "self"): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
   // After the command's ")": state is field 3, utime 14, stime 15 (1-based, in clock ticks).
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -33,6 +34,44 @@ const CLOCK_TICKS = (() => {
 export function syscalls(pid: number | "self"): { reads: number; writes: number } {
   const io = fs.readFileSync(`/proc/${pid}/io`, "utf8");
   return { reads: Number(/syscr: (\d+)/.exec(io)?.[1]), writes: Number(/syscw: (\d+)/.exec(io)?.[1]) };
+}
+
+/** The machine's CPU time so far, every CPU together (ms): busy, and stolen by the hypervisor. */
+export function machineCpuMs(): { busy: number; steal: number } {
+  const line = fs.readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!;
+  // cpu  user nice system idle iowait irq softirq steal guest guest_nice
+  const [user, nice, system, , , irq, softirq, steal] = line
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number) as number[];
+  const busy = user! + nice! + system! + irq! + softirq!;
+  return { busy: (busy * 1000) / CLOCK_TICKS, steal: (steal! * 1000) / CLOCK_TICKS };
+}
+
+/**
+ * How busy the rest of the machine was during a phase, in CPUs: all the machine's CPU time less
+ * the processes named (the server, the benchmark), and what the hypervisor took. The figure that
+ * says whether a phase was measured on a quiet machine.
+ */
+export class Contention {
+  private readonly m0 = machineCpuMs();
+  private readonly p0: number[];
+  private readonly t0 = performance.now();
+
+  constructor(private readonly pids: (number | "self")[]) {
+    this.p0 = pids.map((pid) => cpuMs(pid));
+  }
+
+  end(): { otherCpus: number; stealCpus: number } {
+    const m1 = machineCpuMs();
+    const ours = this.pids.reduce<number>((s, pid, i) => s + cpuMs(pid) - this.p0[i]!, 0);
+    const wall = performance.now() - this.t0;
+    return {
+      otherCpus: round(Math.max(0, m1.busy - this.m0.busy - ours) / wall, 2),
+      stealCpus: round((m1.steal - this.m0.steal) / wall, 2),
+    };
+  }
 }
 
 /** A process's resident set size, in MiB, from /proc/<pid>/status. */

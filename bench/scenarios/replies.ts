@@ -3,7 +3,8 @@
  * a raw agent connection that reported once and acks every `deliver` the moment it arrives (so
  * that no job reaches the 50-waiting `full` limit).
  *
- * - Closed loop: 4 hub connections keep 8 replies each in flight; the rate of `saved` answers.
+ * - Closed loop: 4 hub connections keep 8 replies each in flight (until saved and acked); the rate
+ *   of `saved` answers.
  * - Paced: 1,000 replies/s for 5 s, sent on time whatever the answers do; the latency of each.
  * - Baseline: one-row better-sqlite3 transactions with the daemon's durability settings (WAL,
  *   synchronous=NORMAL) on a temp file on the same file system, in the same run.
@@ -27,7 +28,7 @@ import {
 } from "../harness.js";
 import type { Conn } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import { cpuMs, type Figure, median, percentile, round, rssMiB } from "../stats.js";
+import { Contention, cpuMs, type Figure, median, percentile, round, rssMiB } from "../stats.js";
 
 const JOBS = 20;
 const HUBS = 4;
@@ -41,15 +42,32 @@ const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 5;
 const TEXT = "please also update the docs and the changelog, then run the tests again";
 
-/** What happened to reply n, in performance.now() ms (NaN: not yet). */
+/** What happened to reply n, in performance.now() ms (undefined: not yet). */
 class Track {
   readonly sent: number[] = [];
   readonly answered: number[] = [];
   readonly delivered: number[] = [];
   readonly acked: number[] = [];
+  /** Replies answered with an error (never delivered, so they wait for no ack), or their ack was. */
+  readonly failed = new Set<number>();
   readonly errors = new Map<string, number>();
   firstError: string | null = null;
   next = 0;
+  private readonly ackWaiters = new Map<number, () => void>();
+
+  /** Reply n's ack is answered: stored (stamped when its answer reached the agent), or refused. */
+  ackAnswered(n: number, ok: boolean): void {
+    if (ok) this.acked[n] = performance.now();
+    else this.failed.add(n);
+    this.ackWaiters.get(n)?.();
+    this.ackWaiters.delete(n);
+  }
+
+  /** Resolves once reply n is acked (at once if it is, or if it failed and will never be). */
+  untilAcked(n: number): Promise<void> {
+    if (this.acked[n] !== undefined || this.failed.has(n)) return Promise.resolve();
+    return new Promise((resolve) => this.ackWaiters.set(n, resolve));
+  }
 
   error(code: string, message: string | undefined): void {
     this.errors.set(code, (this.errors.get(code) ?? 0) + 1);
@@ -67,20 +85,17 @@ class Track {
     return out;
   }
 
-  /** Every reply sent so far is answered and acked. */
+  /** Every reply sent so far is answered, and acked unless it failed. */
   settled(): boolean {
-    for (let n = 0; n < this.next; n++) {
+    for (; this.settledUpTo < this.next; this.settledUpTo++) {
+      const n = this.settledUpTo;
       if (this.answered[n] === undefined) return false;
-      if (this.acked[n] === undefined && this.errorFree(n)) return false;
+      if (this.acked[n] === undefined && !this.failed.has(n)) return false;
     }
     return true;
   }
 
-  /** Replies answered with an error are never delivered; they do not wait for an ack. */
-  readonly failed = new Set<number>();
-  private errorFree(n: number): boolean {
-    return !this.failed.has(n);
-  }
+  private settledUpTo = 0;
 }
 
 /** An agent for a job: reported once; acks each `deliver` at once. */
@@ -97,14 +112,15 @@ async function openAgent(d: BenchDaemon, job: InertJob, track: Track): Promise<C
     const n = Number(/^r(\d+) /.exec(e.text)?.[1]);
     track.delivered[n] = performance.now();
     void agent.request("ack", { id: job.id, token: job.token, seq: e.seq }).then((a) => {
-      if (a.ok) track.acked[n] = performance.now();
-      else track.error(`ack ${a.code}`, a.error);
+      track.ackAnswered(n, a.ok);
+      if (!a.ok) track.error(`ack ${a.code}`, a.error);
     });
   };
   return agent;
 }
 
-function sendReply(hub: Conn, jobs: InertJob[], track: Track, tag: string): Promise<void> {
+/** Sends reply n; resolves with n once it is answered. */
+function sendReply(hub: Conn, jobs: InertJob[], track: Track, tag: string): Promise<number> {
   const n = track.next++;
   const job = jobs[n % jobs.length]!;
   track.sent[n] = performance.now();
@@ -114,10 +130,17 @@ function sendReply(hub: Conn, jobs: InertJob[], track: Track, tag: string): Prom
       track.failed.add(n);
       track.error(a.code ?? "?", a.error);
     }
+    return n;
   });
 }
 
-interface Closed {
+interface Busy {
+  /** CPUs the rest of the machine used meanwhile, and the hypervisor took (see Contention). */
+  otherCpus: number;
+  stealCpus: number;
+}
+
+interface Closed extends Busy {
   rate: number;
   daemonCpuUs: number;
   p50: number;
@@ -125,7 +148,12 @@ interface Closed {
   loopDelay?: LoopDelay | null;
 }
 
-/** Closed loop: each hub connection keeps WINDOW replies in flight. */
+/**
+ * Closed loop: each hub connection keeps WINDOW replies in flight, a slot taken until its reply is
+ * saved and acked. Replies answered but not yet acked are pending for their job: a loop on the
+ * answers alone could outrun the acks and reach the 50-waiting limit, and in the long run no job
+ * takes replies faster than its agent acks them.
+ */
 async function closedLoop(
   d: BenchDaemon,
   hubs: Conn[],
@@ -140,15 +168,17 @@ async function closedLoop(
     for (let w = 0; w < WINDOW; w++)
       loops.push(
         (async () => {
-          while (pumping) await sendReply(hub, jobs, track, tag);
+          while (pumping) await track.untilAcked(await sendReply(hub, jobs, track, tag));
         })(),
       );
   await sleep(WARM_MS);
   await probe?.();
   const answeredSoFar = () => track.answered.reduce((s, t) => s + (t === undefined ? 0 : 1), 0);
+  const contention = new Contention([d.pid, "self"]);
   const [n0, a0, t0, c0] = [track.next, answeredSoFar(), performance.now(), cpuMs(d.pid)];
   await sleep(MEASURE_MS);
   const [n1, a1, t1, c1] = [track.next, answeredSoFar(), performance.now(), cpuMs(d.pid)];
+  const busy = contention.end();
   const loopDelay = await probe?.();
   pumping = false;
   await Promise.all(loops);
@@ -158,12 +188,13 @@ async function closedLoop(
     daemonCpuUs: round(((c1 - c0) * 1000) / (a1 - a0), 1),
     p50: round(median(lat), 3),
     p99: round(percentile(lat, 99), 3),
+    ...busy,
   };
   if (loopDelay) result.loopDelay = loopDelay;
   return result;
 }
 
-interface Paced {
+interface Paced extends Busy {
   rate: number;
   answered: { p50: number; p99: number; max: number };
   delivered: { p50: number; p99: number; max: number };
@@ -184,6 +215,7 @@ async function paced(
   const total = (PACED_RATE * PACED_MS) / 1000;
   const first = track.next;
   await probe?.();
+  const contention = new Contention([d.pid, "self"]);
   const [t0, c0] = [performance.now(), cpuMs(d.pid)];
   let sent = 0;
   await new Promise<void>((resolve) => {
@@ -196,6 +228,7 @@ async function paced(
     tick();
   });
   const [t1, c1] = [performance.now(), cpuMs(d.pid)];
+  const busy = contention.end();
   const loopDelay = await probe?.();
   await until("the paced replies answered and acked", () => track.settled(), 30000);
   const last = track.next;
@@ -213,12 +246,13 @@ async function paced(
     delivered: summary(track.delivered),
     acked: summary(track.acked),
     daemonCpuPct: round(((c1 - c0) / (t1 - t0)) * 100, 0),
+    ...busy,
   };
   if (loopDelay) result.loopDelay = loopDelay;
   return result;
 }
 
-interface Baseline {
+interface Baseline extends Busy {
   rate: number;
   p50: number;
   p99: number;
@@ -242,6 +276,7 @@ function baseline(db: Database.Database, state: { seq: number }): Baseline {
     });
   };
   for (let end = performance.now() + WARM_MS; performance.now() < end; ) one();
+  const contention = new Contention(["self"]);
   const lat: number[] = [];
   const t0 = performance.now();
   const end = t0 + MEASURE_MS;
@@ -256,6 +291,7 @@ function baseline(db: Database.Database, state: { seq: number }): Baseline {
     rate: round((lat.length / (t1 - t0)) * 1000, 0),
     p50: round(median(lat), 4),
     p99: round(percentile(lat, 99), 4),
+    ...contention.end(),
   };
 }
 
@@ -300,7 +336,8 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       rounds.push({ roost: x, baseline: b, ratio, paced: p });
       ctx.log(
         `round ${r + 1}: roost ${x.rate}/s (${x.daemonCpuUs} µs CPU each), sqlite ${b.rate}/s, ratio ${ratio.toFixed(2)}; ` +
-          `at ${PACED_RATE}/s p50 ${p.answered.p50} ms p99 ${p.answered.p99} ms (deliver p99 ${p.delivered.p99}, ack p99 ${p.acked.p99})`,
+          `at ${PACED_RATE}/s p50 ${p.answered.p50} ms p99 ${p.answered.p99} ms (deliver p99 ${p.delivered.p99}, ack p99 ${p.acked.p99}); ` +
+          `other processes used ${x.otherCpus}, ${b.otherCpus}, ${p.otherCpus} CPUs`,
       );
     }
     const errors = [...track.errors.values()].reduce((s, n) => s + n, 0);

@@ -23,7 +23,7 @@ import {
   tempDir,
 } from "../harness.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import { cpuMs, type Figure, median, round, rssMiB, syscalls } from "../stats.js";
+import { Contention, cpuMs, type Figure, median, round, rssMiB, syscalls } from "../stats.js";
 
 const CONNECTIONS = 100;
 const WINDOW = 16;
@@ -156,6 +156,9 @@ interface Phase {
   serverReadsPerAnswer: number;
   serverWritesPerAnswer: number;
   errors: number;
+  /** CPUs the rest of the machine used meanwhile, and the hypervisor took (see Contention). */
+  otherCpus: number;
+  stealCpus: number;
   loopDelay?: LoopDelay | null;
 }
 
@@ -165,6 +168,7 @@ async function drive(drivers: Driver[], serverPid: number, probe?: () => Promise
   for (const d of drivers) d.start();
   await sleep(WARM_MS);
   await probe?.(); // resets the daemon's histogram
+  const contention = new Contention([serverPid, "self"]);
   const [a0, e0, t0, c0, u0, s0] = [
     total(),
     errors(),
@@ -182,6 +186,7 @@ async function drive(drivers: Driver[], serverPid: number, probe?: () => Promise
     process.cpuUsage(u0),
     syscalls(serverPid),
   ];
+  const busy = contention.end();
   const loopDelay = await probe?.();
   await Promise.all(drivers.map((d) => d.stop()));
   const answers = a1 - a0;
@@ -193,6 +198,7 @@ async function drive(drivers: Driver[], serverPid: number, probe?: () => Promise
     serverReadsPerAnswer: round((s1.reads - s0.reads) / answers, 3),
     serverWritesPerAnswer: round((s1.writes - s0.writes) / answers, 3),
     errors: e1 - e0,
+    ...busy,
   };
   if (loopDelay) phase.loopDelay = loopDelay;
   return phase;
@@ -228,7 +234,8 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         rounds.push({ roost: x, baseline: b, ratio });
         ctx.log(
           `round ${r + 1}: roost ${x.rate}/s (${x.serverCpuUs} µs CPU, ${x.serverWritesPerAnswer} writes each), ` +
-            `baseline ${b.rate}/s (${b.serverCpuUs} µs, ${b.serverWritesPerAnswer} writes), ratio ${ratio.toFixed(2)}`,
+            `baseline ${b.rate}/s (${b.serverCpuUs} µs, ${b.serverWritesPerAnswer} writes), ratio ${ratio.toFixed(2)}; ` +
+            `other processes used ${x.otherCpus} and ${b.otherCpus} CPUs`,
         );
       }
       const errors = rounds.reduce((s, r) => s + r.roost.errors + r.baseline.errors, 0);
