@@ -17,6 +17,9 @@ import type { Caller } from "../server/ops/define.js";
 import type { OpOutcome } from "../server/ops/index.js";
 import { LineSplitter } from "./lines.js";
 
+/** What a turn may gather before it is written at once (about a socket's high-water mark). */
+const OUTBOX_FLUSH_BYTES = 64 * 1024;
+
 export type RunOp = (caller: Caller, op: string, args: unknown) => OpOutcome | Promise<OpOutcome>;
 
 type RequestId = number | string | null;
@@ -40,6 +43,10 @@ export class Connection {
   private readonly maxInFlight: number;
   private readonly maxUnread: number;
   private closed = false;
+  /** Lines written this turn, sent together at its end. */
+  private outbox: string[] = [];
+  private outboxBytes = 0;
+  private flushing = false;
   /** The client closed its side: no more requests; see `pump` for when the connection ends. */
   private readEnded = false;
 
@@ -82,6 +89,7 @@ export class Connection {
         code: "bad_request",
         error: `a line is over ${LIMITS.lineBytes} bytes: connection closed`,
       });
+      this.flushOutbox();
       this.socket.end();
       this.socket.destroySoon?.();
       this.finish();
@@ -104,7 +112,10 @@ export class Connection {
     if (this.readEnded) {
       // No more requests will come (a client that closed its side and one that is gone look the
       // same here): end once every request taken is answered.
-      if (this.slots.length === 0 && this.lines.waiting === 0) this.socket.end();
+      if (this.slots.length === 0 && this.lines.waiting === 0) {
+        this.flushOutbox();
+        this.socket.end();
+      }
       return;
     }
     if (this.slots.length >= this.maxInFlight || this.socket.writableNeedDrain) this.socket.pause();
@@ -187,7 +198,31 @@ export class Connection {
       }
       text = JSON.stringify(envelopeOf(message.id, failed(err)));
     }
-    this.socket.write(`${text}\n`);
+    // One write per turn of the event loop, not one per answer: each write is a system call
+    // that wakes the reader, and a client that pipelines gets many answers in one turn.
+    this.outbox.push(`${text}\n`);
+    this.outboxBytes += text.length + 1;
+    // A large turn goes out at once, so that the socket's backpressure (see `pump`) still holds.
+    if (this.outboxBytes >= OUTBOX_FLUSH_BYTES) {
+      this.flushOutbox();
+      return;
+    }
+    if (!this.flushing) {
+      this.flushing = true;
+      process.nextTick(() => {
+        this.flushing = false;
+        this.flushOutbox();
+      });
+    }
+  }
+
+  private flushOutbox(): void {
+    if (this.outbox.length === 0) return;
+    const data = this.outbox.length === 1 ? this.outbox[0]! : this.outbox.join("");
+    this.outbox = [];
+    this.outboxBytes = 0;
+    if (this.closed || this.socket.destroyed || this.socket.writableEnded) return;
+    this.socket.write(data);
     // A client that does not read is dropped before it costs the daemon more memory.
     if (this.socket.writableLength > this.maxUnread) {
       this.socket.destroy();

@@ -52,14 +52,18 @@ export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Pr
   // A terminal agent's request id is kept once its text is typed (the spec's order): a crash
   // between the two types it again. Until then the reply itself carries it.
   const typed = !rec.launch.protocol && job.link === null;
-  const seq = core.store.addReply(
-    rec,
-    { text: args.text, mode: args.mode ?? null, requestId: args.requestId },
-    !typed,
-  );
+  // The reply and its feed entry in one commit.
+  const seq = core.store.batch(() => {
+    const n = core.store.addReply(
+      rec,
+      { text: args.text, mode: args.mode ?? null, requestId: args.requestId },
+      !typed,
+    );
+    core.feed.record(rec.id, "reply", excerpt(args.text), actor);
+    return n;
+  });
   job.pending++;
   core.registry.changed(job, false);
-  core.feed.record(rec.id, "reply", excerpt(args.text), actor);
   if (isEnded(job)) {
     await start(core, job); // a reply to an ended job starts it again; it is delivered once it reports
   } else if (job.link) {

@@ -36,6 +36,11 @@ export class Store {
     if (this.db.open) this.db.close();
   }
 
+  /** Several writes as one transaction (one commit): all land, or none. Nests. */
+  batch<T>(writes: () => T): T {
+    return this.db.transaction(writes)();
+  }
+
   // ---- jobs ----
 
   loadJobs(): JobRecord[] {
@@ -236,11 +241,14 @@ function prepare(db: Database.Database) {
       "SELECT seq FROM replies WHERE job_id = ? AND request_id = ? AND acked = 0",
     ),
     pendingReplies: db.prepare(
-      "SELECT job_id, seq, text, mode, kind, request_id, at FROM replies WHERE job_id = ? AND acked = 0 ORDER BY seq",
+      `SELECT job_id, seq, text, mode, kind, request_id, at FROM replies INDEXED BY replies_pending
+       WHERE job_id = ? AND acked = 0 ORDER BY seq`,
     ),
     pendingCounts: db.prepare("SELECT job_id, count(*) AS n FROM replies WHERE acked = 0 GROUP BY job_id"),
+    // The partial index of pending replies, named: without statistics SQLite would walk every
+    // reply the job ever had (acked ones are kept).
     ackUpTo: db.prepare(
-      "UPDATE replies SET acked = 1 WHERE job_id = ? AND seq <= ? AND kind IS NULL AND acked = 0",
+      "UPDATE replies INDEXED BY replies_pending SET acked = 1 WHERE job_id = ? AND seq <= ? AND kind IS NULL AND acked = 0",
     ),
     ackExact: db.prepare("UPDATE replies SET acked = 1 WHERE job_id = ? AND seq = ? AND acked = 0"),
     insertEvent: db.prepare(
