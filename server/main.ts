@@ -31,7 +31,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   fs.rmSync(paths.socket, { force: true });
   ensureToken(paths);
 
-  const store = new Store(paths.db);
+  const store = new Store(paths.db, { checkpoints: "thread" });
   const pushes = new Pushes();
   const registry = new Registry(store, pushes);
   const feed = new Feed(store, pushes);

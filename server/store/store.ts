@@ -7,6 +7,7 @@
  * loss can take the last few back, which the promises do not cover.
  */
 import fs from "node:fs";
+import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
@@ -15,11 +16,22 @@ import type { JobRecord, NewFeedEntry, NewReply, ReplyRecord } from "./records.j
 
 type Params = Record<string, unknown>;
 
+const ACK_FLUSH_MS = 50;
+const CHECKPOINT_MS = 500;
+
 export class Store {
   readonly db: Database.Database;
   private readonly sql: ReturnType<typeof prepare>;
+  /** Each job's replies not yet taken, once read (see `pendingOf`). */
+  private readonly pending = new Map<string, ReplyRecord[]>();
+  /** Acks taken but not yet written (see `ack`). */
+  private readonly acks: { jobId: string; seq: number; exact: boolean }[] = [];
+  private ackTimer: NodeJS.Timeout | null = null;
 
-  constructor(file: string) {
+  private checkpointer: Worker | null = null;
+
+  /** `checkpoints: "thread"` (the daemon) moves WAL checkpoints off this thread (checkpointer.ts). */
+  constructor(file: string, opts: { checkpoints?: "inline" | "thread" } = {}) {
     // Owner-only; SQLite gives the -wal and -shm files the database file's mode.
     fs.closeSync(fs.openSync(file, "a", 0o600));
     fs.chmodSync(file, 0o600);
@@ -29,10 +41,30 @@ export class Store {
     this.db.pragma("busy_timeout = 5000");
     this.db.pragma("foreign_keys = ON");
     migrate(this.db);
+    if (opts.checkpoints === "thread") {
+      this.db.pragma("wal_autocheckpoint = 0");
+      const worker = new Worker(new URL("./checkpointer.js", import.meta.url), {
+        workerData: { file, everyMs: CHECKPOINT_MS },
+      });
+      worker.on(
+        "message",
+        (m: { error?: string }) => m.error && console.error("roost: checkpoint:", m.error),
+      );
+      worker.on("error", (err) => {
+        // Without its thread the store checkpoints as SQLite does by default: on this one.
+        console.error("roost: the checkpoint thread failed:", err.message);
+        if (this.db.open) this.db.pragma("wal_autocheckpoint = 1000");
+      });
+      worker.unref();
+      this.checkpointer = worker;
+    }
     this.sql = prepare(this.db);
   }
 
   close(): void {
+    this.flushAcks();
+    this.checkpointer?.postMessage({ stop: true });
+    this.checkpointer = null;
     if (this.db.open) this.db.close();
   }
 
@@ -73,6 +105,8 @@ export class Store {
   }
 
   deleteJob(id: string): void {
+    this.flushAcks();
+    this.pending.delete(id);
     this.sql.deleteJob.run(id);
   }
 
@@ -99,6 +133,10 @@ export class Store {
       this.sql.ackExact.run(jobId, seq);
       if (requestId) this.insertRequestId(jobId, requestId, seq);
     })();
+    this.pending.set(
+      jobId,
+      this.pendingOf(jobId).filter((r) => r.seq !== seq),
+    );
   }
 
   /** Saves a request id that made no reply (a `/stop`), so its resend is a duplicate too. */
@@ -119,6 +157,15 @@ export class Store {
       at,
     });
     this.sql.setLastSeq.run({ id: job.id, last_seq: seq, updated_at: at });
+    this.pending.get(job.id)?.push({
+      jobId: job.id,
+      seq,
+      text: reply.text,
+      mode: reply.mode,
+      kind: reply.kind ?? null,
+      requestId: keepIdNow ? null : (reply.requestId ?? null),
+      at,
+    });
     if (reply.requestId && keepIdNow) this.insertRequestId(job.id, reply.requestId, seq);
     job.lastSeq = seq;
     return seq;
@@ -140,8 +187,19 @@ export class Store {
     return row ? row.seq : null;
   }
 
+  /** The job's replies not yet taken, oldest first. */
   pendingReplies(jobId: string): ReplyRecord[] {
-    return (this.sql.pendingReplies.all(jobId) as Params[]).map(replyFromRow);
+    return [...this.pendingOf(jobId)];
+  }
+
+  /** Known once read: then kept in step with each reply and ack (at most 50 user replies a job). */
+  private pendingOf(jobId: string): ReplyRecord[] {
+    let list = this.pending.get(jobId);
+    if (!list) {
+      list = (this.sql.pendingReplies.all(jobId) as Params[]).map(replyFromRow);
+      this.pending.set(jobId, list);
+    }
+    return list;
   }
 
   /** The number of replies waiting per job, for every job that has some. */
@@ -150,10 +208,33 @@ export class Store {
     return new Map(rows.map((r) => [r.job_id, r.n]));
   }
 
-  /** An ack: cumulative over the user's replies up to `seq`, or one exact item. Returns how many. */
+  /**
+   * An ack: cumulative over the user's replies up to `seq`, or one exact item. Returns how many
+   * it took. Written with the other acks of the next 50 ms, in one commit: an ack lost to a crash
+   * only sends its replies again, and the agent's client skips what it had finished (its
+   * agent.json), so an ack need not cost a commit of its own.
+   */
   ack(jobId: string, seq: number, exact: boolean): number {
-    const stmt = exact ? this.sql.ackExact : this.sql.ackUpTo;
-    return stmt.run(jobId, seq).changes;
+    const list = this.pendingOf(jobId);
+    const taken = (r: ReplyRecord) => (exact ? r.seq === seq : r.seq <= seq && r.kind === null);
+    const left = list.filter((r) => !taken(r));
+    const count = list.length - left.length;
+    if (count === 0) return 0;
+    this.pending.set(jobId, left);
+    this.acks.push({ jobId, seq, exact });
+    this.ackTimer ??= setTimeout(() => this.flushAcks(), ACK_FLUSH_MS);
+    return count;
+  }
+
+  /** Writes the acks taken since the last time (also at close). */
+  flushAcks(): void {
+    if (this.ackTimer) clearTimeout(this.ackTimer);
+    this.ackTimer = null;
+    if (this.acks.length === 0 || !this.db.open) return;
+    const acks = this.acks.splice(0);
+    this.db.transaction(() => {
+      for (const a of acks) (a.exact ? this.sql.ackExact : this.sql.ackUpTo).run(a.jobId, a.seq);
+    })();
   }
 
   // ---- the events feed ----

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../server/store/migrations/index.js";
 import type { JobRecord } from "../../server/store/records.js";
 import { Store } from "../../server/store/store.js";
+import { until } from "../helpers/daemon.js";
 
 let dir: string;
 let file: string;
@@ -107,7 +108,16 @@ describe("the store", () => {
     expect(store.ack(job.id, 3, false)).toBe(2); // u1 and u3; the peer item waits for its own ack
     expect(store.pendingReplies(job.id).map((r) => r.seq)).toEqual([2]);
     expect(store.ack(job.id, 2, true)).toBe(1);
+    expect(store.ack(job.id, 3, false)).toBe(0); // taken already
+    // Acks are written together, a moment later (or at close): a crash before only resends.
+    expect(store.pendingCounts().get(job.id)).toBe(3);
+    store.flushAcks();
     expect(store.pendingCounts().get(job.id)).toBeUndefined();
+    store.addReply(job, { text: "u4", mode: null });
+    expect(store.ack(job.id, 4, false)).toBe(1);
+    reopen(); // close writes what is left
+    expect(store.pendingCounts().get(job.id)).toBeUndefined();
+    expect(store.pendingReplies(job.id)).toEqual([]);
   });
 
   it("keeps a job's last 100 reply request ids, written with the reply", () => {
@@ -143,5 +153,26 @@ describe("the store", () => {
     expect(store.events({ after: 1240, limit: 100, id: "j1" }).every((e) => e.id === "j1")).toBe(true);
     const count = (store.db.prepare("SELECT count(*) AS n FROM events").get() as { n: number }).n;
     expect(count).toBeLessThanOrEqual(1100); // pruned in steps of 100
+  });
+});
+
+describe("the daemon's store", () => {
+  it("checkpoints its WAL on a thread of its own", async () => {
+    // The built module: the checkpoint thread runs compiled code.
+    const { Store: BuiltStore } = await import("../../dist/server/store/store.js");
+    const own = new BuiltStore(path.join(dir, "threaded.db"), { checkpoints: "thread" });
+    try {
+      expect(own.db.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
+      const before = fs.statSync(path.join(dir, "threaded.db")).size;
+      const job = newJob(own as unknown as Store);
+      for (let i = 0; i < 3000; i++) own.addReply(job, { text: `reply ${i} ${"x".repeat(200)}`, mode: null });
+      // The pages reach the database file only by a checkpoint: none runs on this thread.
+      await until(
+        "the WAL checkpointed into the file",
+        () => fs.statSync(path.join(dir, "threaded.db")).size > before + 500_000,
+      );
+    } finally {
+      own.close();
+    }
   });
 });

@@ -1,0 +1,26 @@
+/**
+ * The store's WAL checkpoints, on a thread of their own. A checkpoint copies the WAL into the
+ * database file and fsyncs it: on the daemon's thread that stalls every request for milliseconds
+ * (the p99 of a reply), here it stalls nothing. PASSIVE: it never waits for, nor blocks, a writer.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import Database from "better-sqlite3";
+
+const { file, everyMs } = workerData as { file: string; everyMs: number };
+const db = new Database(file);
+db.pragma("busy_timeout = 5000");
+
+const timer = setInterval(() => {
+  try {
+    db.pragma("wal_checkpoint(PASSIVE)");
+  } catch (err) {
+    parentPort?.postMessage({ error: (err as Error).message });
+  }
+}, everyMs);
+
+parentPort?.on("message", (msg: { stop?: boolean }) => {
+  if (!msg.stop) return;
+  clearInterval(timer);
+  db.close();
+  parentPort?.close();
+});
