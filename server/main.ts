@@ -76,7 +76,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     return host;
   };
 
-  await findJobsAgain(core);
+  await Promise.all([findJobsAgain(core), store.ready]);
   const bridge = new Bridge((caller, op, args) => runOp(core, caller, op, args), {
     onClosed: (conn) => connectionClosed(core, conn.state),
   });

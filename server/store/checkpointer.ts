@@ -10,13 +10,18 @@ const { file, everyMs } = workerData as { file: string; everyMs: number };
 const db = new Database(file);
 db.pragma("busy_timeout = 5000");
 
-const timer = setInterval(() => {
+function checkpoint(): void {
   try {
     db.pragma("wal_checkpoint(PASSIVE)");
   } catch (err) {
     parentPort?.postMessage({ error: (err as Error).message });
   }
-}, everyMs);
+}
+
+// Once at once, so that every file it needs is open before the daemon says it is ready.
+checkpoint();
+parentPort?.postMessage({ ready: true });
+const timer = setInterval(checkpoint, everyMs);
 
 parentPort?.on("message", (msg: { stop?: boolean }) => {
   if (!msg.stop) return;

@@ -29,6 +29,8 @@ export class Store {
   private ackTimer: NodeJS.Timeout | null = null;
 
   private checkpointer: Worker | null = null;
+  /** Settled once the store has all it needs running (its checkpoint thread). */
+  ready: Promise<void> = Promise.resolve();
 
   /** `checkpoints: "thread"` (the daemon) moves WAL checkpoints off this thread (checkpointer.ts). */
   constructor(file: string, opts: { checkpoints?: "inline" | "thread" } = {}) {
@@ -46,14 +48,17 @@ export class Store {
       const worker = new Worker(new URL("./checkpointer.js", import.meta.url), {
         workerData: { file, everyMs: CHECKPOINT_MS },
       });
-      worker.on(
-        "message",
-        (m: { error?: string }) => m.error && console.error("roost: checkpoint:", m.error),
-      );
-      worker.on("error", (err) => {
-        // Without its thread the store checkpoints as SQLite does by default: on this one.
-        console.error("roost: the checkpoint thread failed:", err.message);
-        if (this.db.open) this.db.pragma("wal_autocheckpoint = 1000");
+      this.ready = new Promise((resolve) => {
+        worker.on("message", (m: { error?: string; ready?: boolean }) => {
+          if (m.ready) resolve();
+          if (m.error) console.error("roost: checkpoint:", m.error);
+        });
+        worker.on("error", (err) => {
+          // Without its thread the store checkpoints as SQLite does by default: on this one.
+          console.error("roost: the checkpoint thread failed:", err.message);
+          if (this.db.open) this.db.pragma("wal_autocheckpoint = 1000");
+          resolve();
+        });
       });
       worker.unref();
       this.checkpointer = worker;
