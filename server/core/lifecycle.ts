@@ -1,27 +1,22 @@
 /**
- * A job's life (control-plane.md, "The hub's ops"): dispatch, start, exit, stop, rm, respawn, and
- * finding the jobs again when the daemon starts ("Jobs outlive the daemon").
+ * A job's life (control-plane.md, "The hub's ops"): start, exit, stop, rm, respawn. Each change
+ * of a job's life waits for the one under way (two that cross must not both act).
  */
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { type OpArgs, RoostError, type Row } from "../../sdk/ts/protocol/index.js";
-import { blockedPatterns } from "../config.js";
-import { expandHome, jobDir } from "../paths.js";
-import type { JobRecord, Launch } from "../store/records.js";
+import { RoostError, type Row } from "../../sdk/ts/protocol/index.js";
+import { jobDir } from "../paths.js";
+import type { JobRecord } from "../store/records.js";
 import type { Core, ExitInfo } from "./core.js";
 import { type Actor, ROOST } from "./feed.js";
 import { EMPTY_REPORT, type LiveJob } from "./registry.js";
-import { onScreen } from "./screens.js";
 import { serialPer } from "./serial.js";
-import { excerpt, oneLine } from "./text.js";
+import { excerpt } from "./text.js";
 import { terminalStarted } from "./typist.js";
 
 /** Without output this long, a terminal agent is idle (its row says so; follow-ups are typed). */
 export const DEFAULT_QUIET_MS = 1500;
 
-const RESERVED_NAMES = new Set(["concierge"]);
 const ENDED: ReadonlySet<Row["life"]> = new Set(["exited", "stopped"]);
 
 export const isEnded = (job: LiveJob) => ENDED.has(job.rec.life);
@@ -39,99 +34,6 @@ function oneAtATime<T>(core: Core, job: LiveJob, change: () => Promise<T>): Prom
       throw new RoostError("not_found", `${job.rec.id} was removed meanwhile`);
     return change();
   });
-}
-
-export function checkName(name: string): string {
-  const folded = oneLine(name);
-  if (!folded) throw new RoostError("bad_request", "name is empty once folded to one line");
-  if (RESERVED_NAMES.has(folded.toLowerCase())) {
-    throw new RoostError("bad_request", `name ${JSON.stringify(folded)} is reserved for roost's own agent`);
-  }
-  return folded;
-}
-
-export async function dispatch(
-  core: Core,
-  args: OpArgs<"dispatch">,
-  actor: Actor,
-): Promise<{ job: Row; duplicate?: boolean }> {
-  if (args.requestId) {
-    const id = core.store.jobForDispatchRequest(args.requestId);
-    const existing = id ? core.registry.find(id) : undefined;
-    if (existing) return { job: core.registry.row(existing), duplicate: true };
-  }
-  const profile = core.config.profiles[args.profile];
-  if (!profile) {
-    const known = Object.keys(core.config.profiles).sort().join(", ");
-    throw new RoostError(
-      "bad_request",
-      `no profile ${JSON.stringify(args.profile)}; the profiles are: ${known}`,
-    );
-  }
-  const cwd = checkCwd(args.cwd ?? profile.cwd ?? os.homedir());
-  const name = args.name === undefined ? null : checkName(args.name);
-  const taskMode = profile.task ?? "type";
-  const task = args.task?.trim() ? args.task : undefined;
-  const launch: Launch = {
-    command: task !== undefined && taskMode === "argv" ? [...profile.command, task] : [...profile.command],
-    cwd,
-    env: profile.env ?? {},
-    task: taskMode,
-    protocol: profile.protocol ?? false,
-    blockedPatterns: blockedPatterns(profile),
-    quietMs: profile.quietMs ?? DEFAULT_QUIET_MS,
-  };
-  const now = new Date().toISOString();
-  const firstReply = task !== undefined && taskMode === "type" ? { text: task, mode: null } : null;
-  const rec = core.store.createJob((num) => {
-    const record: JobRecord = {
-      id: `j${num}`,
-      token: randomBytes(24).toString("base64url"),
-      profile: args.profile,
-      launch,
-      userName: name,
-      defaultName: task !== undefined ? excerpt(task, 60) : args.profile,
-      role: null,
-      parent: null,
-      pinned: false,
-      order: core.registry.topOrder(),
-      life: "starting",
-      exitCode: null,
-      pid: null,
-      kind: "terminal",
-      agent: null,
-      capabilities: [],
-      report: null,
-      lastSeq: 0,
-      dispatchRequestId: args.requestId ?? null,
-      createdAt: now,
-      startedAt: null,
-      endedAt: null,
-      updatedAt: now,
-    };
-    return record;
-  }, firstReply);
-  const job = core.registry.add(rec, firstReply ? 1 : 0);
-  core.feed.record(
-    rec.id,
-    "dispatch",
-    `${args.profile}${task !== undefined ? `: ${excerpt(task)}` : ""}`,
-    actor,
-  );
-  await start(core, job);
-  return { job: core.registry.row(job) };
-}
-
-function checkCwd(dir: string): string {
-  const abs = expandHome(dir);
-  if (!path.isAbsolute(abs))
-    throw new RoostError("bad_request", `cwd ${JSON.stringify(dir)} must be an absolute path`);
-  let isDir = false;
-  try {
-    isDir = fs.statSync(abs).isDirectory();
-  } catch {}
-  if (!isDir) throw new RoostError("bad_request", `cwd ${JSON.stringify(dir)} is not a directory`);
-  return abs;
 }
 
 /** The job's environment: roost's names and the older ones, with the same values. */
@@ -215,7 +117,13 @@ export function onExit(core: Core, info: ExitInfo): void {
   ended(core, job, code, null, info.at);
 }
 
-function ended(core: Core, job: LiveJob, code: number | null, reason: string | null, at?: string): void {
+export function ended(
+  core: Core,
+  job: LiveJob,
+  code: number | null,
+  reason: string | null,
+  at?: string,
+): void {
   const rec = job.rec;
   const stoppedBy = job.stopping;
   const stopped = stoppedBy !== null;
@@ -284,59 +192,4 @@ export function respawn(core: Core, job: LiveJob, actor: Actor): Promise<Row> {
     await startNow(core, job);
     return core.registry.row(job);
   });
-}
-
-/**
- * At daemon start: every job the store has as live is matched with the pty host's terminals.
- * Live ones stay running (their agents reconnect); the exits the host kept, or wrote to the job's
- * directory, are taken once each; a job whose terminal is gone for good is failed, with why.
- */
-export async function findJobsAgain(core: Core): Promise<void> {
-  const terminals = await core.terminals();
-  const { live, exited } = await terminals.list();
-  const liveIds = new Map(live.map((l) => [l.jobId, l.pid]));
-  for (const info of exited) {
-    onExit(core, info);
-    await terminals.forget(info.jobId);
-  }
-  for (const job of core.registry.all()) {
-    if (isEnded(job)) continue;
-    const pid = liveIds.get(job.rec.id);
-    if (pid !== undefined) {
-      job.rec.pid = pid;
-      job.rec.life = "running";
-      core.registry.changed(job, true);
-      // Its row from its screen as it is now, and (a terminal agent) its waiting replies typed.
-      if (!job.rec.launch.protocol) terminalStarted(core, job);
-      void terminals.screen(job.rec.id).then(
-        (state) => onScreen(core, state),
-        () => {},
-      );
-      core.feed.record(job.rec.id, "restart", `found running after a daemon restart (pid ${pid})`, ROOST);
-      continue;
-    }
-    const saved = readExitFile(core, job.rec.id);
-    if (saved) onExit(core, saved);
-    else
-      ended(
-        core,
-        job,
-        null,
-        "its terminal is gone (the pty host ended or the machine restarted); respawn starts it again",
-      );
-  }
-}
-
-function readExitFile(core: Core, jobId: string): ExitInfo | null {
-  try {
-    const file = path.join(jobDir(core.paths, jobId), "exit.json");
-    const data = JSON.parse(fs.readFileSync(file, "utf8")) as {
-      exitCode: number | null;
-      signal: number | null;
-      at?: string;
-    };
-    return { jobId, exitCode: data.exitCode, signal: data.signal, at: data.at };
-  } catch {
-    return null;
-  }
 }

@@ -1,0 +1,66 @@
+/**
+ * A daemon that starts finds its jobs again (control-plane.md, "Jobs outlive the daemon").
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { jobDir } from "../paths.js";
+import type { Core, ExitInfo } from "./core.js";
+import { ROOST } from "./feed.js";
+import { ended, isEnded, onExit } from "./lifecycle.js";
+import { onScreen } from "./screens.js";
+import { terminalStarted } from "./typist.js";
+
+/**
+ * At daemon start: every job the store has as live is matched with the pty host's terminals.
+ * Live ones stay running (their agents reconnect); the exits the host kept, or wrote to the job's
+ * directory, are taken once each; a job whose terminal is gone for good is failed, with why.
+ */
+export async function findJobsAgain(core: Core): Promise<void> {
+  const terminals = await core.terminals();
+  const { live, exited } = await terminals.list();
+  const liveIds = new Map(live.map((l) => [l.jobId, l.pid]));
+  for (const info of exited) {
+    onExit(core, info);
+    await terminals.forget(info.jobId);
+  }
+  for (const job of core.registry.all()) {
+    if (isEnded(job)) continue;
+    const pid = liveIds.get(job.rec.id);
+    if (pid !== undefined) {
+      job.rec.pid = pid;
+      job.rec.life = "running";
+      core.registry.changed(job, true);
+      // Its row from its screen as it is now, and (a terminal agent) its waiting replies typed.
+      if (!job.rec.launch.protocol) terminalStarted(core, job);
+      void terminals.screen(job.rec.id).then(
+        (state) => onScreen(core, state),
+        () => {},
+      );
+      core.feed.record(job.rec.id, "restart", `found running after a daemon restart (pid ${pid})`, ROOST);
+      continue;
+    }
+    const saved = readExitFile(core, job.rec.id);
+    if (saved) onExit(core, saved);
+    else
+      ended(
+        core,
+        job,
+        null,
+        "its terminal is gone (the pty host ended or the machine restarted); respawn starts it again",
+      );
+  }
+}
+
+function readExitFile(core: Core, jobId: string): ExitInfo | null {
+  try {
+    const file = path.join(jobDir(core.paths, jobId), "exit.json");
+    const data = JSON.parse(fs.readFileSync(file, "utf8")) as {
+      exitCode: number | null;
+      signal: number | null;
+      at?: string;
+    };
+    return { jobId, exitCode: data.exitCode, signal: data.signal, at: data.at };
+  } catch {
+    return null;
+  }
+}
