@@ -25,6 +25,8 @@ export class Transcript {
     this.file = path.join(dir, "transcript.log");
     this.older = path.join(dir, "transcript.1.log");
     this.open();
+    // A job started again (respawn) goes on in the same transcript: a line says where.
+    if (this.size > 0) this.put(Buffer.from(`\r\n[roost: started again ${new Date().toISOString()}]\r\n`));
   }
 
   append(data: string): void {

@@ -39,13 +39,17 @@ describe("pty host transcripts", { timeout: 20_000 }, () => {
     expect(fs.statSync(file("r", "transcript.1.log")).mode & 0o777).toBe(0o600);
   });
 
-  it("goes on with the same file when the job runs again", async () => {
+  it("goes on with the same file when the job runs again, marking where", async () => {
     const c = await h.connect();
     for (const word of ["first", "second"]) {
       const exited = nextExit(c, "again");
       await h.start(c, "again", "echo", [word]);
       await exited;
     }
-    await waitFor("both runs", () => read(file("again")) === "first\r\nsecond\r\n");
+    // A line says where the second run begins.
+    await waitFor("both runs", () => read(file("again")).endsWith("second\r\n"));
+    expect(read(file("again"))).toMatch(
+      /^first\r\n\r\n\[roost: started again \d{4}-\d\d-\d\dT[\d:.]+Z\]\r\nsecond\r\n$/,
+    );
   });
 });
