@@ -1,0 +1,175 @@
+/**
+ * `pi-roost/client`: a controller's client of the daemon (a hub, a script, the CLI): every hub op,
+ * typed from the schema set; `subscribe` as an async iterator; a dropped connection made again on
+ * the next call. Node builtins only.
+ */
+import os from "node:os";
+import path from "node:path";
+import type { OpArgs, OpName, OpResult, PushEvent, Row, WireEvent } from "../protocol/index.js";
+import { RoostError } from "../protocol/index.js";
+import { SocketClient } from "./socket-client.js";
+
+export interface DaemonClientOptions {
+  /** The daemon's socket: ROOST_SOCKET, else $ROOST_HOME/roost.sock, else ~/.roost/roost.sock. */
+  socket?: string;
+  /** How many times a call tries to connect again after the connection dropped (default 5). */
+  retries?: number;
+}
+
+/** What a subscription yields: the rows as they are (first, and again after a reconnect), then pushes. */
+export type Subscribed = { event: "rows"; rows: Row[] } | PushEvent;
+
+export function defaultSocket(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.ROOST_SOCKET) return env.ROOST_SOCKET;
+  return path.join(env.ROOST_HOME || path.join(os.homedir(), ".roost"), "roost.sock");
+}
+
+export class DaemonClient {
+  private conn: SocketClient | null = null;
+  private connecting: Promise<SocketClient> | null = null;
+  readonly socket: string;
+  private readonly retries: number;
+
+  constructor(opts: DaemonClientOptions = {}) {
+    this.socket = opts.socket ?? defaultSocket();
+    this.retries = opts.retries ?? 5;
+  }
+
+  /** Any op, by name; rejects with a RoostError carrying the wire's code. */
+  async call<K extends OpName>(op: K, args: OpArgs<K>): Promise<OpResult<K>> {
+    return (await this.connection()).call(op, args);
+  }
+
+  list(id?: string) {
+    return this.call("list", id === undefined ? {} : { id });
+  }
+  dispatch(args: OpArgs<"dispatch">) {
+    return this.call("dispatch", args);
+  }
+  reply(args: OpArgs<"reply">) {
+    return this.call("reply", args);
+  }
+  stop(id: string) {
+    return this.call("stop", { id });
+  }
+  rm(id: string) {
+    return this.call("rm", { id });
+  }
+  respawn(id: string) {
+    return this.call("respawn", { id });
+  }
+  pin(id: string, pinned = true) {
+    return this.call("pin", { id, pinned });
+  }
+  rename(id: string, name: string) {
+    return this.call("rename", { id, name });
+  }
+  reorder(ids: string[]) {
+    return this.call("reorder", { ids });
+  }
+  events(args: OpArgs<"events"> = {}) {
+    return this.call("events", args);
+  }
+  input(id: string, data: string) {
+    return this.call("input", { id, data });
+  }
+  resize(id: string, cols: number, rows: number) {
+    return this.call("resize", { id, cols, rows });
+  }
+  shutdown() {
+    return this.call("shutdown", {});
+  }
+
+  /**
+   * The daemon's pushes, on a connection of their own: `{event: "rows"}` first, then `row`,
+   * `removed` and `feed` events; after a dropped connection, made again (with backoff), the rows
+   * come again. `return()` (or a `break` out of `for await`) ends it.
+   */
+  subscribe(): AsyncIterableIterator<Subscribed> {
+    const queue: Subscribed[] = [];
+    let wake: (() => void) | null = null;
+    let conn: SocketClient | null = null;
+    let done = false;
+    const push = (e: Subscribed) => {
+      queue.push(e);
+      wake?.();
+    };
+    const open = async (delay: number): Promise<void> => {
+      while (!done) {
+        try {
+          const c = await SocketClient.connect(this.socket);
+          if (done) return c.close();
+          conn = c;
+          c.onEvent = (e: WireEvent) => {
+            if (e.event === "row" || e.event === "removed" || e.event === "feed") push(e);
+          };
+          c.onClose = () => {
+            if (!done) void open(100);
+          };
+          const { rows } = await c.call("subscribe", {});
+          push({ event: "rows", rows });
+          return;
+        } catch {
+          await new Promise((r) => setTimeout(r, delay));
+          delay = Math.min(delay * 2, 5000);
+        }
+      }
+    };
+    void open(100);
+    const iterator: AsyncIterableIterator<Subscribed> = {
+      next: async () => {
+        while (!done && queue.length === 0) {
+          await new Promise<void>((r) => {
+            wake = r;
+          });
+        }
+        wake = null;
+        const value = queue.shift();
+        return value === undefined ? { done: true, value: undefined } : { done: false, value };
+      },
+      return: async () => {
+        done = true;
+        (conn as SocketClient | null)?.close();
+        wake?.();
+        return { done: true, value: undefined };
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  close(): void {
+    this.conn?.close();
+    this.conn = null;
+  }
+
+  /** The open connection, or a new one (tried again with backoff while the daemon restarts). */
+  private async connection(): Promise<SocketClient> {
+    if (this.conn) return this.conn;
+    this.connecting ??= (async () => {
+      let delay = 100;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const c = await SocketClient.connect(this.socket);
+          c.onClose = () => {
+            if (this.conn === c) this.conn = null;
+          };
+          this.conn = c;
+          return c;
+        } catch (err) {
+          if (attempt >= this.retries) {
+            throw new RoostError(
+              "busy",
+              `roost is not answering on ${this.socket}: ${(err as Error).message}`,
+            );
+          }
+          await new Promise((r) => setTimeout(r, delay));
+          delay = Math.min(delay * 2, 2000);
+        }
+      }
+    })().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+}
