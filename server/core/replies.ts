@@ -18,10 +18,22 @@ import type { LiveJob } from "./registry.js";
 import { excerpt } from "./text.js";
 import { typePending } from "./typist.js";
 
+/**
+ * Replies in flight: saved in the commit at the end of this turn, not yet answered. A resend
+ * of one meanwhile waits for that commit and is a duplicate, as after it.
+ */
+const inFlight = new Map<string, Promise<unknown>>();
+
 export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Promise<OpResult<"reply">> {
   const job = core.registry.get(args.id);
   const rec = job.rec;
-  if (args.requestId) {
+  const key = args.requestId ? `${rec.id}\0${args.requestId}` : null;
+  if (key && args.requestId) {
+    const first = inFlight.get(key);
+    if (first) {
+      await first.catch(() => {});
+      return { duplicate: true, saved: true };
+    }
     const seq = core.store.replyForRequest(rec.id, args.requestId);
     if (seq !== null) {
       // Taken once: a resend is not queued again, but a job that was to be started for it is
@@ -49,20 +61,30 @@ export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Pr
       `${rec.id} has ${job.pending} replies waiting; the agent must take some first`,
     );
   }
-  // A terminal agent's request id is kept once its text is typed (the spec's order): a crash
-  // between the two types it again. Until then the reply itself carries it.
-  const typed = !rec.launch.protocol && job.link === null;
-  // The reply and its feed entry in one commit.
-  const seq = core.store.batch(() => {
-    const n = core.store.addReply(
-      rec,
-      { text: args.text, mode: args.mode ?? null, requestId: args.requestId },
-      !typed,
-    );
+  job.pending++; // counted now, so that `full` holds for the other replies of this turn
+  // The reply and its feed entry, in the commit that the replies of this turn share.
+  const saved = core.store.commitSoon(() => {
+    if (core.registry.find(rec.id) !== job)
+      throw new RoostError("not_found", `${rec.id} was removed meanwhile`);
+    // A terminal agent's request id is kept once its text is typed (the spec's order): a crash
+    // between the two types it again. Until then the reply itself carries it.
+    const typed = !rec.launch.protocol && job.link === null;
+    const reply = { text: args.text, mode: args.mode ?? null, requestId: args.requestId };
+    const seq = core.store.addReply(rec, reply, !typed);
     core.feed.record(rec.id, "reply", excerpt(args.text), actor);
-    return n;
+    return { seq, typed };
   });
-  job.pending++;
+  if (key) inFlight.set(key, saved);
+  let seq: number;
+  let typed: boolean;
+  try {
+    ({ seq, typed } = await saved);
+  } catch (err) {
+    job.pending--;
+    throw err;
+  } finally {
+    if (key) inFlight.delete(key);
+  }
   core.registry.changed(job, false);
   if (isEnded(job)) {
     await start(core, job); // a reply to an ended job starts it again; it is delivered once it reports

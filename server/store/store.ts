@@ -27,6 +27,14 @@ export class Store {
   /** Acks taken but not yet written (see `ack`). */
   private readonly acks: { jobId: string; seq: number; exact: boolean }[] = [];
   private ackTimer: NodeJS.Timeout | null = null;
+  /** Writes waiting for this turn's shared commit (see `commitSoon`). */
+  private readonly group: {
+    write: () => unknown;
+    resolve: (v: unknown) => void;
+    reject: (e: unknown) => void;
+  }[] = [];
+  /** While a group commits: each job whose seq it took, and the seq before. */
+  private touched: Map<JobRecord, number> | null = null;
 
   private checkpointer: Worker | null = null;
   /** Settled once the store has all it needs running (its checkpoint thread). */
@@ -67,6 +75,7 @@ export class Store {
   }
 
   close(): void {
+    if (this.group.length > 0) this.commitGroup();
     this.flushAcks();
     this.checkpointer?.postMessage({ stop: true });
     this.checkpointer = null;
@@ -76,6 +85,53 @@ export class Store {
   /** Several writes as one transaction (one commit): all land, or none. Nests. */
   batch<T>(writes: () => T): T {
     return this.db.transaction(writes)();
+  }
+
+  /**
+   * Group commit: a write run in the one transaction that every write asked for in this turn of
+   * the event loop shares, at its end; resolved once that transaction has committed. A commit's
+   * cost is most of a small write's, so the replies that arrive together share one. Writes run in
+   * the order asked. Should the transaction fail, each write is tried again alone, so that one
+   * bad write fails only itself.
+   */
+  commitSoon<T>(write: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.group.push({ write, resolve: resolve as (v: unknown) => void, reject });
+      if (this.group.length === 1) setImmediate(() => this.commitGroup());
+    });
+  }
+
+  private commitGroup(): void {
+    const group = this.group.splice(0);
+    this.touched = new Map();
+    let results: unknown[];
+    try {
+      results = this.db.transaction(() => group.map((g) => g.write()))();
+    } catch {
+      this.undoTouched();
+      for (const g of group) {
+        this.touched = new Map();
+        try {
+          g.resolve(this.db.transaction(g.write)());
+        } catch (err) {
+          this.undoTouched();
+          g.reject(err);
+        }
+      }
+      this.touched = null;
+      return;
+    }
+    this.touched = null;
+    for (const [i, g] of group.entries()) g.resolve(results[i]);
+  }
+
+  /** A transaction rolled back: the seqs it had taken are free again, the pending lists re-read. */
+  private undoTouched(): void {
+    for (const [job, lastSeq] of this.touched ?? []) {
+      job.lastSeq = lastSeq;
+      this.pending.delete(job.id);
+    }
+    this.touched = null;
   }
 
   // ---- jobs ----
@@ -150,6 +206,7 @@ export class Store {
   }
 
   private insertReply(job: JobRecord, reply: NewReply, keepIdNow = true): number {
+    if (this.touched && !this.touched.has(job)) this.touched.set(job, job.lastSeq);
     const seq = job.lastSeq + 1;
     const at = new Date().toISOString();
     this.sql.insertReply.run({

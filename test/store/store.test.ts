@@ -156,6 +156,40 @@ describe("the store", () => {
   });
 });
 
+describe("group commit", () => {
+  it("commits the writes of one turn together, in order, each answered after the commit", async () => {
+    const job = newJob(store);
+    const seqs = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        store.commitSoon(() => store.addReply(job, { text: `r${i}`, mode: null })),
+      ),
+    );
+    expect(seqs).toEqual([1, 2, 3, 4, 5]);
+    expect(store.pendingReplies(job.id).map((r) => r.text)).toEqual(["r0", "r1", "r2", "r3", "r4"]);
+    reopen();
+    expect(store.pendingReplies(job.id)).toHaveLength(5);
+  });
+
+  it("fails only the write that fails, and leaves no gap in the seqs", async () => {
+    const job = newJob(store);
+    const results = await Promise.allSettled([
+      store.commitSoon(() => store.addReply(job, { text: "a", mode: null })),
+      store.commitSoon(() => {
+        store.addReply(job, { text: "doomed", mode: null });
+        throw new Error("this write fails");
+      }),
+      store.commitSoon(() => store.addReply(job, { text: "c", mode: null })),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(results.map((r) => (r.status === "fulfilled" ? r.value : null))).toEqual([1, null, 2]);
+    expect(job.lastSeq).toBe(2);
+    expect(store.pendingReplies(job.id).map((r) => [r.seq, r.text])).toEqual([
+      [1, "a"],
+      [2, "c"],
+    ]);
+  });
+});
+
 describe("the daemon's store", () => {
   it("checkpoints its WAL on a thread of its own", async () => {
     // The built module: the checkpoint thread runs compiled code.
