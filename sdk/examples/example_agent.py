@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""An example roost agent in Python: real, visible work, no language model.
+
+Its task is shell steps separated by ``;`` (``echo hello > out.txt; rm out.txt``). It runs them one
+by one in the job's directory, each reported (working, tool ``shell``, the step as the row's text)
+and its output printed to its terminal. Before a destructive step (``rm``, ``git reset``, a ``>``
+over a file that exists) it asks (``blocked``, "Run `...`?", yes / no) and waits for the answer.
+A ``steer`` reply of ``stop`` ends the task under way; another ``steer`` reply adds its steps to
+it. At the end it reports ``done`` (``failed`` when a step fails) and waits: a follow-up reply is
+the next task.
+
+A profile for it in roost.json::
+
+    {"agentProfiles": {"example": {"command": ["python3", "/path/to/sdk/examples/example_agent.py"],
+                                   "task": "type", "protocol": true}}}
+
+Run outside roost (``python3 example_agent.py "echo hi; rm x"``) it runs its arguments as the task
+and asks in the terminal.
+
+The reply handler returns at once and the task runs on a thread of its own, so that an answer or
+a ``stop`` can come while it runs (the client hands replies over one at a time): a task is acked
+when it is taken, not when it is done.
+"""
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections import deque
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+
+from roost_agent import RoostAgent  # noqa: E402
+
+_RM = re.compile(r"(^|[\s;&|(`])rm\s")
+_GIT_RESET = re.compile(r"(^|[\s;&|(`])git\s+reset\b")
+_REDIRECT = re.compile(r"(?<![>])>\|?(?![>&])\s*([^\s;&|<>()]+)")
+
+
+def destructive(step, cwd):
+    """Why ``step`` needs the user's yes, or None."""
+    if _RM.search(step):
+        return "rm"
+    if _GIT_RESET.search(step):
+        return "git reset"
+    for match in _REDIRECT.finditer(step):
+        target = os.path.expanduser(match.group(1).strip("'\""))
+        if os.path.exists(os.path.join(cwd, target)):
+            return "overwrite"
+    return None
+
+
+def split_steps(text):
+    return [s.strip() for s in text.split(";") if s.strip()]
+
+
+def last_line(text, limit=200):
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1][:limit] if lines else ""
+
+
+class Worker(object):
+    """Runs tasks one after another; ``report(state, **fields)`` and ``ask(question)`` are the
+    agent's (roost's, or the terminal's outside roost)."""
+
+    def __init__(self, report, ask):
+        self.report = report
+        self.ask = ask
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.steps = deque()
+        self.busy = False
+        self.proc = None
+
+    def add_steps(self, text):
+        with self.lock:
+            self.steps.extend(split_steps(text))
+
+    def stop_now(self):
+        self.stop.set()
+        with self.lock:
+            proc = self.proc
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except OSError:
+                pass
+
+    def run_task(self, task):
+        with self.lock:
+            self.steps = deque(split_steps(task))
+            self.busy = True
+        self.stop.clear()
+        ran = skipped = 0
+        last = ""
+        try:
+            while not self.stop.is_set():
+                with self.lock:
+                    if not self.steps:
+                        break
+                    step = self.steps.popleft()
+                    total = ran + skipped + 1 + len(self.steps)
+                cwd = os.getcwd()
+                if destructive(step, cwd):
+                    answer = self.ask("Run `%s`?" % step)
+                    if self.stop.is_set():
+                        break
+                    if answer.strip().lower() not in ("yes", "y"):
+                        print("skipped: %s" % step, flush=True)
+                        skipped += 1
+                        continue
+                self.report("working", status="busy", tool="shell", summary=step)
+                print("$ %s" % step, flush=True)
+                code, output = self.run_step(step, cwd)
+                if output:
+                    print(output, end="" if output.endswith("\n") else "\n", flush=True)
+                if self.stop.is_set():
+                    break
+                if code != 0:
+                    self.report(
+                        "failed",
+                        status="idle",
+                        summary="`%s` failed (step %d of %d)" % (step, ran + skipped + 1, total),
+                        error="`%s` exited with %d: %s" % (step, code, last_line(output) or "no output"),
+                    )
+                    return
+                ran += 1
+                last = last_line(output) or last
+            total = ran + skipped + len(self.steps)
+            if self.stop.is_set():
+                self.report("done", status="idle", summary="stopped after %d of %d steps" % (ran, total))
+                return
+            summary = "ran %d steps" % ran if skipped == 0 else "ran %d of %d steps, skipped %d" % (
+                ran,
+                total,
+                skipped,
+            )
+            if last:
+                summary += ": " + last
+            self.report("done", status="idle", summary=summary)
+        finally:
+            with self.lock:
+                self.busy = False
+                self.steps.clear()
+
+    def run_step(self, step, cwd):
+        with tempfile.TemporaryFile() as out:
+            proc = subprocess.Popen(
+                step, shell=True, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            with self.lock:
+                self.proc = proc
+            try:
+                while proc.poll() is None:
+                    if self.stop.wait(0.1) and proc.poll() is None:
+                        try:
+                            os.killpg(proc.pid, signal.SIGTERM)
+                        except OSError:
+                            pass
+                        proc.wait()
+            finally:
+                with self.lock:
+                    self.proc = None
+            out.seek(0)
+            return proc.returncode, out.read().decode("utf-8", "replace")
+
+
+def run_in_roost(agent_holder):
+    tasks = queue.Queue()
+    answers = queue.Queue()
+    waiting = threading.Event()  # a question is out: the next reply is its answer
+
+    def report(state, **fields):
+        agent_holder[0].report(state, **fields)
+
+    def ask(question):
+        waiting.set()
+        report("blocked", status="waiting", waiting_for="question", question=question, choices=["yes", "no"])
+        answer = answers.get()
+        waiting.clear()
+        return answer
+
+    worker = Worker(report, ask)
+
+    def on_reply(reply):
+        text = reply.text.strip()
+        stop = reply.mode == "steer" and text.lower() == "stop"
+        if waiting.is_set():
+            if stop:
+                worker.stop_now()
+            answers.put(text)
+            return
+        with worker.lock:
+            busy = worker.busy
+        if busy and stop:
+            worker.stop_now()
+        elif busy and reply.mode == "steer":
+            worker.add_steps(text)
+        elif stop:
+            pass  # nothing under way
+        else:
+            tasks.put(text)
+
+    agent = RoostAgent.from_env(
+        "example-agent", version="1.0", capabilities=["report", "replies", "steer"], on_reply=on_reply
+    )
+    if agent is None:
+        return False
+    agent_holder[0] = agent
+
+    def work():
+        while True:
+            task = tasks.get()
+            try:
+                worker.run_task(task)
+            except Exception as err:  # a bug here should not end the agent
+                report("failed", status="idle", error="%s: %s" % (type(err).__name__, err))
+
+    threading.Thread(target=work, name="tasks", daemon=True).start()
+
+    def on_term(signum, frame):
+        agent.close(timeout=2)
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, on_term)
+    agent.report("working", status="idle", summary="waiting for a task")
+    agent.wait()
+    return True
+
+
+def run_alone(task):
+    def report(state, **fields):
+        print("[%s] %s" % (state, fields.get("summary") or fields.get("error") or ""), flush=True)
+
+    def ask(question):
+        try:
+            return input("%s [yes/no] " % question)
+        except EOFError:
+            return "no"
+
+    Worker(report, ask).run_task(task)
+
+
+def main():
+    if run_in_roost([None]):
+        return
+    if len(sys.argv) < 2:
+        sys.exit('usage: example_agent.py "STEP; STEP; ..." (or run it as a roost profile)')
+    run_alone(" ".join(sys.argv[1:]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,663 @@
+"""roost's agent client for Python: one file, the standard library only, Python 3.8+.
+
+An agent that roost runs (a profile with ``"protocol": true``) reports its state and takes the
+user's replies through it (the protocol: agent-protocol.md)::
+
+    from roost_agent import RoostAgent
+
+    agent = RoostAgent.from_env("my-agent", version="1.0", on_reply=lambda r: work(r.text))
+    if agent:
+        agent.report("working", summary="reading the code")
+        agent.wait()  # or go on with the agent's own work: replies come on a thread of their own
+
+- The job is found in the environment (``ROOST_JOB_ID`` ..., the older ``PI_JOB_ID`` ...);
+  ``from_env`` gives None when roost did not start the process.
+- The first ``report`` connects. Every connection says ``hello`` and then sends the latest
+  report; a lost connection is made again (backoff with jitter) until ``close``.
+- Reports are coalesced: a change of state (or of the question, the choices, the status ...) is
+  sent at once, the row's text (``summary``, ``tool``) at most every 2 s, the last always.
+  Fields over the protocol's limits are cut to them before sending.
+- ``on_reply(reply)`` is called on a thread of its own, once per reply, in order, one at a
+  time. When it returns, the reply's seq is written to ``$ROOST_JOB_DIR/agent.json`` and then
+  acked, so an agent started again after a crash skips (and only acks) what it had finished.
+  A handler that raises is reported on stderr and counts as finished.
+- ``request(op, args, timeout)`` sends any other op on the connection (after the first
+  report); the task board's ``tasks``, ``claim_task``, ``task_done``, ``release_task`` and
+  ``add_task`` are wrappers over it.
+"""
+
+import json
+import os
+import random
+import socket
+import sys
+import threading
+import time
+import traceback
+from collections import deque
+from typing import Any, Callable, Deque, Dict, List, Optional
+
+__all__ = ["RoostAgent", "RoostError", "Reply", "PROTOCOL", "LIMITS"]
+
+PROTOCOL = 1
+
+#: The report's field limits (agent-protocol.md, ``report``), in characters.
+LIMITS = {
+    "summary": 500,
+    "question": 2000,
+    "choices": 20,
+    "choice": 200,
+    "tool": 100,
+    "error": 1000,
+    "name": 200,
+    "model": 200,
+}
+
+#: The row's text: sent at most this often (seconds). Any other change is sent at once.
+TEXT_INTERVAL = 2.0
+_TEXT_FIELDS = ("summary", "tool")
+
+_BACKOFF_FIRST = 0.1
+_BACKOFF_MAX = 3.0
+
+
+class RoostError(Exception):
+    """A refusal from the daemon (``code``: ``bad_request``, ``unauthorized``, ...), or
+    ``disconnected`` when the connection was lost before the answer came."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __str__(self) -> str:
+        return "%s: %s" % (self.code, self.message)
+
+
+class Reply(object):
+    """A reply from the user: ``seq`` (per job, from 1), ``text``, ``mode`` (``"steer"``,
+    ``"followUp"`` or None). Peer items carry ``kind`` (None for the user's replies)."""
+
+    __slots__ = ("seq", "text", "mode", "kind", "raw")
+
+    def __init__(self, seq: int, text: str, mode: Optional[str], kind: Optional[str], raw: Dict[str, Any]):
+        self.seq = seq
+        self.text = text
+        self.mode = mode
+        self.kind = kind
+        self.raw = raw
+
+    def __repr__(self) -> str:
+        return "Reply(seq=%r, text=%r, mode=%r)" % (self.seq, self.text, self.mode)
+
+
+def _env(name: str, old: str) -> Optional[str]:
+    value = os.environ.get(name)
+    if value:
+        return value
+    return os.environ.get(old) or None
+
+
+def _cut(value: Any, limit: int) -> Optional[str]:
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else str(value)
+    return text[:limit]
+
+
+def _log(message: str) -> None:
+    try:
+        sys.stderr.write("roost_agent: %s\n" % message)
+        sys.stderr.flush()
+    except Exception:
+        pass
+
+
+class _Waiter(object):
+    __slots__ = ("event", "message", "error")
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.message = None  # type: Optional[Dict[str, Any]]
+        self.error = None  # type: Optional[RoostError]
+
+
+class _Connection(object):
+    """One socket: writes under a lock; answers matched by id."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.write_lock = threading.Lock()
+        self.alive = True
+        self.ready = False  # hello and the report are out: other requests may follow
+        # id -> a _Waiter, or a callable taking the answer (fire and forget).
+        self.waiting = {}  # type: Dict[int, Any]
+
+
+class RoostAgent(object):
+    """The client for one job. Build it with ``from_env``."""
+
+    def __init__(
+        self,
+        job_id: str,
+        token: str,
+        socket_path: str,
+        job_dir: Optional[str],
+        name: str,
+        version: str = "0",
+        capabilities: Optional[List[str]] = None,
+        on_reply: Optional[Callable[[Reply], Any]] = None,
+    ) -> None:
+        self.job_id = job_id
+        self.token = token
+        self.socket_path = socket_path
+        self.job_dir = job_dir
+        self.name = name
+        self.version = version
+        if capabilities is None:
+            capabilities = ["report", "replies"] if on_reply is not None else ["report"]
+        self.capabilities = list(capabilities)
+        self.on_reply = on_reply
+        #: The daemon's answer to the last hello (None before, or from a daemon without hello).
+        self.daemon = None  # type: Optional[Dict[str, Any]]
+        #: How many connections were made (each said hello and reported).
+        self.connections = 0
+
+        self._lock = threading.Condition()
+        self._latest = None  # type: Optional[Dict[str, Any]]
+        self._sent = None  # type: Optional[Dict[str, Any]]
+        self._dirty = False
+        self._urgent = False
+        self._sent_at = 0.0
+        self._conn = None  # type: Optional[_Connection]
+        self._manager = None  # type: Optional[threading.Thread]
+        self._closing = False
+        self._closed = False
+        self._stopped = False  # unauthorized: this job is no longer ours to speak for
+        self._next_id = 1
+
+        self._saved_seq = self._read_last_seq()  # finished before this process started
+        self._done_seq = self._saved_seq  # finished, by this process or before
+        self._seen_seq = self._saved_seq  # queued or finished
+        self._queue = deque()  # type: Deque[Reply]
+        self._handling = None  # type: Optional[Reply]
+        self._handler_thread = None  # type: Optional[threading.Thread]
+
+    # --- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def from_env(
+        cls,
+        name: str,
+        version: str = "0",
+        capabilities: Optional[List[str]] = None,
+        on_reply: Optional[Callable[[Reply], Any]] = None,
+    ) -> "Optional[RoostAgent]":
+        """The client for the job roost started this process for; None when roost did not."""
+        job_id = _env("ROOST_JOB_ID", "PI_JOB_ID")
+        if not job_id:
+            return None
+        token = _env("ROOST_JOB_TOKEN", "PI_JOB_TOKEN") or ""
+        sock = _env("ROOST_SOCKET", "PI_DAEMON_SOCK")
+        if not sock:
+            home = os.environ.get("ROOST_HOME") or os.path.join(os.path.expanduser("~"), ".roost")
+            sock = os.path.join(home, "roost.sock")
+        job_dir = _env("ROOST_JOB_DIR", "PI_JOB_DIR")
+        return cls(job_id, token, sock, job_dir, name, version, capabilities, on_reply)
+
+    # --- reports ------------------------------------------------------------------------------
+
+    def report(
+        self,
+        state: str,
+        summary: Optional[str] = None,
+        question: Optional[str] = None,
+        choices: Optional[List[str]] = None,
+        status: Optional[str] = None,
+        waiting_for: Optional[str] = None,
+        tool: Optional[str] = None,
+        error: Optional[str] = None,
+        name: Optional[str] = None,
+        model: Optional[str] = None,
+        **extra: Any
+    ) -> None:
+        """Sets the job's row: a full snapshot (what is left out is null). Returns at once; the
+        first report connects. Extra keyword arguments are sent as report fields as they are."""
+        cut_choices = None
+        if choices is not None:
+            cut_choices = [_cut(c, LIMITS["choice"]) for c in list(choices)[: LIMITS["choices"]]]
+        snapshot = {
+            "state": state,
+            "status": status,
+            "waitingFor": waiting_for,
+            "summary": _cut(summary, LIMITS["summary"]),
+            "question": _cut(question, LIMITS["question"]),
+            "choices": cut_choices,
+            "tool": _cut(tool, LIMITS["tool"]),
+            "error": _cut(error, LIMITS["error"]),
+            "name": _cut(name, LIMITS["name"]),
+            "model": _cut(model, LIMITS["model"]),
+        }  # type: Dict[str, Any]
+        snapshot.update(extra)
+        with self._lock:
+            if self._closed:
+                return
+            if snapshot == self._latest:
+                return
+            self._latest = snapshot
+            self._dirty = True
+            if not self._only_text_changed(snapshot):
+                self._urgent = True
+            self._start()
+            self._lock.notify_all()
+
+    def _only_text_changed(self, snapshot: Dict[str, Any]) -> bool:
+        sent = self._sent
+        if sent is None:
+            return False
+        keys = set(sent) | set(snapshot)
+        return all(k in _TEXT_FIELDS or sent.get(k) == snapshot.get(k) for k in keys)
+
+    # --- other ops ----------------------------------------------------------------------------
+
+    def request(self, op: str, args: Optional[Dict[str, Any]] = None, timeout: float = 10.0) -> Any:
+        """Sends ``op`` on the job's connection and returns its result. Raises ``RoostError``
+        (``.code``; ``disconnected`` when the connection was lost meanwhile) or ``TimeoutError``.
+        Waits for the connection (within ``timeout``) while it is being made again."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            if self._latest is None:
+                raise RoostError("disconnected", "report() first: the connection starts with a report")
+            while True:
+                if self._stopped:
+                    raise RoostError("unauthorized", "the daemon refused this job's token")
+                if self._closing:
+                    raise RoostError("disconnected", "the client is closed")
+                conn = self._conn
+                if conn is not None and conn.alive and conn.ready:
+                    break
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("no connection to roost within %ss" % timeout)
+                self._lock.wait(left)
+        waiter = _Waiter()
+        self._send(conn, op, args if args is not None else {}, waiter)
+        left = max(0.0, deadline - time.monotonic())
+        if not waiter.event.wait(left):
+            with self._lock:
+                for key, value in list(conn.waiting.items()):
+                    if value is waiter:
+                        del conn.waiting[key]
+            raise TimeoutError("no answer to %s within %ss" % (op, timeout))
+        if waiter.error is not None:
+            raise waiter.error
+        msg = waiter.message or {}
+        if not msg.get("ok"):
+            raise RoostError(str(msg.get("code") or "bad_request"), str(msg.get("error") or "refused"))
+        return msg.get("result")
+
+    def tasks(self, timeout: float = 10.0) -> List[Dict[str, Any]]:
+        """The task board: every task, oldest first."""
+        return self.request("task", {"action": "list"}, timeout).get("tasks", [])
+
+    def claim_task(self, task_id: Any, timeout: float = 10.0) -> Dict[str, Any]:
+        return self.request("task", {"action": "claim", "id": task_id}, timeout)
+
+    def task_done(self, task_id: Any, result: Optional[str] = None, timeout: float = 10.0) -> Dict[str, Any]:
+        args = {"action": "done", "id": task_id}  # type: Dict[str, Any]
+        if result is not None:
+            args["result"] = result
+        return self.request("task", args, timeout)
+
+    def release_task(self, task_id: Any, timeout: float = 10.0) -> Dict[str, Any]:
+        return self.request("task", {"action": "release", "id": task_id}, timeout)
+
+    def add_task(
+        self, title: str, detail: Optional[str] = None, after: Optional[List[Any]] = None, timeout: float = 10.0
+    ) -> Dict[str, Any]:
+        args = {"action": "add", "title": title}  # type: Dict[str, Any]
+        if detail is not None:
+            args["detail"] = detail
+        if after is not None:
+            args["after"] = list(after)
+        return self.request("task", args, timeout)
+
+    # --- the end ------------------------------------------------------------------------------
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Sends the latest report and ends the connection. A reply whose handler is running is
+        acked only if it finishes within ``timeout`` (otherwise it comes again on the next
+        start); replies not yet started are left to the next start. Called from the handler
+        itself, that reply is not acked."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            if self._closing:
+                return
+            self._closing = True
+            self._lock.notify_all()
+            if threading.current_thread() is not self._handler_thread:
+                while self._handling is not None:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        break
+                    self._lock.wait(left)
+            # From here on, nothing more is saved or acked.
+            self._closed = True
+            conn = self._conn
+            latest = self._latest
+            self._lock.notify_all()
+        if conn is not None and conn.alive and latest is not None and not self._stopped:
+            waiter = _Waiter()
+            self._send(conn, "report", {"id": self.job_id, "token": self.token, "report": latest}, waiter)
+            waiter.event.wait(max(0.0, deadline - time.monotonic()))
+        with self._lock:
+            conn = self._conn
+            self._conn = None
+            self._lock.notify_all()
+        if conn is not None:
+            self._drop(conn)
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Blocks until ``close`` (or the daemon refused the job's token); True if it came."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            while not (self._closed or self._stopped):
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._lock.wait(left)
+            return True
+
+    @property
+    def connected(self) -> bool:
+        conn = self._conn
+        return conn is not None and conn.alive
+
+    # --- the connection -----------------------------------------------------------------------
+
+    def _start(self) -> None:
+        # Under the lock.
+        if self._manager is None:
+            self._manager = threading.Thread(target=self._run, name="roost-agent", daemon=True)
+            self._manager.start()
+        if self._handler_thread is None and self.on_reply is not None:
+            self._handler_thread = threading.Thread(target=self._handle_loop, name="roost-replies", daemon=True)
+            self._handler_thread.start()
+
+    def _run(self) -> None:
+        delay = _BACKOFF_FIRST
+        while True:
+            with self._lock:
+                if self._closing or self._stopped:
+                    return
+            conn = self._connect()
+            if conn is None:
+                time.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 2, _BACKOFF_MAX)
+                continue
+            delay = _BACKOFF_FIRST
+            self._serve(conn)
+            with self._lock:
+                if self._closing:
+                    return  # close() sends the last report on it and ends it
+                if self._conn is conn:
+                    self._conn = None
+                self._lock.notify_all()
+            if not self._closing and not self._stopped:
+                time.sleep(_BACKOFF_FIRST * (0.5 + random.random()))
+
+    def _connect(self) -> "Optional[_Connection]":
+        try:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        except OSError as err:
+            _log("cannot make a socket: %s" % err)
+            return None
+        try:
+            sock.connect(self.socket_path)
+        except OSError:
+            sock.close()
+            return None
+        conn = _Connection(sock)
+        with self._lock:
+            if self._closing:
+                sock.close()
+                return None
+            self._conn = conn
+            self.connections += 1
+            latest = self._latest
+            self._sent = latest
+            self._dirty = False
+            self._urgent = False
+            self._sent_at = time.monotonic()
+        reader = threading.Thread(target=self._read, args=(conn,), name="roost-agent-reader", daemon=True)
+        reader.start()
+        hello = {
+            "protocol": PROTOCOL,
+            "agent": {"name": self.name, "version": self.version},
+            "capabilities": self.capabilities,
+        }
+        self._send(conn, "hello", hello, self._on_hello)
+        self._send(conn, "report", {"id": self.job_id, "token": self.token, "report": latest}, self._on_report)
+        with self._lock:
+            conn.ready = True
+            self._lock.notify_all()
+        return conn
+
+    def _serve(self, conn: _Connection) -> None:
+        """Sends reports on ``conn`` as they come (coalesced) until it is lost or closed."""
+        while True:
+            with self._lock:
+                while True:
+                    if not conn.alive or self._closing or self._stopped:
+                        return
+                    if self._dirty:
+                        due = self._sent_at + TEXT_INTERVAL
+                        now = time.monotonic()
+                        if self._urgent or now >= due:
+                            break
+                        self._lock.wait(due - now)
+                    else:
+                        self._lock.wait()
+                latest = self._latest
+                self._sent = latest
+                self._dirty = False
+                self._urgent = False
+                self._sent_at = time.monotonic()
+            self._send(conn, "report", {"id": self.job_id, "token": self.token, "report": latest}, self._on_report)
+
+    def _send(self, conn: _Connection, op: str, args: Dict[str, Any], on_answer: Any) -> None:
+        with self._lock:
+            rid = self._next_id
+            self._next_id += 1
+            if not conn.alive:
+                if isinstance(on_answer, _Waiter):
+                    on_answer.error = RoostError("disconnected", "the connection to roost was lost")
+                    on_answer.event.set()
+                return
+            conn.waiting[rid] = on_answer
+        line = (json.dumps({"id": rid, "op": op, "args": args}, ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            with conn.write_lock:
+                conn.sock.sendall(line)
+        except OSError:
+            self._drop(conn)
+
+    def _drop(self, conn: _Connection) -> None:
+        """The connection is over: every answer still awaited on it is ``disconnected``."""
+        with self._lock:
+            was_alive = conn.alive
+            conn.alive = False
+            waiting = list(conn.waiting.values())
+            conn.waiting.clear()
+            self._lock.notify_all()
+        if was_alive:
+            try:
+                conn.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            try:
+                conn.sock.close()
+            except OSError:
+                pass
+        for w in waiting:
+            if isinstance(w, _Waiter):
+                w.error = RoostError("disconnected", "the connection to roost was lost before the answer")
+                w.event.set()
+
+    def _read(self, conn: _Connection) -> None:
+        buf = b""
+        try:
+            while True:
+                chunk = conn.sock.recv(65536)
+                if not chunk:
+                    break
+                buf += chunk
+                while True:
+                    nl = buf.find(b"\n")
+                    if nl < 0:
+                        break
+                    line, buf = buf[:nl], buf[nl + 1 :]
+                    if line.strip():
+                        self._on_line(conn, line)
+        except OSError:
+            pass
+        finally:
+            self._drop(conn)
+
+    def _on_line(self, conn: _Connection, line: bytes) -> None:
+        try:
+            msg = json.loads(line.decode("utf-8"))
+        except ValueError:
+            _log("not JSON from roost: %r" % line[:200])
+            return
+        if not isinstance(msg, dict):
+            return
+        if "event" in msg:
+            if msg.get("event") == "deliver":
+                self._on_deliver(conn, msg)
+            return
+        with self._lock:
+            target = conn.waiting.pop(msg.get("id"), None) if isinstance(msg.get("id"), int) else None
+        if isinstance(target, _Waiter):
+            target.message = msg
+            target.event.set()
+        elif target is not None:
+            try:
+                target(msg)
+            except Exception:
+                traceback.print_exc()
+        elif msg.get("ok") is False:
+            _log("roost: %s: %s" % (msg.get("code"), msg.get("error")))
+
+    def _on_hello(self, msg: Dict[str, Any]) -> None:
+        if msg.get("ok"):
+            self.daemon = msg.get("result")
+        # A daemon from before hello answers bad_request: go on with version 1.
+
+    def _on_report(self, msg: Dict[str, Any]) -> None:
+        if msg.get("ok"):
+            return
+        _log("report refused: %s: %s" % (msg.get("code"), msg.get("error")))
+        if msg.get("code") == "unauthorized":
+            with self._lock:
+                self._stopped = True
+                conn = self._conn
+                self._lock.notify_all()
+            if conn is not None:
+                self._drop(conn)
+
+    # --- replies ------------------------------------------------------------------------------
+
+    def _on_deliver(self, conn: _Connection, msg: Dict[str, Any]) -> None:
+        seq = msg.get("seq")
+        if not isinstance(seq, int):
+            return
+        kind = msg.get("kind")
+        reply = Reply(seq, str(msg.get("text") or ""), msg.get("mode"), kind, msg)
+        with self._lock:
+            if self._closed:
+                return
+            if self.on_reply is None:
+                return  # nobody takes replies: they stay pending
+            if seq <= self._done_seq:
+                ack = True  # finished already: only acked
+            elif seq <= self._seen_seq:
+                return  # queued or under way: acked when its handler returns
+            else:
+                ack = False
+                self._seen_seq = seq
+                self._queue.append(reply)
+                self._lock.notify_all()
+        if ack:
+            self._ack(reply, conn)
+
+    def _ack(self, reply: Reply, conn: "Optional[_Connection]" = None) -> None:
+        with self._lock:
+            if conn is None or not conn.alive:
+                conn = self._conn
+            if self._closed or conn is None or not conn.alive:
+                return  # it is sent again on the next connection, and acked then
+        args = {"id": self.job_id, "token": self.token, "seq": reply.seq}  # type: Dict[str, Any]
+        if reply.kind is not None:
+            args["exact"] = True
+        self._send(conn, "ack", args, _log_refusal("ack"))
+
+    def _handle_loop(self) -> None:
+        while True:
+            with self._lock:
+                while not self._queue and not self._closing:
+                    self._lock.wait()
+                if self._closing:
+                    return
+                reply = self._queue.popleft()
+                self._handling = reply
+            try:
+                self.on_reply(reply)  # type: ignore[misc]
+            except Exception:
+                _log("the reply handler raised on reply %d:" % reply.seq)
+                traceback.print_exc()
+            with self._lock:
+                closed = self._closed
+            if not closed:
+                try:
+                    self._save_last_seq(reply.seq)
+                except OSError as err:
+                    _log("cannot write agent.json: %s" % err)
+            with self._lock:
+                if not closed:
+                    self._done_seq = max(self._done_seq, reply.seq)
+            if not closed:
+                self._ack(reply)
+            with self._lock:
+                self._handling = None
+                self._lock.notify_all()
+
+    def _read_last_seq(self) -> int:
+        if not self.job_dir:
+            return 0
+        try:
+            with open(os.path.join(self.job_dir, "agent.json"), "r", encoding="utf-8") as f:
+                value = json.load(f).get("lastSeq", 0)
+            return value if isinstance(value, int) else 0
+        except (OSError, ValueError, AttributeError):
+            return 0
+
+    def _save_last_seq(self, seq: int) -> None:
+        """Keeps the last finished seq in agent.json (tmp + replace), before its ack."""
+        if not self.job_dir:
+            return
+        path = os.path.join(self.job_dir, "agent.json")
+        tmp = "%s.%d.tmp" % (path, os.getpid())
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump({"lastSeq": seq}, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+
+
+def _log_refusal(op: str) -> Callable[[Dict[str, Any]], None]:
+    def on_answer(msg: Dict[str, Any]) -> None:
+        if not msg.get("ok"):
+            _log("%s refused: %s: %s" % (op, msg.get("code"), msg.get("error")))
+
+    return on_answer
