@@ -3,9 +3,11 @@
  * file, the path inside it and what is wrong. The daemon never starts on half a config.
  */
 import fs from "node:fs";
+import path from "node:path";
 import Type, { type Static } from "typebox";
 import { oneOf } from "../sdk/ts/protocol/index.js";
 import { compileCheck } from "./validate.js";
+import { PACKAGE_ROOT } from "./version.js";
 
 const Profile = Type.Object({
   command: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
@@ -48,6 +50,19 @@ export function builtinProfiles(env: NodeJS.ProcessEnv = process.env): Record<st
       command: [env.SHELL || "/bin/bash"],
       task: "type",
       description: "your shell, as a terminal agent: the task is typed into it",
+    },
+    // The SDKs' example agents: protocol agents that do real, visible work without a model.
+    "example-py": {
+      command: ["python3", path.join(PACKAGE_ROOT, "sdk/examples/example_agent.py")],
+      task: "type",
+      protocol: true,
+      description: "the Python example agent: runs the task's shell steps, asks before destructive ones",
+    },
+    "example-ts": {
+      command: [process.execPath, path.join(PACKAGE_ROOT, "dist/sdk/ts/examples/example-agent.js")],
+      task: "type",
+      protocol: true,
+      description: "the TypeScript example agent: runs the task's shell steps, asks before destructive ones",
     },
     // Common agent CLIs as terminal agents, with the prompts they wait on (when installed).
     claude: {

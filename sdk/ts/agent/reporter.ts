@@ -1,0 +1,446 @@
+/**
+ * `Reporter`: an agent's connection to roost (agent-protocol.md, "Clients"). It finds the job in
+ * the environment, connects on the first report, says `hello` on every connection and then sends
+ * the latest report, reconnects with backoff and jitter, coalesces reports, keeps every field
+ * within the protocol's limits, and carries any other op (`call`) on the job's connection.
+ *
+ * Node builtins only: the protocol's schema set is imported for its TYPES alone (they vanish in
+ * the build; a test checks the emitted files).
+ */
+import net from "node:net";
+import type { AgentInfo, DeliverEvent, Report } from "../protocol/index.js";
+
+/** The job this process speaks for, as roost set it in the environment. */
+export interface JobEnv {
+  id: string;
+  token: string;
+  socket: string;
+  /** The job's directory (`agent.json` in it is the client's); null when not set. */
+  dir: string | null;
+}
+
+/**
+ * The job from the environment (the new names first, then the older `PI_*` ones), or null when
+ * this process was not started by roost (no job id). A job id without a token or a socket is an
+ * error: roost always sets all of them.
+ */
+export function findJob(env: NodeJS.ProcessEnv = process.env): JobEnv | null {
+  const read = (name: string, old: string) => env[name] || env[old] || undefined;
+  const id = read("ROOST_JOB_ID", "PI_JOB_ID");
+  if (!id) return null;
+  const token = read("ROOST_JOB_TOKEN", "PI_JOB_TOKEN");
+  const socket = read("ROOST_SOCKET", "PI_DAEMON_SOCK");
+  if (!token || !socket)
+    throw new Error(`roost job ${id}: ROOST_JOB_TOKEN and ROOST_SOCKET must be set with ROOST_JOB_ID`);
+  return { id, token, socket, dir: read("ROOST_JOB_DIR", "PI_JOB_DIR") ?? null };
+}
+
+/** An error from the daemon (its wire `code`), or `disconnected` when the connection was lost meanwhile. */
+export class AgentCallError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = "AgentCallError";
+    this.code = code;
+  }
+}
+
+/** The field limits of a report (agent-protocol.md, `report`; roost's own for model and thinking). */
+export const REPORT_LIMITS = {
+  summary: 500,
+  question: 2000,
+  choices: 20,
+  choice: 200,
+  tool: 100,
+  error: 1000,
+  name: 200,
+  model: 200,
+  thinking: 100,
+  prLinks: 50,
+  prLink: 2000,
+  remoteAt: 2000,
+} as const;
+
+/** A report as the agent gives it: `state`, and whatever else it has (what is left out is null). */
+export type AgentReport = Report;
+
+export interface ReporterOptions {
+  job: JobEnv;
+  agent: AgentInfo;
+  /** Said in `hello`; "report" is always among them. */
+  capabilities?: string[];
+  /** Each `deliver` event, as it comes (every one, sent again ones too). */
+  onDeliver?: (event: DeliverEvent) => void;
+  /** Where the client says what went wrong (default: stderr). */
+  log?: (message: string) => void;
+  /** The row text is sent at most this often (default 2000 ms); a change of state goes at once. */
+  coalesceMs?: number;
+  /** Reconnect backoff: from `min` doubling to `max`, each ± `jitter` (default 100, 5000, 0.2). */
+  backoff?: { min?: number; max?: number; jitter?: number };
+}
+
+export interface CallOptions {
+  /** How long to wait for a connection and the answer (default 30 s); then `timeout`. */
+  timeoutMs?: number;
+}
+
+/** What the daemon said to `hello` (null before it answered, or when it is older than `hello`). */
+export interface DaemonHello {
+  protocol: number;
+  daemon: { name: string; version: string };
+  capabilities: string[];
+}
+
+type Waiter = { resolve: (value: unknown) => void; reject: (err: Error) => void };
+
+const NULL_REPORT: Omit<Required<Report>, "state"> = {
+  status: null,
+  waitingFor: null,
+  summary: null,
+  question: null,
+  choices: null,
+  tool: null,
+  error: null,
+  name: null,
+  model: null,
+  thinking: null,
+  context: null,
+  usage: null,
+  prLinks: null,
+  remoteAt: null,
+  attachSignal: null,
+  attachRepaint: null,
+  agentItems: null,
+};
+
+/** At most `max` UTF-16 units (the tighter count), never half a surrogate pair, "…" when cut. */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = text.slice(0, max - 1);
+  const last = cut.charCodeAt(cut.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}
+
+const cap = (value: string | null | undefined, max: number) =>
+  typeof value === "string" ? truncate(value, max) : (value ?? null);
+
+/** The full snapshot the wire carries: every field present, each within its limit. */
+export function fitReport(report: AgentReport): Required<Report> {
+  const r = { ...NULL_REPORT, ...report } as Required<Report>;
+  for (const [key, value] of Object.entries(r))
+    if (value === undefined) (r as Record<string, unknown>)[key] = null;
+  const L = REPORT_LIMITS;
+  r.summary = cap(r.summary, L.summary);
+  r.question = cap(r.question, L.question);
+  r.tool = cap(r.tool, L.tool);
+  r.error = cap(r.error, L.error);
+  r.name = cap(r.name, L.name);
+  r.model = cap(r.model, L.model);
+  r.thinking = cap(r.thinking, L.thinking);
+  r.remoteAt = cap(r.remoteAt, L.remoteAt);
+  if (Array.isArray(r.choices))
+    r.choices = r.choices.slice(0, L.choices).map((c) => truncate(String(c), L.choice));
+  if (Array.isArray(r.prLinks))
+    r.prLinks = r.prLinks.slice(0, L.prLinks).map((p) => truncate(String(p), L.prLink));
+  return r;
+}
+
+/** A change of these goes at once; the rest (the row's text) at most every `coalesceMs`. */
+const urgent = (a: Required<Report>, b: Required<Report> | null) =>
+  !b || a.state !== b.state || a.waitingFor !== b.waitingFor || a.question !== b.question;
+
+export class Reporter {
+  readonly job: JobEnv;
+  /** What the daemon answered to the last `hello`. */
+  daemon: DaemonHello | null = null;
+  private readonly agent: AgentInfo;
+  private readonly capabilities: string[];
+  private readonly onDeliver: (event: DeliverEvent) => void;
+  private readonly log: (message: string) => void;
+  private readonly coalesceMs: number;
+  private readonly backoff: { min: number; max: number; jitter: number };
+
+  private socket: net.Socket | null = null;
+  private connected = false;
+  private connecting = false;
+  private closed = false;
+  /** The daemon said the token is not this job's (or the job ended): stop speaking for it. */
+  private refused = false;
+  private delay: number;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private buffer = "";
+  private nextId = 1;
+  private readonly waiting = new Map<number, Waiter>();
+  private readonly connectWaiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
+
+  private latest: Required<Report> | null = null;
+  private sent: Required<Report> | null = null;
+  private sentAt = 0;
+  private flushTimer: NodeJS.Timeout | null = null;
+  private lastReport: Promise<unknown> = Promise.resolve();
+
+  constructor(opts: ReporterOptions) {
+    this.job = opts.job;
+    this.agent = opts.agent;
+    this.capabilities = [...new Set(["report", ...(opts.capabilities ?? [])])];
+    this.onDeliver = opts.onDeliver ?? (() => {});
+    this.log = opts.log ?? ((m) => process.stderr.write(`roost-agent: ${m}\n`));
+    this.coalesceMs = opts.coalesceMs ?? 2000;
+    this.backoff = { min: 100, max: 5000, jitter: 0.2, ...opts.backoff };
+    this.delay = this.backoff.min;
+  }
+
+  /** Whether a connection is up (hello and the latest report written on it). */
+  get isConnected(): boolean {
+    return this.connected;
+  }
+
+  /**
+   * A new state of the agent: a full snapshot (what is left out is null), fitted to the limits.
+   * A change of `state`, `waitingFor` or `question` goes at once; the rest at most every 2 s, the
+   * latest always sent in the end. The first report makes the connection.
+   */
+  report(report: AgentReport): void {
+    if (this.closed) return;
+    this.latest = fitReport(report);
+    if (!this.connected) {
+      this.connect();
+      return; // the latest goes on the connection, right after hello
+    }
+    this.schedule();
+  }
+
+  /** Any op on the job's connection; rejects with an `AgentCallError` carrying the wire's code. */
+  async call(op: string, args: Record<string, unknown> = {}, opts: CallOptions = {}): Promise<unknown> {
+    const timeoutMs = opts.timeoutMs ?? 30000;
+    const deadline = Date.now() + timeoutMs;
+    if (this.closed) throw new AgentCallError("disconnected", "the reporter is closed");
+    if (this.refused)
+      throw new AgentCallError("unauthorized", `roost no longer takes job ${this.job.id}'s token`);
+    if (!this.connected) {
+      if (!this.latest)
+        throw new AgentCallError("disconnected", "report first: a connection starts with a report");
+      await this.whenConnected(timeoutMs);
+    }
+    return this.send(op, args, Math.max(1, deadline - Date.now()));
+  }
+
+  /** The task board (`task {action: "list"}`). */
+  tasks(): Promise<unknown> {
+    return this.call("task", { action: "list" });
+  }
+  claimTask(id: number | string): Promise<unknown> {
+    return this.call("task", { action: "claim", id });
+  }
+  taskDone(id: number | string, result?: string): Promise<unknown> {
+    return this.call("task", { action: "done", id, ...(result === undefined ? {} : { result }) });
+  }
+  releaseTask(id: number | string): Promise<unknown> {
+    return this.call("task", { action: "release", id });
+  }
+  addTask(title: string, opts: { detail?: string; after?: (number | string)[] } = {}): Promise<unknown> {
+    return this.call("task", { action: "add", title, ...opts });
+  }
+
+  /**
+   * Acks a reply on the current connection (`exact` for a peer item). Resolves once answered;
+   * rejects `disconnected` when there is no connection (the reply comes again on the next one).
+   */
+  ack(seq: number, exact = false): Promise<unknown> {
+    if (!this.connected) return Promise.reject(new AgentCallError("disconnected", "not connected"));
+    const args = { id: this.job.id, token: this.job.token, seq, ...(exact ? { exact: true } : {}) };
+    return this.send("ack", args, 30000);
+  }
+
+  /** Sends the latest report (if it has not gone), waits for its answer (up to `timeoutMs`), and disconnects. */
+  async close(opts: { timeoutMs?: number } = {}): Promise<void> {
+    if (this.closed) return;
+    const timeoutMs = opts.timeoutMs ?? 5000;
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    if (this.latest && !this.refused) {
+      try {
+        if (!this.connected) {
+          this.connect();
+          await this.whenConnected(timeoutMs); // the latest goes on connecting
+        }
+        if (this.latest !== this.sent) void this.sendReport(timeoutMs).catch(() => {});
+        await this.lastReport; // answered: everything before it on the connection is too
+      } catch (err) {
+        this.log(`the last report was not sent: ${(err as Error).message}`);
+      }
+    }
+    this.closed = true;
+    this.shutdown();
+  }
+
+  // ---- the connection ----------------------------------------------------------------------
+
+  private connect(): void {
+    if (this.connecting || this.connected || this.closed || this.refused || this.reconnectTimer) return;
+    this.connecting = true;
+    const socket = net.connect(this.job.socket);
+    this.socket = socket;
+    socket.setEncoding("utf8");
+    socket.on("connect", () => {
+      this.connecting = false;
+      this.connected = true;
+      this.delay = this.backoff.min;
+      this.buffer = "";
+      // hello, then the latest report: requests on one connection are answered in order, so
+      // both can be written at once.
+      const hello = { protocol: 1, agent: this.agent, capabilities: this.capabilities };
+      this.send("hello", hello, 30000).then(
+        (result) => {
+          this.daemon = result as DaemonHello;
+        },
+        (err: AgentCallError) => {
+          // A daemon older than hello answers bad_request: go on with version 1.
+          if (err.code !== "bad_request" && err.code !== "disconnected") this.log(`hello: ${err.message}`);
+        },
+      );
+      if (this.latest) void this.sendReport(30000).catch(() => {});
+      for (const w of this.connectWaiters.splice(0)) w.resolve();
+    });
+    socket.on("data", (chunk: string) => this.receive(chunk));
+    socket.on("error", () => {}); // the close that follows says it
+    socket.on("close", () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      this.connected = false;
+      this.connecting = false;
+      this.sent = null; // the next connection sends the latest again
+      const lost = new AgentCallError("disconnected", "the connection to roost was lost");
+      for (const w of this.waiting.values()) w.reject(lost);
+      this.waiting.clear();
+      if (this.closed || this.refused) return;
+      const { max, jitter } = this.backoff;
+      const wait = this.delay * (1 - jitter + Math.random() * 2 * jitter);
+      this.delay = Math.min(max, this.delay * 2);
+      this.reconnectTimer = setTimeout(() => {
+        this.reconnectTimer = null;
+        this.connect();
+      }, wait);
+    });
+  }
+
+  private whenConnected(timeoutMs: number): Promise<void> {
+    if (this.connected) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        reject,
+      };
+      const timer = setTimeout(() => {
+        const i = this.connectWaiters.indexOf(waiter);
+        if (i !== -1) this.connectWaiters.splice(i, 1);
+        reject(new AgentCallError("timeout", `no connection to roost within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.connectWaiters.push(waiter);
+    });
+  }
+
+  private send(op: string, args: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
+    const socket = this.socket;
+    if (!socket || !this.connected)
+      return Promise.reject(new AgentCallError("disconnected", "not connected"));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (this.waiting.delete(id))
+          reject(new AgentCallError("timeout", `${op}: no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      timer.unref();
+      const done =
+        <T>(f: (v: T) => void) =>
+        (v: T) => {
+          clearTimeout(timer);
+          f(v);
+        };
+      this.waiting.set(id, { resolve: done(resolve), reject: done(reject) });
+      socket.write(`${JSON.stringify({ id, op, args })}\n`);
+    });
+  }
+
+  private receive(chunk: string): void {
+    this.buffer += chunk;
+    for (let nl = this.buffer.indexOf("\n"); nl !== -1; nl = this.buffer.indexOf("\n")) {
+      const line = this.buffer.slice(0, nl);
+      this.buffer = this.buffer.slice(nl + 1);
+      if (!line.trim()) continue;
+      let msg: Record<string, unknown>;
+      try {
+        msg = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        this.log("a line from roost that is not JSON (ignored)");
+        continue;
+      }
+      if (typeof msg.event === "string") {
+        if (msg.event === "deliver") {
+          try {
+            this.onDeliver(msg as unknown as DeliverEvent);
+          } catch (err) {
+            this.log(`a delivery's listener threw: ${(err as Error).message}`);
+          }
+        }
+        continue;
+      }
+      const w = typeof msg.id === "number" ? this.waiting.get(msg.id) : undefined;
+      if (!w) continue;
+      this.waiting.delete(msg.id as number);
+      if (msg.ok === true) w.resolve(msg.result);
+      else w.reject(new AgentCallError(String(msg.code ?? "bad_request"), String(msg.error ?? "refused")));
+    }
+  }
+
+  private shutdown(): void {
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const closed = new AgentCallError("disconnected", "the reporter is closed");
+    for (const w of this.connectWaiters.splice(0)) w.reject(closed);
+    this.socket?.end();
+    this.socket?.destroy();
+  }
+
+  // ---- reports -----------------------------------------------------------------------------
+
+  private schedule(): void {
+    const latest = this.latest;
+    if (!latest || latest === this.sent) return;
+    const wait = this.sentAt + this.coalesceMs - Date.now();
+    if (urgent(latest, this.sent) || wait <= 0) {
+      void this.sendReport(30000).catch(() => {});
+      return;
+    }
+    if (!this.flushTimer)
+      this.flushTimer = setTimeout(() => {
+        this.flushTimer = null;
+        if (this.connected) this.schedule();
+      }, wait);
+  }
+
+  private sendReport(timeoutMs: number): Promise<unknown> {
+    const report = this.latest!;
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    this.sent = report;
+    this.sentAt = Date.now();
+    const args = { id: this.job.id, token: this.job.token, report };
+    this.lastReport = this.send("report", args, timeoutMs).catch((err: AgentCallError) => {
+      if (err.code === "unauthorized") {
+        // Not this job's token, or the job has ended: stop speaking for it.
+        this.log(`roost refused the report (${err.message}): no longer speaking for job ${this.job.id}`);
+        this.refused = true;
+        this.shutdown();
+      } else if (err.code !== "disconnected") this.log(`report refused (${err.code}): ${err.message}`);
+      throw err;
+    });
+    return this.lastReport;
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * An example agent on `pi-roost/agent` that does real, visible work without a language model.
+ *
+ * Its task (the first reply, or any follow-up) is a list of shell steps separated by `;`, with an
+ * optional `run:` in front: "run: ls -la; count lines in README.md". A few phrases are understood
+ * ("count lines in FILE", "list files"); any other step is run as it is, with `sh -c`, in the job's
+ * directory. Each step is reported (working, tool "shell") and its output printed (the job's
+ * terminal shows it). Before a step that destroys something (`rm `, `git reset`, a `>` over a file
+ * that exists) it asks, blocked, "Run `...`?" with the choices yes / no, and goes on with the answer.
+ * A `steer` reply "stop" ends the task under way early; any other reply is the next task.
+ *
+ * A profile that runs it once built (`npm run build`):
+ *
+ *   { "agentProfiles": { "shell": { "command": ["node", "/path/to/dist/sdk/ts/examples/example-agent.js"],
+ *     "task": "type", "protocol": true } } }
+ *
+ * (It lives in sdk/ts/examples rather than sdk/examples so that the project's build compiles it.)
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { type Reply, RoostAgent } from "../agent/index.js";
+
+interface Task {
+  text: string;
+  steps: string[];
+  next: number;
+  /** What each step came to, for the summary at the end. */
+  results: string[];
+  /** The step that waits for the user's yes or no. */
+  asking: string | null;
+}
+
+let task: Task | null = null;
+let stopAsked = false;
+let child: ChildProcess | null = null;
+
+const agent = RoostAgent.fromEnv({
+  name: "example-agent",
+  version: "1.0",
+  capabilities: ["steer"],
+  onReply: (reply) => handle(reply),
+  // A steer "stop" must reach the task under way, whose handler is still running: look at it the
+  // moment it arrives (it still comes to onReply in its turn, where it is only acknowledged).
+  onArrive: (reply) => {
+    if (isStop(reply) && task && !task.asking) {
+      stopAsked = true;
+      stopChild();
+    }
+  },
+});
+
+if (!agent) {
+  console.error("example-agent: not run by roost (no ROOST_JOB_ID); see the comment at the top");
+  process.exit(1);
+}
+const roost = agent;
+
+function isStop(reply: Reply): boolean {
+  return reply.mode === "steer" && reply.text.trim().toLowerCase() === "stop";
+}
+
+async function handle(reply: Reply): Promise<void> {
+  const text = reply.text.trim();
+  if (isStop(reply)) {
+    // The task under way saw the stop on arrival and has ended; one waiting for an answer ends now.
+    if (task) finish(`stopped after ${task.next} of ${task.steps.length} steps`);
+    stopAsked = false;
+    return;
+  }
+  if (task?.asking) {
+    const answer = text.toLowerCase();
+    if (answer === "yes" || answer === "y") {
+      const step = task.asking;
+      task.asking = null;
+      await runStep(task, step);
+      task.next++;
+    } else if (answer === "no" || answer === "n") {
+      task.results.push(`skipped: ${task.asking}`);
+      task.asking = null;
+      task.next++;
+    } else {
+      // Neither: the question is dropped, and the text is the next task.
+      task = null;
+      return handle(reply);
+    }
+    return work(task);
+  }
+  stopAsked = false;
+  task = { text, steps: plan(text), next: 0, results: [], asking: null };
+  return work(task);
+}
+
+/** The steps of a task: `;`-separated, `run:` in front left out, a few phrases made shell. */
+function plan(text: string): string[] {
+  return text
+    .replace(/^run:\s*/i, "")
+    .split(";")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((step) => {
+      const count = /^count lines in (.+)$/i.exec(step);
+      if (count) return `wc -l -- ${quote(count[1]!.trim())}`;
+      if (/^list files$/i.test(step)) return "ls -la";
+      return step;
+    });
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Whether a step destroys something: `rm `, `git reset`, or `>` (not `>>`) over a file that exists. */
+function destructive(step: string): boolean {
+  if (/(^|[\s;&|(])rm\s/.test(step) || /\bgit\s+reset\b/.test(step)) return true;
+  for (const m of step.matchAll(/(?:^|[^>&0-9])[0-9]?>(?![>&])\s*([^\s;&|<>]+)/g)) {
+    const target = m[1]!.replace(/^['"]|['"]$/g, "");
+    if (target !== "/dev/null" && fs.existsSync(path.resolve(process.cwd(), target))) return true;
+  }
+  return false;
+}
+
+async function work(t: Task): Promise<void> {
+  while (t.next < t.steps.length) {
+    if (stopAsked) {
+      finish(`stopped after ${t.next} of ${t.steps.length} steps`);
+      return;
+    }
+    const step = t.steps[t.next]!;
+    if (destructive(step)) {
+      t.asking = step;
+      roost.report({
+        state: "blocked",
+        status: "waiting",
+        waitingFor: "question",
+        summary: `step ${t.next + 1}/${t.steps.length} waits for a yes`,
+        question: `Run \`${step}\`?`,
+        choices: ["yes", "no"],
+      });
+      return; // the answer is the next reply
+    }
+    await runStep(t, step);
+    t.next++;
+  }
+  finish(`ran ${t.steps.length} step${t.steps.length === 1 ? "" : "s"}: ${t.results.join("; ")}`);
+}
+
+function runStep(t: Task, step: string): Promise<void> {
+  roost.report({
+    state: "working",
+    status: "busy",
+    tool: "shell",
+    summary: `step ${t.next + 1}/${t.steps.length}: ${step}`,
+  });
+  process.stdout.write(`\n$ ${step}\n`);
+  return new Promise((resolve) => {
+    let lastLine = "";
+    // A process group of its own, so that a stop ends the whole step (sh and what it started).
+    const proc = spawn("sh", ["-c", step], { stdio: ["ignore", "pipe", "pipe"], detached: true });
+    child = proc;
+    const show = (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      const text = chunk.toString().trim();
+      if (text) lastLine = text.split("\n").pop()!.trim();
+    };
+    proc.stdout!.on("data", show);
+    proc.stderr!.on("data", show);
+    proc.on("error", (err) => {
+      lastLine = err.message;
+    });
+    proc.on("close", (code, signal) => {
+      child = null;
+      const how = signal ? `stopped (${signal})` : code === 0 ? "ok" : `exit ${code}`;
+      t.results.push(`${step} → ${how}${lastLine ? ` (${lastLine.slice(0, 80)})` : ""}`);
+      resolve();
+    });
+  });
+}
+
+function stopChild(): void {
+  if (!child?.pid) return;
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {
+    child.kill("SIGTERM");
+  }
+}
+
+function finish(summary: string): void {
+  task = null;
+  stopAsked = false;
+  roost.report({ state: "done", status: "idle", summary });
+  process.stdout.write(`\n${summary}\n`);
+}
+
+for (const signal of ["SIGTERM", "SIGHUP"] as const)
+  process.on(signal, () => {
+    stopChild();
+    void roost.close({ timeoutMs: 1000 }).finally(() => process.exit(signal === "SIGTERM" ? 143 : 129));
+  });
+
+roost.report({ state: "working", status: "busy", summary: "waiting for its task" });
