@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentProfile, isAlive, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
+import { agentProfile, FIXTURES, isAlive, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
 import type { RawClient } from "./helpers/raw-client.js";
 
 let d: TestDaemon;
@@ -127,4 +127,45 @@ describe("kill -9 right after 200 replies were answered saved", () => {
     );
     expect(backlog).toBeGreaterThan(0); // the restart really had replies to send again
   });
+});
+
+describe("the agent protocol", () => {
+  // The conformance run (agent-protocol.md, "Conformance"): a scripted agent on each client.
+  const clients = {
+    typescript: [process.execPath, path.join(FIXTURES, "sdk-agent.mjs")],
+    python: ["python3", path.join(FIXTURES, "py_agent.py")],
+  };
+  for (const [client, command] of Object.entries(clients)) {
+    it(`${client}: the first task as reply 1, reports, acks, a daemon restart under it, and its exit`, async () => {
+      d = await startDaemon({
+        config: { agentProfiles: { agent: { command, task: "type", protocol: true } } },
+      });
+      const c = await d.client();
+      const { job } = await c.ok("dispatch", { profile: "agent", task: "first task", cwd: "/tmp" });
+      const dir = path.join(d.home, "jobs", job.id);
+      const first = await until("the task handled, reported and acked", async () => {
+        const r = await rowOf(c, job.id);
+        return r.summary === "did: first task" && r.pending === 0 ? r : null;
+      });
+      expect(first.kind).toBe("protocol");
+      expect(first.connected).toBe(true);
+      expect(lines(path.join(dir, "handled.jsonl")).map((h) => h.seq)).toEqual([1]);
+      await d.restart("SIGKILL");
+      const c2 = await d.client();
+      await until("connected again", async () => (await rowOf(c2, job.id)).connected);
+      expect((await c2.ok("reply", { id: job.id, text: "after the restart" })).seq).toBe(2);
+      await until("reply 2 handled and acked", async () => (await rowOf(c2, job.id)).pending === 0);
+      await until("reply 2 in the log", () => lines(path.join(dir, "handled.jsonl")).length === 2);
+      const handled = lines(path.join(dir, "handled.jsonl"));
+      expect(handled.map((h) => h.seq)).toEqual([1, 2]);
+      expect(new Set(handled.map((h) => h.pid))).toEqual(new Set([job.pid]));
+      await c2.ok("reply", { id: job.id, text: "exit 0" });
+      const ended = await until("its exit", async () => {
+        const r = await rowOf(c2, job.id);
+        return r.life === "exited" ? r : null;
+      });
+      expect(ended.exitCode).toBe(0);
+      expect(ended.state).toBe("done");
+    });
+  }
 });
