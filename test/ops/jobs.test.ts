@@ -443,9 +443,8 @@ describe("exits, stop, rm, respawn", () => {
     const { c, dir } = await daemon();
     const { job } = await c.ok("dispatch", { profile: "agent", task: "hi", cwd: dir });
     const r = await untilRow(c, job.id, "connected", (x) => x.connected);
-    const t0 = Date.now();
     await c.ok("stop", { id: job.id });
-    expect(Date.now() - t0).toBeLessThan(900);
+    // Ended by the SIGTERM itself (143), not by the SIGKILL that follows the grace (137).
     const s = await row(c, job.id);
     expect(s).toMatchObject({ life: "stopped", exitCode: 128 + 15, connected: false });
     await untilGone(r.pid);
