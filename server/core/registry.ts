@@ -3,7 +3,13 @@
  * reporting connection, its pending count). Rows are built here; every change goes through
  * `changed`, which pushes the row and writes the record (at once, or coalesced for reports).
  */
-import { type FullReport, RoostError, type Row, type WireEvent } from "../../sdk/ts/protocol/index.js";
+import {
+  type FullReport,
+  NULL_REPORT_FIELDS,
+  RoostError,
+  type Row,
+  type WireEvent,
+} from "../../sdk/ts/protocol/index.js";
 import type { JobRecord } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import type { Actor } from "./feed.js";
@@ -25,26 +31,7 @@ export interface LiveJob {
 
 const REPORT_FLUSH_MS = 200;
 
-export const EMPTY_REPORT: FullReport = {
-  state: "working",
-  status: null,
-  waitingFor: null,
-  summary: null,
-  question: null,
-  choices: null,
-  tool: null,
-  error: null,
-  name: null,
-  model: null,
-  thinking: null,
-  context: null,
-  usage: null,
-  prLinks: null,
-  remoteAt: null,
-  attachSignal: null,
-  attachRepaint: null,
-  agentItems: null,
-};
+export const EMPTY_REPORT: FullReport = { state: "working", ...NULL_REPORT_FIELDS };
 
 export class Registry {
   private readonly jobs = new Map<string, LiveJob>();

@@ -43,8 +43,8 @@ describe("DaemonClient", () => {
     await until("the first rows", () => seen.some((e) => e.event === "rows"));
     const { job } = await client.dispatch({ profile: "shell", cwd: d.env.HOME! });
     await until("a row push", () => seen.some((e) => e.event === "row" && e.row.id === job.id));
-    await d.restart("SIGKILL");
     const firstRows = seen.filter((e) => e.event === "rows").length;
+    await d.restart("SIGKILL");
     await until(
       "the rows again after the restart",
       () => seen.filter((e) => e.event === "rows").length > firstRows,

@@ -5,10 +5,11 @@
  * within the protocol's limits, and carries any other op (`call`) on the job's connection.
  *
  * Node builtins only: the protocol's schema set is imported for its TYPES alone (they vanish in
- * the build; a test checks the emitted files).
+ * the build), and its numbers from protocol/limits, which imports nothing (a test checks both).
  */
 import net from "node:net";
 import type { AgentInfo, DeliverEvent, Report } from "../protocol/index.js";
+import { LIMITS, NULL_REPORT_FIELDS } from "../protocol/limits.js";
 
 /** The job this process speaks for, as roost set it in the environment. */
 export interface JobEnv {
@@ -46,20 +47,7 @@ export class AgentCallError extends Error {
 }
 
 /** The field limits of a report (agent-protocol.md, `report`; roost's own for model and thinking). */
-export const REPORT_LIMITS = {
-  summary: 500,
-  question: 2000,
-  choices: 20,
-  choice: 200,
-  tool: 100,
-  error: 1000,
-  name: 200,
-  model: 200,
-  thinking: 100,
-  prLinks: 50,
-  prLink: 2000,
-  remoteAt: 2000,
-} as const;
+export const REPORT_LIMITS = LIMITS;
 
 /** A report as the agent gives it: `state`, and whatever else it has (what is left out is null). */
 export type AgentReport = Report;
@@ -93,25 +81,7 @@ export interface DaemonHello {
 
 type Waiter = { resolve: (value: unknown) => void; reject: (err: Error) => void };
 
-const NULL_REPORT: Omit<Required<Report>, "state"> = {
-  status: null,
-  waitingFor: null,
-  summary: null,
-  question: null,
-  choices: null,
-  tool: null,
-  error: null,
-  name: null,
-  model: null,
-  thinking: null,
-  context: null,
-  usage: null,
-  prLinks: null,
-  remoteAt: null,
-  attachSignal: null,
-  attachRepaint: null,
-  agentItems: null,
-};
+const NULL_REPORT: Omit<Required<Report>, "state"> = NULL_REPORT_FIELDS;
 
 /** At most `max` UTF-16 units (the tighter count), never half a surrogate pair, "…" when cut. */
 export function truncate(text: string, max: number): string {

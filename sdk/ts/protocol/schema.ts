@@ -5,28 +5,9 @@
  */
 import Type, { type Static, type TLiteral, type TSchema, type TUnion } from "typebox";
 
-/** Limits the spec names (agent-protocol.md, `report`), and roost's own where it names none. */
-export const LIMITS = {
-  summary: 500,
-  question: 2000,
-  choices: 20,
-  choice: 200,
-  tool: 100,
-  error: 1000,
-  name: 200,
-  model: 200,
-  thinking: 100,
-  text: 65536, // a reply or a task; the spec sets none, a line is 4 MiB at most anyway
-  freeFormBytes: 65536, // `usage`, `attachSignal`, `attachRepaint`: kept as sent, within these bounds
-  freeFormDepth: 32,
-  pendingReplies: 50,
-  requestIdsKept: 100,
-  feedKept: 1000,
-  lineBytes: 4 * 1024 * 1024,
-  connections: 1024,
-  inFlight: 256,
-  unreadBytes: 16 * 1024 * 1024,
-} as const;
+import { LIMITS } from "./limits.js";
+
+export { LIMITS, NULL_REPORT_FIELDS } from "./limits.js";
 
 export const oneOf = <const T extends readonly string[]>(values: T) =>
   Type.Union(values.map((v) => Type.Literal(v))) as unknown as TUnion<[TLiteral<T[number]>]>;
@@ -66,8 +47,8 @@ const reportFields = {
   // Capability fields: kept as the agent sends them.
   context: nullable(Context),
   usage: nullable(Type.Record(Type.String(), Type.Unknown())),
-  prLinks: nullable(Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 50 })),
-  remoteAt: nullable(Type.String({ maxLength: 2000 })),
+  prLinks: nullable(Type.Array(text(LIMITS.prLink), { maxItems: LIMITS.prLinks })),
+  remoteAt: nullable(text(LIMITS.remoteAt)),
   attachSignal: Type.Unknown(),
   attachRepaint: Type.Unknown(),
   agentItems: nullable(Type.Boolean()),
