@@ -1,20 +1,10 @@
-import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentProfile, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
+import { lines } from "./helpers/jobs.js";
 
 let d: TestDaemon;
 afterEach(async () => d?.cleanup());
-
-const lines = (file: string) =>
-  fs.existsSync(file)
-    ? fs
-        .readFileSync(file, "utf8")
-        .trim()
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-    : [];
 
 describe("a protocol agent", () => {
   it("takes its task as reply 1, reports, acks", async () => {

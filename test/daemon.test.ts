@@ -2,27 +2,13 @@
  * The agent protocol end to end, through daemon restarts: the agent process lives on, reconnects,
  * says hello, reports, gets its pending replies again and the next reply once, its seq continuing.
  */
-import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentProfile, FIXTURES, isAlive, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
-import type { RawClient } from "./helpers/raw-client.js";
+import { lines, row as rowOf } from "./helpers/jobs.js";
 
 let d: TestDaemon;
 afterEach(async () => d?.cleanup());
-
-const lines = (file: string): any[] =>
-  fs.existsSync(file)
-    ? fs
-        .readFileSync(file, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-    : [];
-
-async function rowOf(c: RawClient, id: string) {
-  return (await c.ok("list", { id })).rows[0];
-}
 
 async function startAgent(handleMs = 0) {
   d = await startDaemon({

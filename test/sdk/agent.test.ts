@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURES, ROOT, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
-import type { RawClient } from "../helpers/raw-client.js";
+import { lines, row as rowOf } from "../helpers/jobs.js";
 
 const DIST = path.join(ROOT, "dist/sdk/ts/agent");
 
@@ -20,19 +20,6 @@ afterEach(async () => {
 beforeAll(() => {
   if (!fs.existsSync(path.join(DIST, "index.js"))) throw new Error("build first: npm run build");
 });
-
-const lines = (file: string): any[] =>
-  fs.existsSync(file)
-    ? fs
-        .readFileSync(file, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-    : [];
-
-async function rowOf(c: RawClient, id: string) {
-  return (await c.ok("list", { id })).rows[0];
-}
 
 /** A daemon with the sdk test agent as profile "agent", one job dispatched, its task handled and acked. */
 async function startAgent(env: Record<string, string> = {}) {

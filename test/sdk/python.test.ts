@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FIXTURES, isAlive, ROOT, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
-import type { RawClient } from "../helpers/raw-client.js";
+import { lines, row as rowOf } from "../helpers/jobs.js";
 
 const CLIENT = path.join(ROOT, "sdk/python/roost_agent.py");
 const EXAMPLE = path.join(ROOT, "sdk/examples/example_agent.py");
@@ -22,25 +22,12 @@ afterEach(async () => {
   for (const dir of tmpDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const lines = (file: string): any[] =>
-  fs.existsSync(file)
-    ? fs
-        .readFileSync(file, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-    : [];
-
 const pyProfile = (script: string, env: Record<string, string> = {}) => ({
   command: ["python3", script],
   task: "type",
   protocol: true,
   env,
 });
-
-async function rowOf(c: RawClient, id: string) {
-  return (await c.ok("list", { id })).rows[0];
-}
 
 /** A daemon running the Python fixture agent with `task` as its first reply. */
 async function startPyAgent(task: string, env: Record<string, string> = {}) {
