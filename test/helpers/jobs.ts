@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { afterEach } from "vitest";
 import { isAlive, startDaemon, type TestDaemon, until } from "./daemon.js";
 import type { RawClient } from "./raw-client.js";
 
@@ -121,3 +122,24 @@ export async function rawAgent(
 /** The `deliver` events a raw agent got for a job, in arrival order. */
 export const delivered = (agent: RawClient, id: string) =>
   agent.events.filter((e) => e.event === "deliver" && e.id === id);
+
+/**
+ * A clean daemon for each test that asks (see startCleanDaemon), with a temp dir for its jobs'
+ * work: both removed, and everything the daemon started killed, after each test.
+ */
+export function cleanDaemonPerTest(config: () => unknown) {
+  let current: TestDaemon | undefined;
+  const temps: string[] = [];
+  afterEach(async () => {
+    await current?.cleanup();
+    current = undefined;
+    for (const t of temps.splice(0)) rmTemp(t);
+  });
+  return async () => {
+    const dir = tempDir();
+    temps.push(dir);
+    const clean = await startCleanDaemon(config());
+    current = clean.d;
+    return { d: clean.d, c: await clean.d.client(), dir, home: clean.home };
+  };
+}

@@ -4,26 +4,14 @@
  */
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
-import { agentProfile, type TestDaemon, until } from "../helpers/daemon.js";
-import { handled, rmTemp, silentProfile, startCleanDaemon, tempDir, untilRow } from "../helpers/jobs.js";
+import { describe, expect, it } from "vitest";
+import { agentProfile, until } from "../helpers/daemon.js";
+import { cleanDaemonPerTest, handled, silentProfile, untilRow } from "../helpers/jobs.js";
 import type { RawClient } from "../helpers/raw-client.js";
 
-let d: TestDaemon | undefined;
-const temps: string[] = [];
-afterEach(async () => {
-  await d?.cleanup();
-  d = undefined;
-  for (const t of temps.splice(0)) rmTemp(t);
-});
-
-async function daemon() {
-  const dir = tempDir();
-  temps.push(dir);
-  const clean = await startCleanDaemon({ agentProfiles: { agent: agentProfile(), silent: silentProfile() } });
-  d = clean.d;
-  return { d, c: await d.client(), dir };
-}
+const daemon = cleanDaemonPerTest(() => ({
+  agentProfiles: { agent: agentProfile(), silent: silentProfile() },
+}));
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const events = async (c: RawClient, args: Record<string, unknown> = {}) => c.ok("events", args);

@@ -4,27 +4,17 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { agentProfile, childPids, isAlive, type TestDaemon, until } from "../helpers/daemon.js";
 import {
+  cleanDaemonPerTest,
   handled,
   procEnv,
-  rmTemp,
   row,
   silentProfile,
-  startCleanDaemon,
-  tempDir,
   untilGone,
   untilRow,
 } from "../helpers/jobs.js";
-
-let d: TestDaemon | undefined;
-const temps: string[] = [];
-afterEach(async () => {
-  await d?.cleanup();
-  d = undefined;
-  for (const t of temps.splice(0)) rmTemp(t);
-});
 
 const profiles = () => ({
   agent: agentProfile(),
@@ -37,13 +27,7 @@ const profiles = () => ({
   missing: { command: ["/no/such/program"] },
 });
 
-async function daemon() {
-  const dir = tempDir();
-  temps.push(dir);
-  const clean = await startCleanDaemon({ agentProfiles: profiles() });
-  d = clean.d;
-  return { d, c: await d.client(), dir, home: clean.home };
-}
+const daemon = cleanDaemonPerTest(() => ({ agentProfiles: profiles() }));
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const SHORT_URL_SAFE = /^[A-Za-z0-9_-]{1,16}$/;

@@ -5,36 +5,22 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { agentProfile, sleep, type TestDaemon, until } from "../helpers/daemon.js";
+import { describe, expect, it } from "vitest";
+import { agentProfile, sleep, until } from "../helpers/daemon.js";
 import {
+  cleanDaemonPerTest,
   delivered,
   deliveries,
   handled,
   rawAgent,
-  rmTemp,
   row,
   silentProfile,
-  startCleanDaemon,
-  tempDir,
   untilRow,
 } from "../helpers/jobs.js";
 
-let d: TestDaemon | undefined;
-const temps: string[] = [];
-afterEach(async () => {
-  await d?.cleanup();
-  d = undefined;
-  for (const t of temps.splice(0)) rmTemp(t);
-});
-
-async function daemon() {
-  const dir = tempDir();
-  temps.push(dir);
-  const clean = await startCleanDaemon({ agentProfiles: { agent: agentProfile(), silent: silentProfile() } });
-  d = clean.d;
-  return { d, c: await d.client(), dir };
-}
+const daemon = cleanDaemonPerTest(() => ({
+  agentProfiles: { agent: agentProfile(), silent: silentProfile() },
+}));
 
 describe("replies to a protocol agent", () => {
   it("are saved, then delivered in order with their seq and mode", async () => {
