@@ -58,7 +58,9 @@ export class BenchDaemon {
     for (const [k, v] of Object.entries(process.env))
       if (v !== undefined && !k.startsWith("ROOST_")) env[k] = v;
     delete env.NODE_OPTIONS; // the pty host and the jobs inherit it: flags go on the daemon's command line
-    Object.assign(env, { ROOST_HOME: home, HOME: userHome, ROOST_STOP_GRACE_MS: "1000" });
+    // ROOST_PORT=0: the daemon's HTTP server (7777 by default) on an ephemeral port, so that
+    // daemons run side by side (the bench's, the tests') never collide.
+    Object.assign(env, { ROOST_HOME: home, HOME: userHome, ROOST_STOP_GRACE_MS: "1000", ROOST_PORT: "0" });
     const d = new BenchDaemon(home, env, opts.profileDir ?? null);
     live.add(d);
     return d;
@@ -196,7 +198,7 @@ function killJobsOf(hostPid: number): void {
   for (const pid of childPids(hostPid)) signal(-pid, "SIGKILL") || signal(pid, "SIGKILL");
 }
 
-function childPids(pid: number): number[] {
+export function childPids(pid: number): number[] {
   try {
     return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
       .split("\n")
@@ -268,20 +270,38 @@ export interface InertJob {
  * environment, where roost put it (once the exec has happened: before it, /proc shows the
  * environment of the process that forked it).
  */
-export async function dispatchInert(d: BenchDaemon, n: number): Promise<InertJob[]> {
+export function dispatchInert(d: BenchDaemon, n: number): Promise<InertJob[]> {
+  return dispatchJobs(d, "inert", n);
+}
+
+/**
+ * Dispatches `n` jobs of a profile, `inFlight` dispatches at a time on one hub connection, and
+ * reads each one's token from its process's environment (see dispatchInert).
+ */
+export async function dispatchJobs(
+  d: BenchDaemon,
+  profile: string,
+  n: number,
+  inFlight = 1,
+): Promise<InertJob[]> {
   const hub = await d.connect();
   try {
     const jobs: InertJob[] = [];
-    for (let i = 0; i < n; i++) {
-      const { job } = (await hub.ok("dispatch", { profile: "inert" })) as {
-        job: { id: string; pid: number };
-      };
-      jobs.push({ id: job.id, token: "", pid: job.pid });
-    }
+    let next = 0;
+    const worker = async () => {
+      while (next < n) {
+        const i = next++;
+        const { job } = (await hub.ok("dispatch", { profile })) as { job: { id: string; pid: number } };
+        jobs[i] = { id: job.id, token: "", pid: job.pid };
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(inFlight, n) }, worker));
     for (const job of jobs) {
       if (!job.pid) {
-        const { rows } = (await hub.ok("list", { id: job.id })) as { rows: { pid: number | null }[] };
-        job.pid = await until(`${job.id}'s pid`, () => rows[0]?.pid ?? null);
+        job.pid = await until(`${job.id}'s pid`, async () => {
+          const { rows } = (await hub.ok("list", { id: job.id })) as { rows: { pid: number | null }[] };
+          return rows[0]?.pid ?? null;
+        });
       }
       job.token = await until(`${job.id}'s token in /proc/${job.pid}/environ`, () => {
         const env = procEnv(job.pid);

@@ -11,12 +11,13 @@ import os from "node:os";
 import path from "node:path";
 import { cleanupAll, ROOT } from "./harness.js";
 import type { Scenario, ScenarioResult } from "./scenario.js";
+import { manyAgents } from "./scenarios/many-agents.js";
 import { replies } from "./scenarios/replies.js";
 import { reportThroughput } from "./scenarios/report-throughput.js";
 import { startScenario } from "./scenarios/start.js";
 import { type Figure, machine, table } from "./stats.js";
 
-const SCENARIOS: Scenario[] = [reportThroughput, replies, startScenario];
+const SCENARIOS: Scenario[] = [reportThroughput, replies, startScenario, manyAgents];
 const RESULTS = path.join(ROOT, "bench/results.jsonl");
 
 const USAGE = `usage: npm run bench [-- [NAME...] [--profile]]

@@ -80,6 +80,21 @@ export function rssMiB(pid: number): number {
   return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
+/** A process's memory from /proc (KiB): RSS, and PSS (shared pages divided among their users). */
+export function memKiB(pid: number): { rss: number; pss: number } {
+  const rss = Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+  let pss = Number.NaN;
+  try {
+    pss = Number(/^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1]);
+  } catch {}
+  return { rss, pss };
+}
+
+/** A figure without a baseline or a target: it is there to explain the others. */
+export function info(scenario: string, name: string, unit: string, roost: number): Figure {
+  return { scenario, name, unit, roost, baseline: null, ratio: null, target: null, met: null };
+}
+
 export interface Machine {
   nproc: number;
   cpu: string;
