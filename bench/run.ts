@@ -11,13 +11,14 @@ import os from "node:os";
 import path from "node:path";
 import { cleanupAll, ROOT } from "./harness.js";
 import type { Scenario, ScenarioResult } from "./scenario.js";
+import { idleJobs } from "./scenarios/idle-jobs.js";
 import { manyAgents } from "./scenarios/many-agents.js";
 import { replies } from "./scenarios/replies.js";
 import { reportThroughput } from "./scenarios/report-throughput.js";
 import { startScenario } from "./scenarios/start.js";
 import { type Figure, machine, table } from "./stats.js";
 
-const SCENARIOS: Scenario[] = [reportThroughput, replies, startScenario, manyAgents];
+const SCENARIOS: Scenario[] = [reportThroughput, replies, startScenario, manyAgents, idleJobs];
 const RESULTS = path.join(ROOT, "bench/results.jsonl");
 
 const USAGE = `usage: npm run bench [-- [NAME...] [--profile]]
