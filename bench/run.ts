@@ -15,10 +15,11 @@ import { idleJobs } from "./scenarios/idle-jobs.js";
 import { manyAgents } from "./scenarios/many-agents.js";
 import { replies } from "./scenarios/replies.js";
 import { reportThroughput } from "./scenarios/report-throughput.js";
+import { restart } from "./scenarios/restart.js";
 import { startScenario } from "./scenarios/start.js";
 import { type Figure, machine, table } from "./stats.js";
 
-const SCENARIOS: Scenario[] = [reportThroughput, replies, startScenario, manyAgents, idleJobs];
+const SCENARIOS: Scenario[] = [reportThroughput, replies, startScenario, manyAgents, idleJobs, restart];
 const RESULTS = path.join(ROOT, "bench/results.jsonl");
 
 const USAGE = `usage: npm run bench [-- [NAME...] [--profile]]
