@@ -33,6 +33,7 @@ const ConfigSchema = Type.Object({
       host: Type.Optional(Type.String({ minLength: 1 })),
       port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
       allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+      allowedOrigins: Type.Optional(Type.Array(Type.String({ pattern: "^https?://[^/]+/?$" }))),
     }),
   ),
   concierge: Type.Optional(Type.Record(Type.String(), Type.Unknown())),

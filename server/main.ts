@@ -2,7 +2,6 @@
  * The daemon (control-plane.md, "Starting it"): wiring only. Home and socket owner-only, the
  * config checked before anything starts, the jobs found again, then the socket opened.
  */
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { Bridge } from "../bridge/server.js";
 import { socketAnswers } from "../sdk/ts/client/socket-client.js";
@@ -15,7 +14,9 @@ import { onExit } from "./core/lifecycle.js";
 import { Pushes } from "./core/pushes.js";
 import { Registry } from "./core/registry.js";
 import { onScreen } from "./core/screens.js";
+import { Tokens } from "./core/tokens.js";
 import { Viewers } from "./core/viewers.js";
+import { hubUrl, listenAddress } from "./http/address.js";
 import { runOp } from "./ops/index.js";
 import { type Paths, roostPaths } from "./paths.js";
 import { PtyHostClient } from "./pty/client.js";
@@ -27,12 +28,17 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const paths = roostPaths(env);
   makeHome(paths);
   const config = loadConfig(paths.config, env); // throws ConfigError: nothing has started yet
+  const address = listenAddress(config, env);
   if (await socketAnswers(paths.socket))
     throw new Error(`roost is already running (its socket ${paths.socket} answers)`);
   fs.rmSync(paths.socket, { force: true });
-  ensureToken(paths);
 
   const store = new Store(paths.db, { checkpoints: "thread" });
+  const tokens = new Tokens(store, paths.token); // the owner's token is made here on first start
+  let urlKnown: (url: string) => void = () => {};
+  const url = new Promise<string>((resolve) => {
+    urlKnown = resolve;
+  });
   const pushes = new Pushes();
   const registry = new Registry(store, pushes);
   const feed = new Feed(store, pushes);
@@ -47,6 +53,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     viewers: new Viewers(() => core),
     terminals: () => terminals(),
     stopGraceMs: Number(env.ROOST_STOP_GRACE_MS) || 3000,
+    tokens,
+    hubUrl: () => url,
     shutdown: () => void shutdown(),
   };
 
@@ -82,17 +90,20 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     onClosed: (conn) => connectionClosed(core, conn.state),
   });
   await bridge.listen(paths.socket);
+  // The HTTP face comes up after the socket: agents and the CLI need not wait for it.
+  const { buildHttp } = await import("./http/app.js");
+  const http = await buildHttp(core);
 
-  async function shutdown(): Promise<void> {
+  async function shutdown(code = 0): Promise<void> {
     if (stopping) return;
     stopping = true;
-    await bridge.close().catch(() => {});
+    await Promise.all([bridge.close().catch(() => {}), closeSoon(http.close())]);
     registry.flush();
     store.close();
     if (host) (await host.catch(() => null))?.close();
     fs.rmSync(paths.socket, { force: true });
-    console.log("roost: stopped (the jobs keep running)");
-    process.exit(0);
+    if (code === 0) console.log("roost: stopped (the jobs keep running)");
+    process.exit(code);
   }
   process.on("SIGTERM", () => void shutdown());
   process.on("SIGINT", () => void shutdown());
@@ -103,20 +114,38 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const running = registry.all().filter((j) => j.rec.life === "running").length;
   console.log(`roost ${ROOST_VERSION}: listening on ${paths.socket}`);
   console.log(`  home ${paths.home}; ${registry.all().length} jobs, ${running} running; pid ${process.pid}`);
+
+  try {
+    await http.listen({ host: address.host, port: address.port });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    console.error(
+      e.code === "EADDRINUSE"
+        ? `roost: ${address.host}:${address.port} is in use (another roost?): set ROOST_PORT, or http.port in roost.json`
+        : `roost: the hub cannot listen on ${address.host}:${address.port}: ${e.message}`,
+    );
+    return shutdown(1);
+  }
+  const port = (http.server.address() as { port: number }).port;
+  const hub = hubUrl(address.host, port);
+  urlKnown(hub);
+  console.log(`  hub ${hub}`);
+  if (address.exposed) {
+    console.log(`  listening beyond this machine (${address.host}, from roost.json): the token is the guard`);
+  }
+  // The login link carries the token: shown in a terminal, never written to a log.
+  if (process.stdout.isTTY)
+    console.log(`  log in: ${hub}login?token=${encodeURIComponent(tokens.ownerSecret())}`);
+  else console.log("  the login link: roost open");
 }
+
+/** A close that waits at most a moment: a shutdown never hangs on a slow client. */
+const closeSoon = (closing: Promise<unknown>) =>
+  Promise.race([closing.catch(() => {}), new Promise((r) => setTimeout(r, 1000).unref())]);
 
 /** $ROOST_HOME is the owner's alone (0700), whatever the umask; and so is the jobs' folder. */
 function makeHome(paths: Paths): void {
   fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 });
   fs.chmodSync(paths.home, 0o700);
   fs.mkdirSync(paths.jobsDir, { recursive: true, mode: 0o700 });
-}
-
-/** The HTTP bearer token, made on first start, 0600. */
-function ensureToken(paths: Paths): void {
-  if (fs.existsSync(paths.token)) {
-    fs.chmodSync(paths.token, 0o600);
-    return;
-  }
-  fs.writeFileSync(paths.token, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600, flag: "wx" });
 }

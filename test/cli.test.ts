@@ -57,7 +57,7 @@ function freshEnv(): { home: string; env: Record<string, string> } {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env))
     if (v !== undefined && !k.startsWith("ROOST_")) env[k] = v;
-  Object.assign(env, PLAIN_SHELL, { ROOST_HOME: home, ROOST_STOP_GRACE_MS: "1000" });
+  Object.assign(env, PLAIN_SHELL, { ROOST_HOME: home, ROOST_STOP_GRACE_MS: "1000", ROOST_PORT: "0" });
   return { home, env };
 }
 

@@ -17,6 +17,7 @@ import { log } from "./commands/log.js";
 import { ls } from "./commands/ls.js";
 import { reply } from "./commands/reply.js";
 import { shutdown, start } from "./commands/start.js";
+import { open, token } from "./commands/token.js";
 import { NotRunning } from "./connect.js";
 import { commandHelp, commonOptions, overallHelp, usageLine } from "./usage.js";
 
@@ -52,6 +53,8 @@ const COMMANDS: readonly Command[] = [
   unpin,
   rename,
   events,
+  open,
+  token,
   start,
   shutdown,
   daemon,

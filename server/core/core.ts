@@ -6,6 +6,7 @@ import type { Store } from "../store/store.js";
 import type { Feed } from "./feed.js";
 import type { Pushes } from "./pushes.js";
 import type { Registry } from "./registry.js";
+import type { Tokens } from "./tokens.js";
 import type { Viewers } from "./viewers.js";
 
 /** How a job ended, as the pty host says or wrote it. */
@@ -40,6 +41,9 @@ export interface Core {
   terminals: () => Promise<Terminals>;
   /** How long `stop` waits after SIGTERM before SIGKILL. */
   stopGraceMs: number;
+  /** The HTTP face's tokens, and its address once it listens (`http://127.0.0.1:7777/`). */
+  tokens: Tokens;
+  hubUrl: () => Promise<string>;
   /** Ends the daemon (the `shutdown` op); the jobs keep running. */
   shutdown: () => void;
 }

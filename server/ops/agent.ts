@@ -14,18 +14,21 @@ export const agentOps = [
     name: "hello",
     allow: ["hub", "session"],
     acts: true,
+    socketOnly: true,
     handler: (core, args, caller) => hello(core, connectionOf(caller), args),
   }),
   defineOp({
     name: "report",
     allow: ["hub", "session"],
     acts: true,
+    socketOnly: true,
     handler: (core, args, caller) => report(core, connectionOf(caller), args),
   }),
   defineOp({
     name: "ack",
     allow: ["hub", "session"],
     acts: true,
+    socketOnly: true,
     handler: (core, args) => ackOp(core, args),
   }),
 ];

@@ -1,5 +1,4 @@
 /** Following the daemon: `subscribe`, the `events` feed, and `shutdown`. */
-import { RoostError } from "../../sdk/ts/protocol/index.js";
 import { defineOp } from "./define.js";
 
 export const daemonOps = [
@@ -7,10 +6,9 @@ export const daemonOps = [
     name: "subscribe",
     allow: ["hub"],
     acts: false,
+    stream: true,
     handler: (core, _args, caller) => {
-      if (!caller.push || !caller.onClose)
-        throw new RoostError("unsupported", "subscribe needs a connection that stays open");
-      caller.onClose(core.pushes.subscribe(caller.push));
+      caller.onClose!(core.pushes.subscribe(caller.push!));
       return { rows: core.registry.rows() };
     },
   }),

@@ -13,6 +13,8 @@ export type Side = "hub" | "session";
 export interface Caller {
   /** The socket connection's state (null over HTTP: it is never a session). */
   conn: AgentConnection | null;
+  /** The named HTTP token it came with (null: the owner's token, or the socket). */
+  tokenName?: string | null;
   actor: Actor;
   /** A read-only token: may look, never act. */
   readOnly: boolean;
@@ -26,6 +28,10 @@ export interface OpDef<K extends OpName> {
   allow: readonly Side[];
   /** Changes something: refused for a read-only caller. */
   acts: boolean;
+  /** Only on the unix socket (the owner's alone): the agent protocol, and minting HTTP tokens. */
+  socketOnly?: true;
+  /** Needs a connection that stays open for its pushes (the socket, or a WebSocket over HTTP). */
+  stream?: true;
   handler: (core: Core, args: OpArgs<K>, caller: Caller) => OpResult<K> | Promise<OpResult<K>>;
 }
 

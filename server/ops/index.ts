@@ -1,5 +1,5 @@
 /**
- * The op table: every op the daemon answers, on the socket and (later) over HTTP. `runOp` is the
+ * The op table: every op the daemon answers, on the socket and over HTTP. `runOp` is the
  * only path in: look up, check who may call, validate the args (compiled once), run, wrap.
  */
 import { isErrorCode, OPS, type OpName, RoostError } from "../../sdk/ts/protocol/index.js";
@@ -8,9 +8,13 @@ import { compileCheck } from "../validate.js";
 import { agentOps } from "./agent.js";
 import { daemonOps } from "./daemon.js";
 import type { Caller, OpDef } from "./define.js";
+import { hubOps } from "./hub.js";
 import { jobOps } from "./jobs.js";
 import { replyOps } from "./replies.js";
 import { terminalOps } from "./terminal.js";
+
+const SOCKET_ONLY_WHY = "the agent protocol, and HTTP tokens, are for the owner's socket";
+const STREAM_ROUTES = "GET /api/subscribe, or GET /api/jobs/ID/terminal to attach";
 
 type AnyOp = OpDef<OpName> & { check: ReturnType<typeof compileCheck> };
 
@@ -20,6 +24,7 @@ const defs = [
   ...replyOps,
   ...daemonOps,
   ...terminalOps,
+  ...hubOps,
 ] as unknown as OpDef<OpName>[];
 
 // Every op of the schema set has its handler, and no handler is without its schema.
@@ -55,8 +60,15 @@ export function runOp(
         `${name} is a hub op, refused on a connection that identified as a session: open a connection of your own`,
       );
     }
+    if (op.socketOnly && !caller.conn)
+      throw new RoostError("unsupported", `${name} is only on the unix socket (${SOCKET_ONLY_WHY})`);
     if (op.acts && caller.readOnly)
-      throw new RoostError("unauthorized", `${name} acts; this token may only look`);
+      throw new RoostError("policy", `${name} acts, and this token is read-only: it may look, never act`);
+    if (op.stream && !(caller.push && caller.onClose))
+      throw new RoostError(
+        "unsupported",
+        `${name} needs a connection that stays open: over HTTP, open a WebSocket (${STREAM_ROUTES})`,
+      );
     const checked = op.check(args ?? {});
     if (!checked.ok) throw new RoostError("bad_request", `${name}: ${checked.message}`);
     const result = op.handler(core, checked.value as never, caller);

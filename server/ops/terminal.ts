@@ -17,10 +17,8 @@ const attached = new WeakMap<Caller, Map<string, Viewer>>();
 function viewersOf(core: Core, caller: Caller): Map<string, Viewer> {
   let mine = attached.get(caller);
   if (mine) return mine;
-  if (!caller.push || !caller.onClose)
-    throw new RoostError("unsupported", "attach needs a connection that stays open");
   const made = new Map<string, Viewer>();
-  caller.onClose(() => {
+  caller.onClose!(() => {
     for (const [id, viewer] of made) core.viewers.detach(id, viewer);
   });
   attached.set(caller, made);
@@ -41,6 +39,7 @@ export const terminalOps = [
     name: "attach",
     allow: ["hub"],
     acts: false,
+    stream: true,
     handler: (core, args, caller) => {
       const job = running(core, args.id);
       const mine = viewersOf(core, caller);
@@ -55,6 +54,7 @@ export const terminalOps = [
     name: "detach",
     allow: ["hub"],
     acts: false,
+    stream: true,
     handler: (core, args, caller) => {
       detach(core, caller, args.id);
       return {};

@@ -64,3 +64,11 @@ export interface NewFeedEntry {
   who: string;
   whoId: string | null;
 }
+
+/** A named HTTP token: its secret is never stored, only its hash. */
+export interface TokenRecord {
+  name: string;
+  hash: string;
+  readOnly: boolean;
+  createdAt: string;
+}

@@ -12,7 +12,7 @@ import Database from "better-sqlite3";
 import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import { MIGRATIONS } from "./migrations/index.js";
-import type { JobRecord, NewFeedEntry, NewReply, ReplyRecord } from "./records.js";
+import type { JobRecord, NewFeedEntry, NewReply, ReplyRecord, TokenRecord } from "./records.js";
 
 type Params = Record<string, unknown>;
 
@@ -330,6 +330,33 @@ export class Store {
   lastCursor(): number {
     return (this.sql.lastCursor.get() as { c: number | null }).c ?? 0;
   }
+
+  // ---- named HTTP tokens ----
+
+  tokens(): TokenRecord[] {
+    return (this.sql.allTokens.all() as Params[]).map((r) => ({
+      name: r.name as string,
+      hash: r.hash as string,
+      readOnly: r.read_only === 1,
+      createdAt: r.created_at as string,
+    }));
+  }
+
+  /** False when the name is taken. */
+  addToken(t: TokenRecord): boolean {
+    return (
+      this.sql.insertToken.run({
+        name: t.name,
+        hash: t.hash,
+        read_only: t.readOnly ? 1 : 0,
+        created_at: t.createdAt,
+      }).changes === 1
+    );
+  }
+
+  removeToken(name: string): boolean {
+    return this.sql.deleteToken.run(name).changes === 1;
+  }
 }
 
 function migrate(db: Database.Database): void {
@@ -408,6 +435,11 @@ function prepare(db: Database.Database) {
        ORDER BY cursor DESC LIMIT @limit`,
     ),
     lastCursor: db.prepare("SELECT max(cursor) AS c FROM events"),
+    allTokens: db.prepare("SELECT name, hash, read_only, created_at FROM tokens ORDER BY created_at, name"),
+    insertToken: db.prepare(
+      "INSERT INTO tokens (name, hash, read_only, created_at) VALUES (@name, @hash, @read_only, @created_at) ON CONFLICT (name) DO NOTHING",
+    ),
+    deleteToken: db.prepare("DELETE FROM tokens WHERE name = ?"),
   };
 }
 

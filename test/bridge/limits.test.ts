@@ -496,7 +496,7 @@ describe("owner-only", () => {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env))
       if (v !== undefined && !k.startsWith("ROOST_")) env[k] = v;
-    Object.assign(env, { ROOST_HOME: home, ROOST_STOP_GRACE_MS: "1000" });
+    Object.assign(env, { ROOST_HOME: home, ROOST_STOP_GRACE_MS: "1000", ROOST_PORT: "0" });
     d = new TestDaemon(home, env);
     const umask = process.umask(0o000); // the daemon inherits it
     try {

@@ -23,6 +23,9 @@ export interface DaemonOptions {
 export class TestDaemon {
   proc: ChildProcess | null = null;
   output = "";
+  /** The hub's address (`http://127.0.0.1:PORT/`), known once started. */
+  url = "";
+  private outputAtStart = 0;
   readonly socket: string;
   private readonly clients: RawClient[] = [];
 
@@ -35,6 +38,7 @@ export class TestDaemon {
 
   /** Starts the daemon and waits until its socket answers. */
   async start(): Promise<void> {
+    this.outputAtStart = this.output.length;
     const proc = spawn(process.execPath, [CLI, "daemon"], {
       env: this.env,
       stdio: ["ignore", "pipe", "pipe"],
@@ -49,10 +53,19 @@ export class TestDaemon {
     const deadline = Date.now() + 15000;
     while (Date.now() < deadline) {
       if (proc.exitCode !== null) throw new Error(`the daemon exited with ${proc.exitCode}:\n${this.output}`);
-      if (this.output.includes("listening on") && (await socketAnswers(this.socket))) return;
+      const hub = /^ {2}hub (http:\S+)$/m.exec(this.output.slice(this.outputAtStart));
+      if (hub && (await socketAnswers(this.socket))) {
+        this.url = hub[1]!;
+        return;
+      }
       await sleep(25);
     }
     throw new Error(`the daemon did not start:\n${this.output}`);
+  }
+
+  /** The owner's HTTP token ($ROOST_HOME/token). */
+  get token(): string {
+    return fs.readFileSync(path.join(this.home, "token"), "utf8").trim();
   }
 
   get pid(): number {
@@ -110,7 +123,12 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<TestDaemon>
   // A home of its own for the jobs, so that a shell job reads none of the machine's rc files.
   const userHome = path.join(home, "user-home");
   fs.mkdirSync(userHome);
-  Object.assign(env, { ROOST_HOME: home, HOME: userHome, ROOST_STOP_GRACE_MS: "1000" }, opts.env);
+  // Any free port: tests run side by side.
+  Object.assign(
+    env,
+    { ROOST_HOME: home, HOME: userHome, ROOST_STOP_GRACE_MS: "1000", ROOST_PORT: "0" },
+    opts.env,
+  );
   const daemon = new TestDaemon(home, env);
   await daemon.start();
   return daemon;

@@ -5,7 +5,10 @@
 export const ERROR_CODES = {
   bad_request: { status: 400, meaning: "the request is malformed: the message says what to fix" },
   unauthorized: { status: 401, meaning: "wrong token: stop speaking for this job" },
-  policy: { status: 403, meaning: "the concierge's policy does not allow it" },
+  policy: {
+    status: 403,
+    meaning: "not allowed here: the concierge's policy, a read-only token, or an unknown Host or Origin",
+  },
   not_found: { status: 404, meaning: "no such job (or other named thing)" },
   unsupported: { status: 405, meaning: "not for this kind of job or connection" },
   conflict: { status: 409, meaning: "someone else holds it" },

@@ -17,6 +17,7 @@ import {
 } from "./schema.js";
 
 const Empty = Type.Object({});
+const TokenInfo = Type.Object({ name: Type.String(), readOnly: Type.Boolean(), createdAt: Type.String() });
 const oneLine = (max: number) => Type.String({ minLength: 1, maxLength: max });
 
 export const OPS = {
@@ -94,6 +95,45 @@ export const OPS = {
     result: Type.Object({ events: Type.Array(FeedEntry), cursor: Type.Integer() }),
   },
   shutdown: { args: Empty, result: Empty },
+  // What the hub's pages need to know: the profiles to dispatch, and what this caller may do.
+  profiles: {
+    args: Empty,
+    result: Type.Object({
+      profiles: Type.Array(
+        Type.Object({
+          name: Type.String(),
+          description: Type.Union([Type.String(), Type.Null()]),
+          command: Type.Array(Type.String()),
+          task: oneOf(["type", "argv"] as const),
+          protocol: Type.Boolean(),
+        }),
+      ),
+    }),
+  },
+  whoami: {
+    args: Empty,
+    result: Type.Object({
+      // The named token this caller used (null: the owner's token in $ROOST_HOME/token, or the socket).
+      token: Type.Union([Type.String(), Type.Null()]),
+      readOnly: Type.Boolean(),
+      daemon: Type.Object({ name: Type.String(), version: Type.String() }),
+    }),
+  },
+  // -- HTTP tokens (control-plane.md, "Auth"): on the unix socket only, the owner's --
+  token: {
+    args: Type.Object({
+      action: oneOf(["link", "create", "revoke", "list"] as const),
+      name: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9_.-]{1,64}$" })),
+      readOnly: Type.Optional(Type.Boolean()),
+    }),
+    result: Type.Object({
+      // The hub's address, and a login link carrying the token (`link`, `create`).
+      url: Type.Optional(Type.String()),
+      link: Type.Optional(Type.String()),
+      token: Type.Optional(TokenInfo),
+      tokens: Type.Optional(Type.Array(TokenInfo)),
+    }),
+  },
   // -- a job's live terminal (`roost attach`; the hub's terminal view) --
   attach: {
     args: Type.Object({ id: JobId }),

@@ -72,4 +72,14 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE replies ADD COLUMN request_id TEXT;
   CREATE INDEX replies_pending_request ON replies (job_id, request_id) WHERE acked = 0 AND request_id IS NOT NULL;
   `,
+  // 3: named HTTP tokens (`roost token --name`). Only a hash of each is kept: the secret is shown
+  // once, when it is made. The owner's token stays in $ROOST_HOME/token.
+  `
+  CREATE TABLE tokens (
+    name TEXT PRIMARY KEY,
+    hash TEXT NOT NULL,               -- sha256 of the secret, hex
+    read_only INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+  ) STRICT;
+  `,
 ];

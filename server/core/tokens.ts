@@ -1,0 +1,102 @@
+/**
+ * Who may use the HTTP face (control-plane.md, "Auth"): the owner's token in $ROOST_HOME/token
+ * (0600, made on first start) and the named tokens of `roost token --name`, each either full or
+ * read-only (may look, never act). Only a hash of a named token is stored; its secret is shown once.
+ *
+ * A presented token is compared with every known one in constant time, and all are compared
+ * whatever matches first, so the time taken says nothing about which token or how much of it.
+ */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import fs from "node:fs";
+import { RoostError } from "../../sdk/ts/protocol/index.js";
+import type { TokenRecord } from "../store/records.js";
+import type { Store } from "../store/store.js";
+
+/** Who a request speaks as: `name` null for the owner's token. */
+export interface Identity {
+  name: string | null;
+  readOnly: boolean;
+}
+
+interface Known extends Identity {
+  digest: Buffer;
+}
+
+const digestOf = (secret: string): Buffer => createHash("sha256").update(secret, "utf8").digest();
+const newSecret = (): string => randomBytes(32).toString("base64url");
+
+export class Tokens {
+  private known: Known[] = [];
+
+  constructor(
+    private readonly store: Store,
+    private readonly ownerFile: string,
+  ) {
+    this.reload();
+  }
+
+  /** Reads the owner's token (making it on first start) and the named ones. */
+  reload(): void {
+    const owner: Known = { name: null, readOnly: false, digest: digestOf(ensureOwnerToken(this.ownerFile)) };
+    const named = this.store.tokens().map((t) => ({
+      name: t.name,
+      readOnly: t.readOnly,
+      digest: Buffer.from(t.hash, "hex"),
+    }));
+    this.known = [owner, ...named];
+  }
+
+  /** The owner's secret, for the login link `roost token` prints. */
+  ownerSecret(): string {
+    return ensureOwnerToken(this.ownerFile);
+  }
+
+  identify(secret: string | undefined): Identity | null {
+    if (!secret || secret.length > 256) return null;
+    const digest = digestOf(secret);
+    let found: Known | null = null;
+    for (const k of this.known) {
+      if (timingSafeEqual(k.digest, digest) && !found) found = k;
+    }
+    return found && { name: found.name, readOnly: found.readOnly };
+  }
+
+  create(name: string, readOnly: boolean): { secret: string; record: TokenRecord } {
+    const secret = newSecret();
+    const record: TokenRecord = {
+      name,
+      hash: digestOf(secret).toString("hex"),
+      readOnly,
+      createdAt: new Date().toISOString(),
+    };
+    if (!this.store.addToken(record))
+      throw new RoostError(
+        "conflict",
+        `a token named ${name} exists: revoke it first, or choose another name`,
+      );
+    this.reload();
+    return { secret, record };
+  }
+
+  revoke(name: string): void {
+    if (!this.store.removeToken(name)) throw new RoostError("not_found", `no token named ${name}`);
+    this.reload();
+  }
+
+  list(): TokenRecord[] {
+    return this.store.tokens();
+  }
+}
+
+/** The owner's token: made on first start (0600, whatever the umask), kept 0600 after. */
+export function ensureOwnerToken(file: string): string {
+  try {
+    fs.writeFileSync(file, `${newSecret()}\n`, { mode: 0o600, flag: "wx" });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  }
+  fs.chmodSync(file, 0o600);
+  const secret = fs.readFileSync(file, "utf8").trim();
+  if (!secret) throw new Error(`${file} is empty: delete it and roost makes a new token`);
+  return secret;
+}

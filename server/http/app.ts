@@ -1,0 +1,107 @@
+/**
+ * The HTTP face (control-plane.md, "HTTP and WebSocket"): Fastify, started by the daemon beside
+ * the unix socket, calling the same op table. Wiring only: auth (auth.ts), op routes (routes.ts),
+ * WebSockets (websockets.ts), OpenAPI, the login link, and the browser hub's static files.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import fastifyStatic from "@fastify/static";
+import fastifyWebsocket from "@fastify/websocket";
+import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import { LIMITS } from "../../sdk/ts/protocol/index.js";
+import type { Core } from "../core/core.js";
+import { PACKAGE_ROOT } from "../version.js";
+import { codeForStatus, sendError } from "./answers.js";
+import { cookieName, installAuth } from "./auth.js";
+import { Guard } from "./guard.js";
+import { installLogin } from "./login.js";
+import { openApi } from "./openapi.js";
+import { notBuiltPage } from "./pages.js";
+import { installOpRoutes, routedOps } from "./routes.js";
+import { installWebSockets } from "./websockets.js";
+
+export interface HttpOptions {
+  /** Where the built hub is (dist/web). */
+  webRoot?: string;
+  /** A WebSocket client's unread limit before it is dropped. */
+  maxUnreadBytes?: number;
+}
+
+/** Headers on every answer: nothing cached, nothing sniffed, never framed, no referrer leaves. */
+const SECURITY_HEADERS = {
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+  "content-security-policy":
+    "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+};
+
+export async function buildHttp(core: Core, opts: HttpOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false, // requests are never logged: a login link carries a token
+    bodyLimit: LIMITS.lineBytes, // as a line on the socket
+    requestTimeout: 30_000,
+    return503OnClosing: true,
+  });
+  const guard = new Guard({
+    allowedHosts: core.config.http?.allowedHosts ?? [],
+    allowedOrigins: core.config.http?.allowedOrigins ?? [],
+  });
+  const cookie = cookieName(core.paths.home);
+
+  // An empty body is no args; anything but JSON is refused (a cross-site form cannot send JSON).
+  app.removeContentTypeParser(["application/json", "text/plain"]);
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === "") return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(Object.assign(new Error(`the body is not JSON: ${(err as Error).message}`), { statusCode: 400 }));
+    }
+  });
+
+  app.addHook("onRequest", (_req, reply, done) => {
+    reply.headers(SECURITY_HEADERS);
+    done();
+  });
+  installAuth(app, guard, core.tokens, cookie);
+  app.setErrorHandler((err: FastifyError, _req, reply) => {
+    const status = err.statusCode ?? 500;
+    if (status >= 500) console.error("roost: http:", err);
+    const message =
+      err.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE"
+        ? "send the args as JSON, with Content-Type: application/json"
+        : err.code === "FST_ERR_CTP_BODY_TOO_LARGE"
+          ? `the body is over ${LIMITS.lineBytes} bytes`
+          : err.message;
+    return sendError(reply, codeForStatus(status), message);
+  });
+  app.setNotFoundHandler((req, reply) =>
+    sendError(
+      reply,
+      "not_found",
+      `no route ${req.method} ${req.url.split("?")[0]}: see GET /api/openapi.json`,
+    ),
+  );
+
+  await app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
+  const ops = routedOps();
+  const spec = openApi(ops);
+  app.get("/healthz", async () => ({ ok: true }));
+  app.get("/api/openapi.json", async () => spec);
+  installLogin(app, core.tokens, cookie);
+  installOpRoutes(app, core, ops);
+  installWebSockets(app, core, opts.maxUnreadBytes);
+  await installHub(app, opts.webRoot ?? path.join(PACKAGE_ROOT, "dist/web"));
+  return app;
+}
+
+/** The browser hub: the built bundle, or a page saying it is not built. */
+async function installHub(app: FastifyInstance, root: string): Promise<void> {
+  if (!fs.existsSync(path.join(root, "index.html"))) {
+    app.get("/", async (_req, reply) => reply.type("text/html; charset=utf-8").send(notBuiltPage()));
+    return;
+  }
+  await app.register(fastifyStatic, { root, index: "index.html", cacheControl: false });
+}

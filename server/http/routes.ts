@@ -1,0 +1,69 @@
+/**
+ * The hub's ops over HTTP, generated from the op table (control-plane.md, "HTTP and WebSocket"):
+ * `POST /api/<op>` with the args as a JSON body for every hub op, and `GET /api/<op>` with query
+ * parameters for those that only look. Same schemas, results and codes as the unix socket:
+ * both faces call `runOp`.
+ */
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { TSchema } from "typebox";
+import { OPS } from "../../sdk/ts/protocol/index.js";
+import type { Core } from "../core/core.js";
+import { USER } from "../core/feed.js";
+import type { Caller } from "../ops/define.js";
+import { OP_TABLE, runOp } from "../ops/index.js";
+import { sendError, sendOutcome } from "./answers.js";
+import { identityOf } from "./auth.js";
+import type { RoutedOp } from "./openapi.js";
+
+/** The ops HTTP serves: the hub's, less those on the owner's socket only. */
+export function routedOps(): RoutedOp[] {
+  return [...OP_TABLE.values()]
+    .filter((op) => op.allow.includes("hub") && !op.socketOnly)
+    .map((op) => ({ name: op.name, get: !op.acts && !op.stream, acts: op.acts }));
+}
+
+/** A request's caller: never a session; read-only as its token is. */
+export function callerOf(req: FastifyRequest, extra: Partial<Caller> = {}): Caller {
+  const identity = identityOf(req);
+  return { conn: null, actor: USER, readOnly: identity.readOnly, tokenName: identity.name, ...extra };
+}
+
+export function installOpRoutes(app: FastifyInstance, core: Core, ops: readonly RoutedOp[]): void {
+  for (const op of ops) {
+    app.post(`/api/${op.name}`, async (req, reply) => {
+      const args = req.body ?? {};
+      if (typeof args !== "object" || args === null || Array.isArray(args))
+        return sendError(reply, "bad_request", "the body must be a JSON object: the op's args");
+      return sendOutcome(reply, await runOp(core, callerOf(req), op.name, args));
+    });
+    if (op.get) {
+      app.get(`/api/${op.name}`, async (req, reply) => {
+        const args = fromQuery(OPS[op.name].args, req.query as Record<string, unknown>);
+        return sendOutcome(reply, await runOp(core, callerOf(req), op.name, args));
+      });
+    }
+  }
+}
+
+/**
+ * Query parameters are text: each is read as its arg's type (`?limit=5` is the integer 5). What
+ * cannot be read as that type is passed as it came, so that validation says what is wrong.
+ */
+export function fromQuery(schema: TSchema, query: Record<string, unknown>): Record<string, unknown> {
+  const props = (schema as { properties?: Record<string, { type?: string }> }).properties ?? {};
+  const args: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(query)) {
+    const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+    const type = props[key]?.type;
+    if (typeof value !== "string") args[key] = value;
+    else if (
+      (type === "integer" || type === "number") &&
+      value.trim() !== "" &&
+      Number.isFinite(Number(value))
+    )
+      args[key] = Number(value);
+    else if (type === "boolean" && (value === "true" || value === "false")) args[key] = value === "true";
+    else args[key] = value;
+  }
+  return args;
+}

@@ -1,0 +1,141 @@
+/**
+ * The WebSockets (control-plane.md, "HTTP and WebSocket"): `GET /api/subscribe` carries the same
+ * pushes as `subscribe` on the socket; `GET /api/jobs/<id>/terminal` is a job's live terminal.
+ *
+ * Each first sends the op's answer (`{ok: true, result}`, or `{ok: false, error, code}` and a
+ * close), then the events as the socket has them, one JSON text message each. A client that
+ * leaves more than the socket's unread limit (16 MiB) unsent is dropped: its pushes are never
+ * held for long, and never slow the others'.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { WebSocket } from "ws";
+import { LIMITS } from "../../sdk/ts/protocol/index.js";
+import type { Core } from "../core/core.js";
+import { type OpOutcome, runOp } from "../ops/index.js";
+import { sendError } from "./answers.js";
+import { callerOf } from "./routes.js";
+
+/** Close codes: 1000 normal (the job ended, or the op was refused), 1008 too slow or bad input. */
+const CLOSE_NORMAL = 1000;
+const CLOSE_POLICY = 1008;
+
+/** One WebSocket as a push target: JSON out, dropped past the unread limit, cleanups on close. */
+class Channel {
+  private readonly cleanups: (() => void)[] = [];
+  private closed = false;
+
+  constructor(
+    readonly ws: WebSocket,
+    private readonly maxUnread: number,
+  ) {
+    ws.on("close", () => this.finish());
+    ws.on("error", () => this.finish());
+  }
+
+  send(message: unknown): void {
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(JSON.stringify(message));
+    if (this.ws.bufferedAmount > this.maxUnread) {
+      this.ws.terminate(); // it reads nothing: a close frame would wait behind the rest
+      this.finish();
+    }
+  }
+
+  onClose(cleanup: () => void): void {
+    if (this.closed) cleanup();
+    else this.cleanups.push(cleanup);
+  }
+
+  close(code: number, why: string): void {
+    if (!this.closed) this.ws.close(code, why.slice(0, 120));
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const cleanup of this.cleanups.splice(0)) cleanup();
+  }
+}
+
+const envelope = (o: OpOutcome) =>
+  o.ok ? { ok: true, result: o.result } : { ok: false, error: o.error, code: o.code };
+
+/** A plain GET on a WebSocket route: say what it is. */
+const needsUpgrade = (_req: FastifyRequest, reply: FastifyReply) =>
+  sendError(reply, "bad_request", "this is a WebSocket: connect with Upgrade: websocket");
+
+export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = LIMITS.unreadBytes): void {
+  app.route({
+    method: "GET",
+    url: "/api/subscribe",
+    handler: needsUpgrade,
+    wsHandler: (ws, req) => {
+      const channel = new Channel(ws, maxUnread);
+      const caller = callerOf(req, { push: (e) => channel.send(e), onClose: (c) => channel.onClose(c) });
+      // subscribe answers at once: its rows go out before any push made after them
+      const outcome = runOp(core, caller, "subscribe", {}) as OpOutcome;
+      channel.send(envelope(outcome));
+      if (!outcome.ok) channel.close(CLOSE_NORMAL, outcome.error);
+      ws.on("message", () =>
+        channel.close(CLOSE_POLICY, "this WebSocket only carries pushes: act with POST /api/<op>"),
+      );
+    },
+  });
+
+  app.route<{ Params: { id: string } }>({
+    method: "GET",
+    url: "/api/jobs/:id/terminal",
+    handler: needsUpgrade,
+    wsHandler: (ws, req) => {
+      const id = (req.params as { id: string }).id;
+      const channel = new Channel(ws, maxUnread);
+      const caller = callerOf(req, {
+        push: (e) => {
+          channel.send(e);
+          if (e.event === "detached") channel.close(CLOSE_NORMAL, `detached: ${e.why}`);
+        },
+        onClose: (c) => channel.onClose(c),
+      });
+      // Input waits until the screen has gone out: typed keys answer what the viewer sees.
+      const attached = Promise.resolve(runOp(core, caller, "attach", { id })).then((outcome) => {
+        channel.send(envelope(outcome));
+        if (!outcome.ok) channel.close(CLOSE_NORMAL, outcome.error);
+        return outcome.ok;
+      });
+      // One at a time, in the order sent: keys reach the terminal as they were typed.
+      let queue: Promise<unknown> = attached;
+      ws.on("message", (data, isBinary) => {
+        queue = queue.then(async () => {
+          if (!(await attached)) return;
+          const request = terminalRequest(isBinary ? null : data.toString());
+          if (typeof request === "string") {
+            channel.send({ ok: false, code: "bad_request", error: request });
+            return;
+          }
+          const outcome = await runOp(core, caller, request.op, { ...request.args, id });
+          // Only refusals are answered: a viewer types fast, and "done" for every key is noise.
+          if (!outcome.ok) channel.send({ op: request.op, ...envelope(outcome) });
+        });
+      });
+    },
+  });
+}
+
+/** `{"op": "input", "args": {"data": "ls\r"}}` or `{"op": "resize", "args": {"cols": 100, "rows": 30}}`. */
+function terminalRequest(
+  text: string | null,
+): { op: "input" | "resize"; args: Record<string, unknown> } | string {
+  const usage =
+    'send {"op": "input", "args": {"data": "…"}} or {"op": "resize", "args": {"cols": n, "rows": n}}';
+  if (text === null) return `binary messages are not read: ${usage}`;
+  let msg: unknown;
+  try {
+    msg = JSON.parse(text);
+  } catch {
+    return `not JSON: ${usage}`;
+  }
+  const { op, args } = (msg ?? {}) as { op?: unknown; args?: unknown };
+  if ((op !== "input" && op !== "resize") || typeof args !== "object" || args === null || Array.isArray(args))
+    return usage;
+  return { op, args: args as Record<string, unknown> };
+}
