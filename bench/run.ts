@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { cleanupAll, ROOT } from "./harness.js";
 import type { Scenario, ScenarioResult } from "./scenario.js";
+import { dispatchScenario } from "./scenarios/dispatch.js";
 import { idleJobs } from "./scenarios/idle-jobs.js";
 import { manyAgents } from "./scenarios/many-agents.js";
 import { replies } from "./scenarios/replies.js";
@@ -19,7 +20,15 @@ import { restart } from "./scenarios/restart.js";
 import { startScenario } from "./scenarios/start.js";
 import { type Figure, machine, table } from "./stats.js";
 
-const SCENARIOS: Scenario[] = [reportThroughput, replies, startScenario, manyAgents, idleJobs, restart];
+const SCENARIOS: Scenario[] = [
+  reportThroughput,
+  replies,
+  startScenario,
+  manyAgents,
+  idleJobs,
+  restart,
+  dispatchScenario,
+];
 const RESULTS = path.join(ROOT, "bench/results.jsonl");
 
 const USAGE = `usage: npm run bench [-- [NAME...] [--profile]]
