@@ -1,0 +1,91 @@
+/**
+ * The hub's browser tests' helpers: Debian's chromium through playwright-core, logged in to a test
+ * daemon with its login link; screenshots into test-output/screenshots/ (git-ignored).
+ */
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { ROOT, type TestDaemon } from "../helpers/daemon.js";
+
+export const SHOTS = path.join(ROOT, "test-output/screenshots");
+
+/** Long enough for a shared 2-core machine: these wait for real processes, not for timing. */
+export const WAIT = 30000;
+
+export async function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.ROOST_CHROMIUM ?? "/usr/bin/chromium",
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+}
+
+export interface HubPage {
+  context: BrowserContext;
+  page: Page;
+}
+
+/** A fresh browser context logged in to the daemon (the owner's token, or `token`). */
+export async function openHub(
+  browser: Browser,
+  d: TestDaemon,
+  opts: { token?: string; viewport?: { width: number; height: number }; mobile?: boolean } = {},
+): Promise<HubPage> {
+  const context = await browser.newContext({
+    viewport: opts.viewport ?? { width: 1200, height: 800 },
+    isMobile: opts.mobile ?? false,
+    hasTouch: opts.mobile ?? false,
+    deviceScaleFactor: 1,
+  });
+  context.setDefaultTimeout(WAIT);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (err) => errors.push(String(err)));
+  (page as any).__errors = errors;
+  await page.goto(`${d.url}login?token=${encodeURIComponent(opts.token ?? d.token)}`);
+  await page.locator(".conn.c-live").waitFor();
+  return { context, page };
+}
+
+/** Uncaught errors the page threw (none expected). */
+export const pageErrors = (page: Page): string[] => (page as any).__errors ?? [];
+
+export async function shot(page: Page, name: string, fullPage = false): Promise<string> {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  const file = path.join(SHOTS, `${name}.png`);
+  // The ticking "ago" times and the caret are the only moving parts.
+  await page.screenshot({ path: file, fullPage, animations: "disabled", caret: "hide" });
+  return file;
+}
+
+/** A port free right now (for a daemon that must come back on the same one). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** `GET /api/<path>` with the owner's token, from the test (not the page). */
+export async function api(d: TestDaemon, p: string): Promise<any> {
+  const res = await fetch(`${d.url}api/${p}`, { headers: { authorization: `Bearer ${d.token}` } });
+  const body = (await res.json()) as any;
+  if (!body.ok) throw new Error(`${p}: ${body.error}`);
+  return body.result;
+}
+
+export async function apiRow(d: TestDaemon, id: string): Promise<any> {
+  const { rows } = await api(d, `list?id=${encodeURIComponent(id)}`);
+  return rows[0];
+}

@@ -1,0 +1,152 @@
+/**
+ * The hub in a real browser against a real daemon: the Python example agent dispatched from the
+ * page, its question answered with a click (once, though clicked twice), and the main views'
+ * screenshots (rows, a blocked job, the phone layout) for people to look at.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { Browser } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type TestDaemon, until } from "../helpers/daemon.js";
+import { rmTemp, startCleanDaemon, tempDir } from "../helpers/jobs.js";
+import { api, apiRow, type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
+
+let browser: Browser;
+let d: TestDaemon | undefined;
+let hub: HubPage | undefined;
+const temps: string[] = [];
+
+beforeAll(async () => {
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  await hub?.context.close();
+  hub = undefined;
+  await d?.cleanup();
+  d = undefined;
+  for (const t of temps.splice(0)) rmTemp(t);
+});
+
+describe("the hub and the Python example agent", () => {
+  it("dispatches from the page; the row turns working, then blocked; a choice clicked twice reaches the agent once", async () => {
+    d = (await startCleanDaemon({})).d;
+    const dir = tempDir();
+    temps.push(dir);
+    hub = await openHub(browser, d);
+    const { page } = hub;
+
+    // Dispatch from the page: the profile list comes from the daemon.
+    await page.getByRole("button", { name: "+ Dispatch" }).click();
+    const dialog = page.getByRole("dialog", { name: "Dispatch a job" });
+    await dialog.getByLabel("Profile").selectOption("example-py");
+    await dialog.getByLabel("Task").fill("echo starting; touch scratch.txt; rm scratch.txt; echo all done");
+    await dialog.getByLabel("Name").fill("tidy up");
+    await dialog.getByLabel("Working directory").fill(dir);
+    await dialog.getByRole("button", { name: "Dispatch" }).click();
+    await dialog.waitFor({ state: "hidden" });
+
+    const row = page.locator("li.row", { hasText: "tidy up" });
+    await row.waitFor();
+    const id = await row.getAttribute("data-id");
+    expect(id).toMatch(/^j\d+$/);
+    // Blocked before the rm, with its choices as buttons.
+    await row.locator(".badge", { hasText: "blocked" }).waitFor({ timeout: WAIT });
+    await row.getByText("Run `rm scratch.txt`?").waitFor();
+    const yes = row.getByRole("button", { name: /yes/ });
+    await row.getByRole("button", { name: /no/ }).waitFor();
+    expect(fs.existsSync(path.join(dir, "scratch.txt"))).toBe(true);
+    expect(await page.title()).toBe("(1) roost");
+    const before = await apiRow(d, id!);
+    await shot(page, "rows-blocked");
+
+    // The blocked job's own page, with the question and its details.
+    await page.goto(`${d.url}#/jobs/${id}`);
+    await page.locator(".job-view .q-text", { hasText: "Run `rm scratch.txt`?" }).waitFor();
+    await page.locator(".job-view dl.details").waitFor();
+    await shot(page, "job-blocked", true);
+    await page.goto(`${d.url}#/`);
+
+    // Two quick clicks on "yes": one reply.
+    await yes.dblclick();
+    await row.locator(".badge", { hasText: "done" }).waitFor({ timeout: WAIT });
+    await row.getByText("ran 4 steps: all done").waitFor();
+    expect(fs.existsSync(path.join(dir, "scratch.txt"))).toBe(false);
+    const after = await until("the answer acked", async () => {
+      const r = await apiRow(d!, id!);
+      return r.pending === 0 && r.state === "done" ? r : null;
+    });
+    expect(after.lastSeq).toBe(before.lastSeq + 1);
+    const { events } = await api(d, `events?id=${id}`);
+    const replies = events.filter((e: any) => /yes/.test(e.text) && e.kind !== "report");
+    expect(replies.length).toBeLessThanOrEqual(1);
+    expect(await page.title()).toBe("roost");
+    expect(pageErrors(page)).toEqual([]);
+  });
+
+  it("shows the rows at a glance, and fits a phone", async () => {
+    d = (await startCleanDaemon({})).d;
+    const dir = tempDir();
+    temps.push(dir);
+    const c = await d.client();
+    fs.writeFileSync(path.join(dir, "notes.txt"), "old\n");
+    const blocked = await c.ok("dispatch", {
+      profile: "example-py",
+      name: "refresh notes",
+      task: "echo new > notes.txt",
+      cwd: dir,
+    });
+    await c.ok("dispatch", { profile: "example-py", name: "count files", task: "ls | wc -l", cwd: dir });
+    await c.ok("dispatch", { profile: "example-py", name: "broken build", task: "false", cwd: dir });
+    const shell = await c.ok("dispatch", { profile: "shell", name: "scratch shell", cwd: dir });
+    await c.ok("pin", { id: shell.job.id, pinned: true });
+    await until("all three agents reported", async () => {
+      const { rows } = await api(d!, "list");
+      const states = rows.map((r: any) => r.state).sort();
+      return rows.find((r: any) => r.id === blocked.job.id)?.state === "blocked" && states.includes("failed")
+        ? states.filter((s: string) => s === "done").length === 1
+        : false;
+    });
+    hub = await openHub(browser, d);
+    const { page } = hub;
+    await page.locator("li.row").nth(3).waitFor();
+    // Pinned first, then the user's order (a new job goes on top), as the daemon lists them.
+    const names = await page.locator("li.row .name").allTextContents();
+    expect(names).toEqual(["scratch shell", "broken build", "count files", "refresh notes"]);
+    expect(names).toEqual((await api(d, "list")).rows.map((r: any) => r.name));
+    await page.locator("li.row .badge", { hasText: "failed" }).waitFor();
+    expect(await page.title()).toBe("(2) roost");
+    await shot(page, "rows");
+
+    // Keyboard: j moves to the first row, 2 answers "no" on the blocked one.
+    for (let i = 0; i < 4; i++) await page.keyboard.press("j");
+    const focused = await page.evaluate("document.activeElement?.dataset?.id");
+    expect(focused).toBe(blocked.job.id);
+    await page.keyboard.press("2");
+    await page.locator(`li.row[data-id="${blocked.job.id}"] .badge`, { hasText: "done" }).waitFor();
+    expect(fs.readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("old\n");
+
+    // The help overlay.
+    await page.keyboard.press("?");
+    await page.getByRole("dialog", { name: "Keyboard shortcuts" }).waitFor();
+    await shot(page, "help");
+    await page.keyboard.press("Escape");
+
+    // A phone.
+    const phone = await openHub(browser, d, { viewport: { width: 390, height: 844 }, mobile: true });
+    try {
+      await phone.page.locator("li.row").nth(3).waitFor();
+      const overflow = await phone.page.evaluate("document.documentElement.scrollWidth");
+      expect(overflow).toBeLessThanOrEqual(390);
+      await shot(phone.page, "phone-rows");
+      await phone.page.goto(`${d.url}#/events`);
+      await phone.page.locator("ol.feed li.entry").first().waitFor();
+      await shot(phone.page, "phone-events");
+    } finally {
+      await phone.context.close();
+    }
+    expect(pageErrors(page)).toEqual([]);
+  });
+});

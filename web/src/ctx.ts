@@ -1,0 +1,14 @@
+/** What the views share: the live state, who the page speaks as, and a few page-wide moves. */
+import type { Profile, WhoAmI } from "./api.js";
+import type { Live } from "./live.js";
+
+export interface Ctx {
+  live: Live;
+  who: WhoAmI | null;
+  profiles: Profile[];
+  /** Read-only token: no action buttons or inputs at all. */
+  readOnly(): boolean;
+  /** Says something to screen readers (sparingly). */
+  announce(text: string): void;
+  openDispatch(): void;
+}

@@ -1,0 +1,85 @@
+/** Small DOM helpers: `h` builds an element, `clear` empties one. No framework. */
+
+export type Child = Node | string | number | null | undefined | false;
+type Handler = (ev: Event) => void;
+export type Props = Record<string, string | number | boolean | null | undefined | Handler>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props | null = null,
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  if (props) {
+    for (const [key, value] of Object.entries(props)) {
+      if (value === null || value === undefined || value === false) continue;
+      if (typeof value === "function") el.addEventListener(key.slice(2).toLowerCase(), value);
+      else if (key === "class") el.className = String(value);
+      else if (key === "value" && "value" in el) (el as HTMLInputElement).value = String(value);
+      else el.setAttribute(key, value === true ? "" : String(value));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(el: Element, children: (Child | Child[])[]): void {
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(typeof child === "number" ? String(child) : child);
+  }
+}
+
+export function clear(el: Element): void {
+  while (el.firstChild) el.firstChild.remove();
+}
+
+/** Replaces an element's children, keeping the focus on the element with the same data-focus key. */
+export function replaceKeepingFocus(el: Element, children: (Child | Child[])[]): void {
+  const active = document.activeElement;
+  const key = active && el.contains(active) ? active.getAttribute("data-focus") : null;
+  clear(el);
+  append(el, children);
+  if (key) {
+    const again = el.querySelector<HTMLElement>(`[data-focus="${CSS.escape(key)}"]`);
+    again?.focus({ preventScroll: true });
+  }
+}
+
+/** Is the user typing (a key should go to the field, not to a shortcut)? */
+export function typing(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable) return true;
+  if (target.closest(".xterm")) return true;
+  const tag = target.tagName;
+  return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT";
+}
+
+/** "just now", "42 s ago", "3 m ago", "2 h ago", "5 d ago". */
+export function ago(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return "";
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return "";
+  const s = Math.max(0, Math.round((now - t) / 1000));
+  if (s < 5) return "just now";
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} m ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86400)} d ago`;
+}
+
+/** A <time> that the page's ticker keeps current ("3 m ago"). */
+export function timeAgo(iso: string | null | undefined, prefix = ""): HTMLTimeElement | null {
+  if (!iso) return null;
+  const el = h("time", { datetime: iso, "data-ago": prefix, title: new Date(iso).toLocaleString() });
+  el.textContent = prefix + ago(iso);
+  return el;
+}
+
+export function tickTimes(root: ParentNode = document): void {
+  const now = Date.now();
+  for (const el of root.querySelectorAll<HTMLTimeElement>("time[data-ago]")) {
+    const text = (el.dataset.ago ?? "") + ago(el.dateTime, now);
+    if (el.textContent !== text) el.textContent = text;
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The page's live state: the rows and the feed, pushed over `/api/subscribe`. Nothing polls. When
+ * the socket closes (the daemon restarting), it reconnects by itself: 250 ms, doubling, at most 2 s.
+ */
+import { type FeedEntry, get, type Row, wsUrl } from "./api.js";
+
+export type Connection = "connecting" | "live" | "disconnected" | "unauthorized";
+
+type Listener = () => void;
+
+export interface RowChange {
+  before: Row | undefined;
+  after: Row;
+}
+
+const MAX_BACKOFF_MS = 2000;
+
+export class Live {
+  rows = new Map<string, Row>();
+  /** Feed entries seen live since the page opened, oldest first. */
+  feed: FeedEntry[] = [];
+  connection: Connection = "connecting";
+  /** When the next attempt is due (disconnected). */
+  retryAt = 0;
+  private ws: WebSocket | null = null;
+  private backoff = 250;
+  private timer: number | undefined;
+  private everLive = false;
+  private readonly listeners = new Set<Listener>();
+  private readonly rowListeners = new Set<(c: RowChange) => void>();
+  private readonly feedListeners = new Set<(e: FeedEntry) => void>();
+  /** Called after every (re)connection's first rows: whoami and profiles may have changed. */
+  onConnected: (() => void) | null = null;
+
+  start(): void {
+    this.connect();
+  }
+
+  /** Rows as shown: pinned first, then the user's order. */
+  sorted(): Row[] {
+    return [...this.rows.values()].sort(
+      (a, b) => Number(b.pinned) - Number(a.pinned) || a.order - b.order || a.id.localeCompare(b.id),
+    );
+  }
+
+  subscribe(fn: Listener): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  onRow(fn: (c: RowChange) => void): () => void {
+    this.rowListeners.add(fn);
+    return () => this.rowListeners.delete(fn);
+  }
+
+  onFeed(fn: (e: FeedEntry) => void): () => void {
+    this.feedListeners.add(fn);
+    return () => this.feedListeners.delete(fn);
+  }
+
+  /** Retry now (the "reconnect" button). */
+  retryNow(): void {
+    if (this.connection === "live" || this.ws) return;
+    window.clearTimeout(this.timer);
+    this.connect();
+  }
+
+  private changed(): void {
+    for (const fn of this.listeners) fn();
+  }
+
+  private connect(): void {
+    this.timer = undefined;
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(wsUrl("subscribe"));
+    } catch {
+      this.scheduleRetry();
+      return;
+    }
+    this.ws = ws;
+    let first = true;
+    ws.onmessage = (ev) => {
+      let msg: Record<string, unknown>;
+      try {
+        msg = JSON.parse(String(ev.data));
+      } catch {
+        return;
+      }
+      if (first) {
+        first = false;
+        if (msg.ok !== true) {
+          ws.close();
+          return;
+        }
+        const rows = (msg.result as { rows: Row[] }).rows;
+        const before = this.rows;
+        this.rows = new Map(rows.map((r) => [r.id, r]));
+        this.connection = "live";
+        this.backoff = 250;
+        this.everLive = true;
+        for (const r of rows) this.emitRow({ before: before.get(r.id), after: r });
+        this.onConnected?.();
+        this.changed();
+        return;
+      }
+      if (msg.event === "row") {
+        const row = msg.row as Row;
+        const before = this.rows.get(row.id);
+        this.rows.set(row.id, row);
+        this.emitRow({ before, after: row });
+        this.changed();
+      } else if (msg.event === "removed") {
+        this.rows.delete(msg.id as string);
+        this.changed();
+      } else if (msg.event === "feed") {
+        const entry = msg.entry as FeedEntry;
+        this.feed.push(entry);
+        if (this.feed.length > 1000) this.feed.splice(0, this.feed.length - 1000);
+        for (const fn of this.feedListeners) fn(entry);
+      }
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.scheduleRetry();
+    };
+  }
+
+  private emitRow(change: RowChange): void {
+    for (const fn of this.rowListeners) fn(change);
+  }
+
+  private scheduleRetry(): void {
+    const delay = this.backoff;
+    this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MS);
+    this.retryAt = Date.now() + delay;
+    if (this.connection !== "unauthorized") this.connection = "disconnected";
+    this.timer = window.setTimeout(() => this.connect(), delay);
+    this.changed();
+    // A refused upgrade looks like any closed socket: ask whether the login is still good.
+    if (this.everLive || this.backoff >= MAX_BACKOFF_MS) {
+      get("whoami").catch((err: { status?: number }) => {
+        if (err.status === 401 && this.connection !== "live") {
+          this.connection = "unauthorized";
+          this.changed();
+        }
+      });
+    }
+  }
+}

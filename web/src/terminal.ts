@@ -1,0 +1,157 @@
+/**
+ * A job's live terminal (xterm.js over `/api/jobs/<id>/terminal`): the screen as it is, then its
+ * output; keys typed into it go to the job; it is fitted to its box and the job's terminal resized
+ * to match. A read-only viewer watches at the job's own size and sends nothing.
+ */
+import { FitAddon } from "@xterm/addon-fit";
+import { Terminal } from "@xterm/xterm";
+import "@xterm/xterm/css/xterm.css";
+import { wsUrl } from "./api.js";
+import { h } from "./dom.js";
+
+const THEME = {
+  background: "#111418",
+  foreground: "#d8dde3",
+  cursor: "#d8dde3",
+  selectionBackground: "#3a4656",
+};
+
+export class TerminalView {
+  readonly el: HTMLElement;
+  private readonly box: HTMLDivElement;
+  private readonly note: HTMLParagraphElement;
+  private term: Terminal | null = null;
+  private fit: FitAddon | null = null;
+  private ws: WebSocket | null = null;
+  private disposed = false;
+  private retry: number | undefined;
+  private backoff = 250;
+  private readonly observer: ResizeObserver;
+  private fitQueued = false;
+
+  constructor(
+    private readonly id: string,
+    private readonly readOnly: boolean,
+  ) {
+    this.box = h("div", { class: "term-box" });
+    this.note = h("p", { class: "term-note", role: "status" });
+    this.el = h("div", { class: "term" }, this.box, this.note);
+    this.observer = new ResizeObserver(() => this.queueFit());
+    this.observer.observe(this.box);
+    this.connect();
+  }
+
+  /** The job came back (respawned): attach again if not attached. */
+  reattach(): void {
+    if (!this.ws && !this.disposed) {
+      window.clearTimeout(this.retry);
+      this.connect();
+    }
+  }
+
+  focus(): void {
+    this.term?.focus();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    window.clearTimeout(this.retry);
+    this.observer.disconnect();
+    this.ws?.close();
+    this.term?.dispose();
+  }
+
+  private setNote(text: string): void {
+    this.note.textContent = text;
+    this.note.hidden = !text;
+  }
+
+  private connect(): void {
+    this.setNote("Attaching…");
+    const ws = new WebSocket(wsUrl(`jobs/${encodeURIComponent(this.id)}/terminal`));
+    this.ws = ws;
+    let first = true;
+    let ended = false;
+    ws.onmessage = (ev) => {
+      let msg: Record<string, unknown>;
+      try {
+        msg = JSON.parse(String(ev.data));
+      } catch {
+        return;
+      }
+      if (first) {
+        first = false;
+        if (msg.ok !== true) {
+          ended = true;
+          this.setNote(`No terminal: ${String(msg.error ?? "the job is not running")}`);
+          return;
+        }
+        const r = msg.result as { screen: string; cols: number; rows: number };
+        this.open(r.cols, r.rows, r.screen);
+        this.backoff = 250;
+        this.setNote("");
+        return;
+      }
+      if (msg.event === "output") this.term?.write(String(msg.data));
+      else if (msg.event === "detached") {
+        ended = true;
+        this.setNote(`The terminal ended: ${String(msg.why)}`);
+      } else if (msg.ok === false) this.setNote(`Refused: ${String(msg.error)}`);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (this.disposed || ended) return;
+      // The daemon went away under us: come back by ourselves.
+      const delay = this.backoff;
+      this.backoff = Math.min(this.backoff * 2, 2000);
+      this.setNote("Disconnected from the terminal: reconnecting…");
+      this.retry = window.setTimeout(() => this.connect(), delay);
+    };
+  }
+
+  private open(cols: number, rows: number, screen: string): void {
+    this.term?.dispose();
+    this.box.replaceChildren();
+    const term = new Terminal({
+      cols,
+      rows,
+      theme: THEME,
+      fontFamily: 'ui-monospace, "SF Mono", "Cascadia Mono", "DejaVu Sans Mono", Menlo, Consolas, monospace',
+      fontSize: 13,
+      scrollback: 5000,
+      disableStdin: this.readOnly,
+      cursorBlink: !this.readOnly,
+      screenReaderMode: false,
+    });
+    this.term = term;
+    term.open(this.box);
+    term.textarea?.setAttribute("aria-label", `Terminal of ${this.id}${this.readOnly ? " (read-only)" : ""}`);
+    term.write(screen);
+    if (this.readOnly) return;
+    const fit = new FitAddon();
+    this.fit = fit;
+    term.loadAddon(fit);
+    term.onData((data) => this.send({ op: "input", args: { data } }));
+    term.onResize(({ cols, rows }) => this.send({ op: "resize", args: { cols, rows } }));
+    this.queueFit();
+  }
+
+  private queueFit(): void {
+    if (this.fitQueued || this.readOnly) return;
+    this.fitQueued = true;
+    requestAnimationFrame(() => {
+      this.fitQueued = false;
+      if (!this.term || !this.fit || this.box.clientWidth === 0) return;
+      try {
+        this.fit.fit();
+      } catch {
+        // not laid out yet
+      }
+    });
+  }
+
+  private send(msg: unknown): void {
+    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(msg));
+  }
+}
