@@ -36,13 +36,19 @@ export interface HubPage {
 export async function openHub(
   browser: Browser,
   d: TestDaemon,
-  opts: { token?: string; viewport?: { width: number; height: number }; mobile?: boolean } = {},
+  opts: {
+    token?: string;
+    viewport?: { width: number; height: number };
+    mobile?: boolean;
+    dark?: boolean;
+  } = {},
 ): Promise<HubPage> {
   const context = await browser.newContext({
     viewport: opts.viewport ?? { width: 1200, height: 800 },
     isMobile: opts.mobile ?? false,
     hasTouch: opts.mobile ?? false,
     deviceScaleFactor: 1,
+    colorScheme: opts.dark ? "dark" : "light",
   });
   context.setDefaultTimeout(WAIT);
   const page = await context.newPage();

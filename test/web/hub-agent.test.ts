@@ -134,6 +134,15 @@ describe("the hub and the Python example agent", () => {
     await shot(page, "help");
     await page.keyboard.press("Escape");
 
+    // Dark.
+    const dark = await openHub(browser, d, { dark: true });
+    try {
+      await dark.page.locator("li.row").nth(3).waitFor();
+      await shot(dark.page, "rows-dark");
+    } finally {
+      await dark.context.close();
+    }
+
     // A phone.
     const phone = await openHub(browser, d, { viewport: { width: 390, height: 844 }, mobile: true });
     try {

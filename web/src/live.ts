@@ -29,6 +29,7 @@ export class Live {
   private readonly listeners = new Set<Listener>();
   private readonly rowListeners = new Set<(c: RowChange) => void>();
   private readonly feedListeners = new Set<(e: FeedEntry) => void>();
+  private readonly connectedListeners = new Set<() => void>();
   /** Called after every (re)connection's first rows: whoami and profiles may have changed. */
   onConnected: (() => void) | null = null;
 
@@ -51,6 +52,12 @@ export class Live {
   onRow(fn: (c: RowChange) => void): () => void {
     this.rowListeners.add(fn);
     return () => this.rowListeners.delete(fn);
+  }
+
+  /** After a reconnection: what was missed while away can be fetched again. */
+  onReconnect(fn: () => void): () => void {
+    this.connectedListeners.add(fn);
+    return () => this.connectedListeners.delete(fn);
   }
 
   onFeed(fn: (e: FeedEntry) => void): () => void {
@@ -96,9 +103,11 @@ export class Live {
         const rows = (msg.result as { rows: Row[] }).rows;
         const before = this.rows;
         this.rows = new Map(rows.map((r) => [r.id, r]));
+        const again = this.everLive;
         this.connection = "live";
         this.backoff = 250;
         this.everLive = true;
+        if (again) for (const fn of this.connectedListeners) fn();
         for (const r of rows) this.emitRow({ before: before.get(r.id), after: r });
         this.onConnected?.();
         this.changed();

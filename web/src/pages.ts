@@ -12,7 +12,7 @@ const FEED_LIMIT = 200;
 class FeedList {
   readonly el: HTMLOListElement;
   private top = 0;
-  private readonly off: () => void;
+  private readonly offs: (() => void)[];
 
   constructor(
     private readonly ctx: Ctx,
@@ -23,14 +23,18 @@ class FeedList {
       "aria-label": job ? `Events of ${job}` : "Events",
       "aria-busy": "true",
     });
-    this.off = ctx.live.onFeed((e) => {
-      if ((!job || e.id === job) && e.cursor > this.top) this.add([e], true);
-    });
+    this.offs = [
+      ctx.live.onFeed((e) => {
+        if ((!job || e.id === job) && e.cursor > this.top) this.add([e], true);
+      }),
+      // What happened while the page was away from the daemon.
+      ctx.live.onReconnect(() => void this.load()),
+    ];
     void this.load();
   }
 
   dispose(): void {
-    this.off();
+    for (const off of this.offs) off();
   }
 
   private async load(): Promise<void> {

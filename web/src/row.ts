@@ -56,6 +56,7 @@ export class RowView {
   private choiceIds = new Map<string, string>();
   private answered: string | null = null;
   private replyRequestId: string | null = null;
+  private statusTimer: number | undefined;
   row: Row;
 
   constructor(
@@ -480,8 +481,14 @@ export class RowView {
   }
 
   setStatus(text: string, kind: "ok" | "error" | "busy"): void {
+    window.clearTimeout(this.statusTimer);
     this.status.textContent = text;
     this.status.dataset.kind = kind;
+    // A success fades after a while; an error stays until the next action.
+    if (kind === "ok")
+      this.statusTimer = window.setTimeout(() => {
+        if (this.status.dataset.kind === "ok") this.status.textContent = "";
+      }, 8000);
   }
 
   private setError(err: unknown): void {

@@ -1,0 +1,162 @@
+/**
+ * The hub in a real browser against a real daemon: a shell job's terminal (watch it, type into
+ * it), the page living through a daemon restart without a reload, and a read-only token's page.
+ */
+import type { Browser } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { TestDaemon } from "../helpers/daemon.js";
+import { rmTemp, startCleanDaemon, tempDir } from "../helpers/jobs.js";
+import { api, freePort, type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
+
+let browser: Browser;
+let d: TestDaemon | undefined;
+const hubs: HubPage[] = [];
+const temps: string[] = [];
+
+beforeAll(async () => {
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  for (const hub of hubs.splice(0)) await hub.context.close();
+  await d?.cleanup();
+  d = undefined;
+  for (const t of temps.splice(0)) rmTemp(t);
+});
+
+async function daemonWithShell(env: Record<string, string> = {}) {
+  const clean = await startCleanDaemon({});
+  d = clean.d;
+  if (Object.keys(env).length) {
+    Object.assign(d.env, env);
+    await d.restart();
+  }
+  const dir = tempDir();
+  temps.push(dir);
+  const c = await d.client();
+  const { job } = await c.ok("dispatch", { profile: "shell", name: "a shell", cwd: dir });
+  return { d, c, id: job.id as string, dir };
+}
+
+/** The xterm's screen as text, one line per row. */
+const screenText = (hub: HubPage) => hub.page.locator(".xterm-rows").innerText();
+
+describe("a job's terminal in the hub", () => {
+  it("shows the shell's output and runs a command typed into it", async () => {
+    const { d, c, id } = await daemonWithShell();
+    await c.ok("input", { id, data: "echo from-the-socket\r" });
+    const hub = await openHub(browser, d);
+    hubs.push(hub);
+    const { page } = hub;
+    await page.locator(`li.row[data-id="${id}"] a.name`).click();
+    await page.locator(".job-view .xterm-rows").waitFor();
+    // The screen as it was, then the output live.
+    await expect.poll(() => screenText(hub), { timeout: WAIT }).toContain("from-the-socket");
+    await page.locator(".job-view .xterm").click();
+    await page.keyboard.type("echo $((6*7))");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => screenText(hub), { timeout: WAIT }).toMatch(/^42$/m);
+    // The terminal was fitted to its box and the job's terminal resized to match.
+    await page.keyboard.type("stty size");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => screenText(hub), { timeout: WAIT }).toMatch(/^\d+ \d+$/m);
+    // `stty size` says "rows cols": the job's terminal has the xterm's rows, and cols of the box, not 80.
+    const size = /^(\d+) (\d+)$/m.exec(await screenText(hub))!;
+    const rows = await page.evaluate("document.querySelector('.xterm-rows').children.length");
+    expect(Number(size[1])).toBe(rows);
+    expect(Number(size[2])).not.toBe(80);
+    await shot(page, "job-terminal");
+    expect(pageErrors(page)).toEqual([]);
+  });
+});
+
+describe("the daemon restarted under an open page", () => {
+  it("shows disconnected, then live again with the same rows, without a reload", async () => {
+    const port = await freePort();
+    const { d, id } = await daemonWithShell({ ROOST_PORT: String(port) });
+    expect(d.url).toBe(`http://127.0.0.1:${port}/`);
+    const hub = await openHub(browser, d);
+    hubs.push(hub);
+    const { page } = hub;
+    await page.locator(`li.row[data-id="${id}"]`).waitFor();
+    await page.evaluate("window.__sameDocument = 'yes'");
+
+    await d.kill();
+    await page.locator(".conn.c-disconnected").waitFor({ timeout: WAIT });
+    await page.getByRole("alert").getByText("Disconnected from the daemon").waitFor();
+    await shot(page, "rows-disconnected");
+
+    await d.start();
+    expect(d.url).toBe(`http://127.0.0.1:${port}/`);
+    await page.locator(".conn.c-live").waitFor({ timeout: WAIT });
+    await page.getByRole("alert").waitFor({ state: "hidden" });
+    await page.locator(`li.row[data-id="${id}"] .name`, { hasText: "a shell" }).waitFor();
+    expect(await page.evaluate("window.__sameDocument")).toBe("yes");
+    // And it acts again: a rename made from the page reaches the daemon.
+    const row = page.locator(`li.row[data-id="${id}"]`);
+    await row.getByRole("button", { name: "Rename" }).click();
+    await row.getByRole("textbox", { name: `New name for ${id}` }).fill("the same shell");
+    await row.getByRole("button", { name: "Save" }).click();
+    await row.locator(".name", { hasText: "the same shell" }).waitFor();
+    expect((await api(d, "list")).rows[0].name).toBe("the same shell");
+    expect(pageErrors(page)).toEqual([]);
+  });
+});
+
+describe("a read-only token's page", () => {
+  it("has no action buttons or fields, and its attempts to act are refused", async () => {
+    const { d, c, id } = await daemonWithShell();
+    const dir = tempDir();
+    temps.push(dir);
+    // A blocked job too, so that its choices are there to not be buttons.
+    const blocked = await c.ok("dispatch", {
+      profile: "example-py",
+      name: "asks",
+      task: "rm -f nothing",
+      cwd: dir,
+    });
+    const { token, link } = await c.ok("token", { action: "create", name: "dash", readOnly: true });
+    expect(token.readOnly).toBe(true);
+    const roToken = new URL(link).searchParams.get("token")!;
+
+    const hub = await openHub(browser, d, { token: roToken });
+    hubs.push(hub);
+    const { page } = hub;
+    await page.locator(`li.row[data-id="${id}"]`).waitFor();
+    await page
+      .locator(`li.row[data-id="${blocked.job.id}"] .q-text`, { hasText: "Run `rm -f nothing`?" })
+      .waitFor();
+    await page.locator(".ro-badge", { hasText: "read-only" }).waitFor();
+    // Nothing that cannot work: the only buttons are the help and the page's own notifications.
+    const buttons = await page.locator("main button, header button:visible").allTextContents();
+    expect(buttons.filter((b) => b !== "?" && b !== "Notify me")).toEqual([]);
+    expect(await page.locator("input, textarea, select, .row-actions, .grip").count()).toBe(0);
+    await page.locator(`li.row[data-id="${blocked.job.id}"] .choice-ro`, { hasText: "yes" }).waitFor();
+    await shot(page, "rows-read-only");
+
+    // Shortcuts that act do nothing.
+    await page.keyboard.press("d");
+    expect(await page.locator("dialog[open]").count()).toBe(0);
+
+    // The job's page: the terminal to watch, still no buttons.
+    await page.locator(`li.row[data-id="${id}"] a.name`).click();
+    await page.locator(".job-view .xterm-rows").waitFor();
+    expect(
+      await page.locator("main button, main input:not(.xterm-helper-textarea), main select").count(),
+    ).toBe(0);
+
+    // Acting anyway, from the page: the server refuses.
+    const answer: any = await page.evaluate(`(async () => {
+      const r = await fetch("api/reply", { method: "POST", headers: { "content-type": "application/json" },
+        body: JSON.stringify({ id: ${JSON.stringify(blocked.job.id)}, text: "yes", requestId: "ro-try-1" }) });
+      return { status: r.status, body: await r.json() };
+    })()`);
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({ ok: false, code: "policy" });
+    const row = (await api(d, `list?id=${blocked.job.id}`)).rows[0];
+    expect(row.state).toBe("blocked");
+    expect(pageErrors(page)).toEqual([]);
+  });
+});
