@@ -65,6 +65,8 @@ export async function buildHttp(core: Core, opts: HttpOptions = {}): Promise<Fas
     reply.headers(SECURITY_HEADERS);
     done();
   });
+  // First, so that a refused upgrade's socket is closed after its answer (the plugin's hooks).
+  await app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
   installAuth(app, guard, core.tokens, cookie);
   app.setErrorHandler((err: FastifyError, _req, reply) => {
     const status = err.statusCode ?? 500;
@@ -85,7 +87,6 @@ export async function buildHttp(core: Core, opts: HttpOptions = {}): Promise<Fas
     ),
   );
 
-  await app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
   const ops = routedOps();
   const spec = openApi(ops);
   app.get("/healthz", async () => ({ ok: true }));

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { TSchema } from "typebox";
-import { OPS } from "../../sdk/ts/protocol/index.js";
+import { OPS, type OpName } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "../core/core.js";
 import { USER } from "../core/feed.js";
 import type { Caller } from "../ops/define.js";
@@ -28,21 +28,26 @@ export function callerOf(req: FastifyRequest, extra: Partial<Caller> = {}): Call
   return { conn: null, actor: USER, readOnly: identity.readOnly, tokenName: identity.name, ...extra };
 }
 
+/**
+ * One route per method, the op named in the path: an unknown op, and one on the owner's socket
+ * only, get the same answers as on the socket (`bad_request`, `unsupported`) from `runOp`.
+ */
 export function installOpRoutes(app: FastifyInstance, core: Core, ops: readonly RoutedOp[]): void {
-  for (const op of ops) {
-    app.post(`/api/${op.name}`, async (req, reply) => {
-      const args = req.body ?? {};
-      if (typeof args !== "object" || args === null || Array.isArray(args))
-        return sendError(reply, "bad_request", "the body must be a JSON object: the op's args");
-      return sendOutcome(reply, await runOp(core, callerOf(req), op.name, args));
-    });
-    if (op.get) {
-      app.get(`/api/${op.name}`, async (req, reply) => {
-        const args = fromQuery(OPS[op.name].args, req.query as Record<string, unknown>);
-        return sendOutcome(reply, await runOp(core, callerOf(req), op.name, args));
-      });
-    }
-  }
+  const gettable = new Set(ops.filter((op) => op.get).map((op) => op.name as string));
+  app.post<{ Params: { op: string } }>("/api/:op", async (req, reply) => {
+    const args = req.body ?? {};
+    if (typeof args !== "object" || args === null || Array.isArray(args))
+      return sendError(reply, "bad_request", "the body must be a JSON object: the op's args");
+    return sendOutcome(reply, await runOp(core, callerOf(req), req.params.op, args));
+  });
+  app.get<{ Params: { op: string } }>("/api/:op", async (req, reply) => {
+    const name = req.params.op;
+    if (OP_TABLE.has(name) && !gettable.has(name))
+      return sendError(reply, "unsupported", `${name} is POST /api/${name}, with its args as a JSON body`);
+    const query = req.query as Record<string, unknown>;
+    const args = Object.hasOwn(OPS, name) ? fromQuery(OPS[name as OpName].args, query) : {};
+    return sendOutcome(reply, await runOp(core, callerOf(req), name, args));
+  });
 }
 
 /**

@@ -1,0 +1,354 @@
+/**
+ * The HTTP face's guard (control-plane.md, "Auth"; issue: HTTP and WebSocket), against a real
+ * daemon: Host, then Origin, then the token, before any route runs or any WebSocket upgrades.
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import { promisify } from "node:util";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { CLI, startDaemon, type TestDaemon } from "../helpers/daemon.js";
+import { api, closeAllSockets, rawRequest, TestSocket, upgradeLines } from "../helpers/http.js";
+
+const run = promisify(execFile);
+
+let d: TestDaemon;
+let host: string;
+beforeAll(async () => {
+  d = await startDaemon({ config: { agentProfiles: { sleeper: { command: ["sleep", "600"] } } } });
+  host = new URL(d.url).host;
+});
+afterAll(async () => {
+  closeAllSockets();
+  await d?.cleanup();
+});
+afterEach(() => closeAllSockets());
+
+/** Logs in with the login link and returns the cookie it set (`name=value`). */
+async function login(token: string): Promise<string> {
+  const res = await fetch(`${d.url}login?token=${encodeURIComponent(token)}`, { redirect: "manual" });
+  expect(res.status).toBe(303);
+  expect(res.headers.get("location")).toBe("/");
+  return res.headers.get("set-cookie")!.split(";")[0]!;
+}
+
+describe("the token", () => {
+  it("lets /healthz through without one, and nothing else", async () => {
+    expect((await fetch(`${d.url}healthz`)).status).toBe(200);
+    const none = await api(d, "list", {}, { token: null });
+    expect(none.status).toBe(401);
+    expect(none.body).toMatchObject({ ok: false, code: "unauthorized" });
+    expect(none.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    expect((await api(d, "list", {}, { token: null, method: "GET" })).status).toBe(401);
+    expect((await fetch(`${d.url}api/openapi.json`)).status).toBe(401);
+    // A person opening the hub without a login gets a page that says how, not JSON.
+    const page = await fetch(d.url, { headers: { accept: "text/html" } });
+    expect(page.status).toBe(401);
+    expect(await page.text()).toContain("roost open");
+  });
+
+  it("refuses a wrong token, a token that is one character off, and a malformed header", async () => {
+    const good = d.token;
+    const offByOne = good.slice(0, -1) + (good.endsWith("A") ? "B" : "A");
+    for (const token of ["wrong", offByOne, `${good}x`, ""]) {
+      const res = await api(d, "list", {}, { token });
+      expect(res.status, token).toBe(401);
+      expect(res.body.code).toBe("unauthorized");
+    }
+    const basic = await api(d, "list", {}, { token: null, headers: { authorization: `Basic ${good}` } });
+    expect(basic.status).toBe(401);
+    expect((await api(d, "list")).status).toBe(200);
+  });
+
+  it("is never logged", async () => {
+    await fetch(`${d.url}login?token=${encodeURIComponent(d.token)}`, { redirect: "manual" });
+    await api(d, "list");
+    await api(d, "list", {}, { token: "wrong-token-123" });
+    expect(d.output).not.toContain(d.token);
+    expect(d.output).not.toContain("wrong-token-123");
+  });
+});
+
+describe("the login link", () => {
+  it("sets an HttpOnly, SameSite=Strict cookie and sends the browser to / without the token", async () => {
+    const res = await fetch(`${d.url}login?token=${encodeURIComponent(d.token)}`, { redirect: "manual" });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/");
+    const cookie = res.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    expect(cookie).not.toMatch(/Secure/); // plain http on loopback: a Secure cookie would never come back
+    const list = await api(d, "list", {}, { token: null, headers: { cookie: cookie.split(";")[0]! } });
+    expect(list.status).toBe(200);
+  });
+
+  it("marks the cookie Secure when the request came over https (a tunnel in front says so)", async () => {
+    const res = await fetch(`${d.url}login?token=${encodeURIComponent(d.token)}`, {
+      redirect: "manual",
+      headers: { "x-forwarded-proto": "https" },
+    });
+    expect(res.headers.get("set-cookie")).toMatch(/; Secure/);
+  });
+
+  it("sets no cookie for a wrong token", async () => {
+    const res = await fetch(`${d.url}login?token=nope`, { redirect: "manual" });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("set-cookie")).toBeNull();
+  });
+});
+
+describe("the Host", () => {
+  it("refuses a Host that is not this machine (DNS rebinding), on HTTP and before an upgrade", async () => {
+    const auth = `Authorization: Bearer ${d.token}`;
+    const plain = await rawRequest(d, ["GET /api/list HTTP/1.1", "Host: evil.test", auth]);
+    expect(plain.status).toBe(403);
+    expect(plain.text).toContain('"code":"policy"');
+    expect(plain.text).toContain("http.allowedHosts");
+    const evilPort = await rawRequest(d, [
+      "GET /api/list HTTP/1.1",
+      `Host: evil.test:${new URL(d.url).port}`,
+      auth,
+    ]);
+    expect(evilPort.status).toBe(403);
+    const upgrade = await rawRequest(d, upgradeLines("/api/subscribe", "evil.test", [auth]));
+    expect(upgrade.status).toBe(403);
+    expect(upgrade.text).not.toContain("101 Switching Protocols");
+    // The same requests by a loopback name go through.
+    for (const name of [host, `localhost:${new URL(d.url).port}`]) {
+      expect((await rawRequest(d, ["GET /api/list HTTP/1.1", `Host: ${name}`, auth])).status).toBe(200);
+    }
+    expect((await rawRequest(d, upgradeLines("/api/subscribe", host, [auth]))).status).toBe(101);
+  });
+
+  it("lets in a name listed in http.allowedHosts (a tunnel's)", async () => {
+    const other = await startDaemon({ config: { http: { allowedHosts: ["roost.example.ts.net"] } } });
+    try {
+      const auth = `Authorization: Bearer ${other.token}`;
+      const ok = await rawRequest(other, ["GET /api/list HTTP/1.1", "Host: roost.example.ts.net", auth]);
+      expect(ok.status).toBe(200);
+      const evil = await rawRequest(other, ["GET /api/list HTTP/1.1", "Host: evil.example.ts.net", auth]);
+      expect(evil.status).toBe(403);
+    } finally {
+      await other.cleanup();
+    }
+  });
+});
+
+describe("the Origin", () => {
+  it.each([
+    "https://evil.test",
+    "http://192.168.1.5",
+    "null",
+  ])("refuses an upgrade from Origin %s before it upgrades, with the right token", async (origin) => {
+    const res = await rawRequest(
+      d,
+      upgradeLines("/api/subscribe", host, [`Authorization: Bearer ${d.token}`, `Origin: ${origin}`]),
+    );
+    expect(res.status).toBe(403);
+    expect(res.text).not.toContain("101 Switching Protocols");
+    expect(res.text).toContain('"code":"policy"');
+    await expect(TestSocket.open(d, "/api/subscribe", { headers: { origin } })).rejects.toThrow(
+      /upgrade refused: 403/,
+    );
+  });
+
+  it("lets the hub's own page upgrade", async () => {
+    const ws = await TestSocket.open(d, "/api/subscribe", { headers: { origin: `http://${host}` } });
+    expect((await ws.next((m) => "ok" in m, "the rows")).ok).toBe(true);
+  });
+
+  it("refuses a cross-site form POST that carries the login cookie, and acts on nothing", async () => {
+    const cookie = await login(d.token);
+    const before = (await api(d, "list")).body.result.rows.length;
+    const form = await rawRequest(
+      d,
+      [
+        "POST /api/dispatch HTTP/1.1",
+        `Host: ${host}`,
+        `Cookie: ${cookie}`,
+        "Origin: https://evil.test",
+        "Content-Type: application/x-www-form-urlencoded",
+      ],
+      "profile=sleeper",
+    );
+    expect(form.status).toBe(403);
+    // A browser that sends no Origin still says the request is cross-site.
+    const noOrigin = await rawRequest(
+      d,
+      [
+        "POST /api/dispatch HTTP/1.1",
+        `Host: ${host}`,
+        `Cookie: ${cookie}`,
+        "Sec-Fetch-Site: cross-site",
+        "Content-Type: application/json",
+      ],
+      '{"profile":"sleeper"}',
+    );
+    expect(noOrigin.status).toBe(403);
+    // A form cannot send JSON: a same-origin form post is refused for its body too.
+    const sameOriginForm = await rawRequest(
+      d,
+      [
+        "POST /api/dispatch HTTP/1.1",
+        `Host: ${host}`,
+        `Cookie: ${cookie}`,
+        `Origin: http://${host}`,
+        "Content-Type: application/x-www-form-urlencoded",
+      ],
+      "profile=sleeper",
+    );
+    expect(sameOriginForm.status).toBe(400);
+    expect(sameOriginForm.text).toContain("Content-Type: application/json");
+    expect((await api(d, "list")).body.result.rows.length).toBe(before);
+    // The hub's own page, with the cookie, acts.
+    const own = await api(
+      d,
+      "dispatch",
+      { profile: "sleeper" },
+      { token: null, headers: { cookie, origin: `http://${host}` } },
+    );
+    expect(own.status).toBe(200);
+    expect((await api(d, "list")).body.result.rows.length).toBe(before + 1);
+    await api(d, "rm", { id: own.body.result.job.id });
+  });
+});
+
+describe("a read-only token", () => {
+  it("may list, read events and subscribe; never dispatch, reply, stop or type", async () => {
+    const owner = await d.client();
+    const made = await owner.ok("token", { action: "create", name: "dash", readOnly: true });
+    expect(made.token).toMatchObject({ name: "dash", readOnly: true });
+    const secret = new URL(made.link).searchParams.get("token")!;
+    const job = (await api(d, "dispatch", { profile: "sleeper" })).body.result.job;
+
+    expect((await api(d, "list", {}, { token: secret, method: "GET" })).body.ok).toBe(true);
+    expect((await api(d, "list", {}, { token: secret })).body.ok).toBe(true);
+    expect((await api(d, "events", { limit: 5 }, { token: secret, method: "GET" })).body.ok).toBe(true);
+    expect((await api(d, "whoami", {}, { token: secret })).body.result).toMatchObject({
+      token: "dash",
+      readOnly: true,
+    });
+    const sub = await TestSocket.open(d, "/api/subscribe", { token: secret });
+    expect((await sub.next((m) => "ok" in m, "the rows")).result.rows.map((r: any) => r.id)).toContain(
+      job.id,
+    );
+
+    for (const [op, args] of [
+      ["dispatch", { profile: "sleeper" }],
+      ["reply", { id: job.id, text: "hello" }],
+      ["stop", { id: job.id }],
+      ["rm", { id: job.id }],
+      ["pin", { id: job.id, pinned: true }],
+      ["input", { id: job.id, data: "x" }],
+      ["shutdown", {}],
+    ] as const) {
+      const res = await api(d, op, args, { token: secret });
+      expect(res.status, op).toBe(403);
+      expect(res.body.code, op).toBe("policy");
+    }
+    // Watching a terminal is looking; typing into it is acting.
+    const term = await TestSocket.open(d, `/api/jobs/${job.id}/terminal`, { token: secret });
+    expect((await term.next((m) => "ok" in m, "the screen")).ok).toBe(true);
+    term.send({ op: "input", args: { data: "echo typed\r" } });
+    term.send({ op: "resize", args: { cols: 100, rows: 30 } });
+    expect((await term.next((m) => m.op === "input", "the refusal")).code).toBe("policy");
+    expect((await term.next((m) => m.op === "resize", "the refusal")).code).toBe("policy");
+    // Nothing it tried happened.
+    const after = (await api(d, "list", { id: job.id })).body.result.rows[0];
+    expect(after).toMatchObject({ life: "running", pinned: false, pending: 0 });
+
+    await owner.ok("token", { action: "revoke", name: "dash" });
+    expect((await api(d, "list", {}, { token: secret })).status).toBe(401);
+    await api(d, "rm", { id: job.id });
+  });
+});
+
+describe("the body", () => {
+  it("over the limit is 413 in roost's shape, and the daemon goes on serving", async () => {
+    const big = JSON.stringify({ id: "j1", text: "x".repeat(5 * 1024 * 1024) });
+    const res = await rawRequest(
+      d,
+      [
+        "POST /api/reply HTTP/1.1",
+        `Host: ${host}`,
+        `Authorization: Bearer ${d.token}`,
+        "Content-Type: application/json",
+      ],
+      big,
+    );
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.text.slice(res.text.indexOf("\r\n\r\n") + 4))).toMatchObject({
+      ok: false,
+      code: "limit",
+    });
+    expect((await api(d, "list")).status).toBe(200);
+  });
+
+  it("that is not JSON, or not an object, is bad_request", async () => {
+    const res = await fetch(`${d.url}api/list`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${d.token}`, "content-type": "application/json" },
+      body: "{nope",
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ ok: false, code: "bad_request" });
+    const array = await api(d, "list", [1, 2]);
+    expect(array.status).toBe(400);
+    expect(array.body.error).toContain("JSON object");
+  });
+});
+
+describe("what HTTP does not serve", () => {
+  it("keeps the agent protocol and token minting on the owner's socket", async () => {
+    for (const op of ["hello", "report", "ack", "token"]) {
+      const res = await api(d, op, {});
+      expect(res.status, op).toBe(405);
+      expect(res.body.code, op).toBe("unsupported");
+    }
+  });
+
+  it("answers a stream op over plain HTTP with where its WebSocket is", async () => {
+    const res = await api(d, "subscribe");
+    expect(res.status).toBe(405);
+    expect(res.body.error).toContain("GET /api/subscribe");
+    const get = await fetch(`${d.url}api/subscribe`, { headers: { authorization: `Bearer ${d.token}` } });
+    expect(get.status).toBe(400);
+    expect(await get.json()).toMatchObject({ code: "bad_request" });
+  });
+
+  it("says an acting op is POST when it is asked for with GET", async () => {
+    const res = await api(d, "dispatch", { profile: "sleeper" }, { method: "GET" });
+    expect(res.status).toBe(405);
+    expect(res.body.error).toContain("POST /api/dispatch");
+  });
+
+  it("sends no CORS headers, and headers that keep the hub out of frames", async () => {
+    const res = await api(d, "list", {}, { headers: { origin: "https://evil.test" }, method: "GET" });
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+    expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+  });
+});
+
+describe("where it listens", () => {
+  afterEach(() => {
+    for (const suffix of ["-other", "-taken"])
+      fs.rmSync(`${d.home}${suffix}`, { recursive: true, force: true });
+  });
+
+  it("refuses a non-loopback address from the environment: only roost.json may ask for one", async () => {
+    const err = await run(process.execPath, [CLI, "daemon"], {
+      env: { ...d.env, ROOST_HOME: `${d.home}-other`, ROOST_HOST: "0.0.0.0" },
+    }).catch((e) => e);
+    expect(err.code).toBe(2);
+    expect(err.stderr).toContain("http.host in roost.json");
+  });
+
+  it("says which port is taken, and exits", async () => {
+    const port = new URL(d.url).port;
+    const err = await run(process.execPath, [CLI, "daemon"], {
+      env: { ...d.env, ROOST_HOME: `${d.home}-taken`, ROOST_PORT: port },
+    }).catch((e) => e);
+    expect(err.code).toBe(1);
+    expect(err.stderr).toContain(`${port} is in use`);
+  });
+});
