@@ -1,0 +1,162 @@
+/**
+ * One list of op cases, each run through both faces (the unix socket and HTTP) on one daemon:
+ * the same results and the same error codes (control-plane.md, "The hub's ops": "the same ops,
+ * args, results and error codes on the unix socket and over HTTP").
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ERROR_CODES } from "../../sdk/ts/protocol/index.js";
+import { startDaemon, type TestDaemon } from "../helpers/daemon.js";
+import { api } from "../helpers/http.js";
+import { silentProfile } from "../helpers/jobs.js";
+import type { RawClient } from "../helpers/raw-client.js";
+
+let d: TestDaemon;
+let c: RawClient;
+/** Ids made by the cases, by name: a case's args may name one (`$job`). */
+const made: Record<string, string> = {};
+
+beforeAll(async () => {
+  d = await startDaemon({
+    config: { agentProfiles: { silent: silentProfile(), sleeper: { command: ["sleep", "600"] } } },
+  });
+  c = await d.client();
+  made.job = (await c.ok("dispatch", { profile: "silent", task: "first task" })).job.id;
+  made.other = (await c.ok("dispatch", { profile: "sleeper", name: "other" })).job.id;
+});
+afterAll(async () => d?.cleanup());
+
+type Expect = "equal" | "duplicate" | keyof typeof ERROR_CODES;
+interface Case {
+  what: string;
+  op: string;
+  args: Record<string, unknown>;
+  expect: Expect;
+}
+
+const CASES: Case[] = [
+  { what: "list every row", op: "list", args: {}, expect: "equal" },
+  { what: "list one row", op: "list", args: { id: "$job" }, expect: "equal" },
+  { what: "list a job that is not there", op: "list", args: { id: "j999" }, expect: "not_found" },
+  { what: "list with an id of the wrong type", op: "list", args: { id: 5 }, expect: "bad_request" },
+  { what: "an op that does not exist", op: "nope", args: {}, expect: "bad_request" },
+  { what: "dispatch without a profile", op: "dispatch", args: {}, expect: "bad_request" },
+  {
+    what: "dispatch an unknown profile",
+    op: "dispatch",
+    args: { profile: "no-such" },
+    expect: "bad_request",
+  },
+  {
+    what: "dispatch with a bad requestId",
+    op: "dispatch",
+    args: { profile: "silent", requestId: "a b" },
+    expect: "bad_request",
+  },
+  {
+    what: "dispatch sent twice",
+    op: "dispatch",
+    args: { profile: "silent", task: "t", requestId: "faces-d1" },
+    expect: "duplicate",
+  },
+  {
+    what: "reply to a job that is not there",
+    op: "reply",
+    args: { id: "j999", text: "hi" },
+    expect: "not_found",
+  },
+  { what: "reply with no text", op: "reply", args: { id: "$job", text: "" }, expect: "bad_request" },
+  {
+    what: "reply in a mode that is not one",
+    op: "reply",
+    args: { id: "$job", text: "x", mode: "sideways" },
+    expect: "bad_request",
+  },
+  {
+    what: "reply sent twice",
+    op: "reply",
+    args: { id: "$job", text: "hello", requestId: "faces-r1" },
+    expect: "duplicate",
+  },
+  {
+    what: "a slash command to an agent not connected",
+    op: "reply",
+    args: { id: "$job", text: "/compact" },
+    expect: "busy",
+  },
+  { what: "pin", op: "pin", args: { id: "$job", pinned: true }, expect: "equal" },
+  { what: "list after pinning", op: "list", args: {}, expect: "equal" },
+  { what: "rename to nothing", op: "rename", args: { id: "$job", name: "" }, expect: "bad_request" },
+  { what: "rename", op: "rename", args: { id: "$job", name: "renamed" }, expect: "equal" },
+  { what: "reorder with no ids", op: "reorder", args: { ids: [] }, expect: "bad_request" },
+  { what: "reorder", op: "reorder", args: { ids: ["$other", "$job"] }, expect: "equal" },
+  { what: "stop a job that is not there", op: "stop", args: { id: "j999" }, expect: "not_found" },
+  { what: "respawn a job that is not there", op: "respawn", args: { id: "j999" }, expect: "not_found" },
+  { what: "events, the newest", op: "events", args: { limit: 5 }, expect: "equal" },
+  { what: "events of one job", op: "events", args: { id: "$job" }, expect: "equal" },
+  { what: "events with a limit of 0", op: "events", args: { limit: 0 }, expect: "bad_request" },
+  { what: "events with an unknown arg", op: "events", args: { after: 0, colour: "red" }, expect: "equal" },
+  { what: "profiles", op: "profiles", args: {}, expect: "equal" },
+  { what: "whoami (the owner)", op: "whoami", args: {}, expect: "equal" },
+  {
+    what: "input to a job that is not there",
+    op: "input",
+    args: { id: "j999", data: "x" },
+    expect: "not_found",
+  },
+  { what: "resize too small", op: "resize", args: { id: "$other", cols: 1, rows: 1 }, expect: "bad_request" },
+  { what: "rm", op: "rm", args: { id: "$other" }, expect: "not_found" /* the second face finds it gone */ },
+];
+
+/** `$name` in args is an id a case made. */
+const resolve = (args: Record<string, unknown>): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(args), (_k, v) =>
+    typeof v === "string" && v.startsWith("$") ? made[v.slice(1)] : v,
+  );
+
+describe("the socket and HTTP answer alike", () => {
+  for (const k of CASES) {
+    it(`${k.what}: ${k.expect}`, async () => {
+      const args = resolve(k.args);
+      const bySocket = await c.request(k.op, args);
+      const byHttp = await api(d, k.op, args);
+      const http = byHttp.body;
+      if (k.expect === "equal") {
+        expect(bySocket.ok, JSON.stringify(bySocket)).toBe(true);
+        expect(byHttp.status).toBe(200);
+        expect(http).toEqual({ ok: true, result: bySocket.result });
+      } else if (k.expect === "duplicate") {
+        // The socket made it; HTTP sent the same requestId again and was told so, with the same answer.
+        expect(bySocket.ok, JSON.stringify(bySocket)).toBe(true);
+        expect(http.ok).toBe(true);
+        expect(http.result.duplicate).toBe(true);
+        if (k.op === "dispatch") expect(http.result.job.id).toBe(bySocket.result.job.id);
+        if (k.op === "reply") expect(http.result.saved).toBe(true);
+      } else if (k.op === "rm") {
+        // rm is done once: the socket's removes it, HTTP's is told it is gone.
+        expect(bySocket.ok).toBe(true);
+        expect(http).toMatchObject({ ok: false, code: k.expect });
+        expect(byHttp.status).toBe(ERROR_CODES[k.expect].status);
+      } else {
+        expect(bySocket).toMatchObject({ ok: false, code: k.expect });
+        expect(http).toMatchObject({ ok: false, code: k.expect });
+        expect(byHttp.status).toBe(ERROR_CODES[k.expect].status);
+        expect(http.error).toBe(bySocket.error);
+      }
+    });
+  }
+
+  it("GET with query parameters answers as POST does, for the ops that only look", async () => {
+    for (const [op, args] of [
+      ["list", { id: made.job }],
+      ["events", { limit: 3, id: made.job }],
+      ["events", { limit: "many" }],
+      ["profiles", {}],
+      ["whoami", {}],
+    ] as const) {
+      const post = await api(d, op, args);
+      const get = await api(d, op, args, { method: "GET" });
+      expect(get.status, op).toBe(post.status);
+      expect(get.body, op).toEqual(post.body);
+    }
+  });
+});
