@@ -120,20 +120,6 @@ describe("the hub and the Python example agent", () => {
     expect(await page.title()).toBe("(2) roost");
     await shot(page, "rows");
 
-    // Keyboard: j moves to the first row, 2 answers "no" on the blocked one.
-    for (let i = 0; i < 4; i++) await page.keyboard.press("j");
-    const focused = await page.evaluate("document.activeElement?.dataset?.id");
-    expect(focused).toBe(blocked.job.id);
-    await page.keyboard.press("2");
-    await page.locator(`li.row[data-id="${blocked.job.id}"] .badge`, { hasText: "done" }).waitFor();
-    expect(fs.readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("old\n");
-
-    // The help overlay.
-    await page.keyboard.press("?");
-    await page.getByRole("dialog", { name: "Keyboard shortcuts" }).waitFor();
-    await shot(page, "help");
-    await page.keyboard.press("Escape");
-
     // Dark.
     const dark = await openHub(browser, d, { dark: true });
     try {
@@ -147,15 +133,49 @@ describe("the hub and the Python example agent", () => {
     const phone = await openHub(browser, d, { viewport: { width: 390, height: 844 }, mobile: true });
     try {
       await phone.page.locator("li.row").nth(3).waitFor();
+      await phone.page.getByRole("button", { name: "+ Dispatch" }).waitFor();
+      await phone.page.locator(`li.row[data-id="${blocked.job.id}"] button.choice`).first().waitFor();
       const overflow = await phone.page.evaluate("document.documentElement.scrollWidth");
       expect(overflow).toBeLessThanOrEqual(390);
       await shot(phone.page, "phone-rows");
       await phone.page.goto(`${d.url}#/events`);
       await phone.page.locator("ol.feed li.entry").first().waitFor();
       await shot(phone.page, "phone-events");
+      await phone.page.goto(`${d.url}#/jobs/${shell.job.id}`);
+      await phone.page.locator(".job-view .xterm-rows").waitFor();
+      await shot(phone.page, "phone-job-terminal");
     } finally {
       await phone.context.close();
     }
+
+    // Keyboard: j moves down the rows, 2 answers "no" on the blocked one.
+    for (let i = 0; i < 4; i++) await page.keyboard.press("j");
+    const focused = await page.evaluate("document.activeElement?.dataset?.id");
+    expect(focused).toBe(blocked.job.id);
+    await page.keyboard.press("2");
+    await page.locator(`li.row[data-id="${blocked.job.id}"] .badge`, { hasText: "done" }).waitFor();
+    expect(fs.readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("old\n");
+
+    // Alt+↑ on the focused row moves it up, for the daemon too.
+    await page.keyboard.press("Alt+ArrowUp");
+    await until("the new order saved", async () => {
+      const order = (await api(d!, "list")).rows.map((r: any) => r.name).join(",");
+      return order === "scratch shell,broken build,refresh notes,count files";
+    });
+    expect(await page.locator("li.row .name").allTextContents()).toEqual([
+      "scratch shell",
+      "broken build",
+      "refresh notes",
+      "count files",
+    ]);
+    expect(await page.evaluate("document.activeElement?.dataset?.id")).toBe(blocked.job.id);
+
+    // The help overlay.
+    await page.keyboard.press("?");
+    await page.getByRole("dialog", { name: "Keyboard shortcuts" }).waitFor();
+    await shot(page, "help");
+    await page.keyboard.press("Escape");
+
     expect(pageErrors(page)).toEqual([]);
   });
 });

@@ -30,8 +30,6 @@ export class Live {
   private readonly rowListeners = new Set<(c: RowChange) => void>();
   private readonly feedListeners = new Set<(e: FeedEntry) => void>();
   private readonly connectedListeners = new Set<() => void>();
-  /** Called after every (re)connection's first rows: whoami and profiles may have changed. */
-  onConnected: (() => void) | null = null;
 
   start(): void {
     this.connect();
@@ -109,7 +107,6 @@ export class Live {
         this.everLive = true;
         if (again) for (const fn of this.connectedListeners) fn();
         for (const r of rows) this.emitRow({ before: before.get(r.id), after: r });
-        this.onConnected?.();
         this.changed();
         return;
       }

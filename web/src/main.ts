@@ -198,7 +198,7 @@ async function loadWho(): Promise<void> {
   }
   renderFrame();
 }
-live.onConnected = () => void loadWho();
+live.onReconnect(() => void loadWho()); // the daemon may have come back with other tokens
 live.subscribe(renderFrame);
 
 // ---- routing ------------------------------------------------------------------------------------
@@ -456,4 +456,6 @@ window.setInterval(() => {
   if (live.connection === "disconnected") renderFrame();
 }, 1000);
 route();
-live.start();
+// Who the page speaks as first, so that a read-only page never shows a button, nor an owner's a
+// read-only flash; then the rows.
+void loadWho().finally(() => live.start());

@@ -134,7 +134,7 @@ export class RowView {
         h("span", { class: `badge b-${cls}` }, label),
         h("a", { class: "name", id: `name-${row.id}`, href: `#/jobs/${row.id}` }, displayName(row)),
         row.pinned ? h("span", { class: "pin" }, "pinned") : null,
-        h("span", { class: "muted ident" }, `${row.id} · ${row.profile}`),
+        h("span", { class: "muted ident" }, row.id, h("span", { class: "profile" }, ` · ${row.profile}`)),
         h("span", { class: "spacer" }),
         timeAgo(row.updatedAt),
       ),
