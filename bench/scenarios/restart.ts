@@ -114,6 +114,8 @@ interface Round {
   killToExitMs: number;
   killToReadyMs: number;
   spawnToReadyMs: number;
+  /** The socket accepting → the daemon's first answer (to the prober's `hello`). */
+  readyToFirstAnswerMs: number;
   /** From the socket accepting: each agent's pending reply delivered again, and its ack answered. */
   deliveredP50Ms: number;
   deliveredAllMs: number;
@@ -170,6 +172,8 @@ async function restartRound(d: BenchDaemon, hub: Conn, agents: Agent[], r: numbe
   const tSpawn = performance.now();
   const probe = await connectWhenReady(d.socket, 15000, () => d.exitReason());
   const tReady = performance.now();
+  // The prober's own request: how long after accepting the socket the daemon first answers.
+  const firstAnswer = probe.request("hello", { protocol: 1 }).then(() => performance.now() - tReady);
   await Promise.all(agents.map((a) => a.connect()));
   await until(
     "every pending reply delivered again and acked",
@@ -177,6 +181,7 @@ async function restartRound(d: BenchDaemon, hub: Conn, agents: Agent[], r: numbe
     15000,
   );
   const daemonCpuMs = cpuMs(d.pid); // the new process's: from its spawn
+  const readyToFirstAnswerMs = await firstAnswer;
   probe.close();
   const errors = agents.flatMap((a) => a.errors);
   if (errors.length > 0) throw new Error(`${errors.length} error answers; the first: ${errors[0]}`);
@@ -188,6 +193,7 @@ async function restartRound(d: BenchDaemon, hub: Conn, agents: Agent[], r: numbe
     killToExitMs: round(tExit - tKill, 1),
     killToReadyMs: round(tReady - tKill, 1),
     spawnToReadyMs: round(tReady - tSpawn, 1),
+    readyToFirstAnswerMs: round(readyToFirstAnswerMs, 1),
     deliveredP50Ms: round(median(delivered), 1),
     deliveredAllMs: round(deliveredAll, 1),
     ackedAllMs: round(ackedAll, 1),
@@ -212,6 +218,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       rounds.push(x);
       ctx.log(
         `round ${r}: kill → socket ${x.killToReadyMs} ms (spawn → socket ${x.spawnToReadyMs}); from the socket: ` +
+          `first answer ${x.readyToFirstAnswerMs}, ` +
           `delivered p50 ${x.deliveredP50Ms}, all ${x.deliveredAllMs}, all acked ${x.ackedAllMs} ms; ` +
           `daemon CPU ${x.daemonCpuMs} ms`,
       );
