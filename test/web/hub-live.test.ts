@@ -68,6 +68,11 @@ describe("a job's terminal in the hub", () => {
     expect(Number(size[1])).toBe(rows);
     expect(Number(size[2])).not.toBe(80);
     await shot(page, "job-terminal");
+    // Ctrl-] leaves the terminal; then Esc is the page's again: back to the jobs.
+    await page.keyboard.press("Control+BracketRight");
+    expect(await page.evaluate("document.activeElement.className")).toBe("term");
+    await page.keyboard.press("Escape");
+    await page.locator(`.rows-view li.row[data-id="${id}"]`).waitFor();
     expect(pageErrors(page)).toEqual([]);
   });
 });

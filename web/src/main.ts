@@ -380,7 +380,7 @@ function openHelp(): void {
     h(
       "p",
       { class: "muted small" },
-      "In a job's terminal every key goes to the job: press Tab to leave it, or click outside.",
+      "In a job's terminal every key goes to the job: Ctrl+] leaves it (or click outside it).",
     ),
     h(
       "form",

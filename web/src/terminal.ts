@@ -35,7 +35,7 @@ export class TerminalView {
   ) {
     this.box = h("div", { class: "term-box" });
     this.note = h("p", { class: "term-note", role: "status" });
-    this.el = h("div", { class: "term" }, this.box, this.note);
+    this.el = h("div", { class: "term", tabindex: "-1" }, this.box, this.note);
     this.observer = new ResizeObserver(() => this.queueFit());
     this.observer.observe(this.box);
     this.connect();
@@ -128,6 +128,16 @@ export class TerminalView {
     term.open(this.box);
     term.textarea?.setAttribute("aria-label", `Terminal of ${this.id}${this.readOnly ? " (read-only)" : ""}`);
     term.write(screen);
+    // Ctrl-] leaves the terminal (as it detaches `roost attach`): every other key goes to the job.
+    term.attachCustomKeyEventHandler((ev) => {
+      if (ev.type === "keydown" && ev.ctrlKey && (ev.key === "]" || ev.code === "BracketRight")) {
+        ev.preventDefault();
+        term.blur();
+        this.el.focus();
+        return false;
+      }
+      return true;
+    });
     if (this.readOnly) return;
     const fit = new FitAddon();
     this.fit = fit;
