@@ -61,6 +61,8 @@ export async function buildHttp(core: Core, opts: HttpOptions = {}): Promise<Fas
     }
   });
 
+  // Each JSON answer ends its line: curl's output, and a shell prompt after it, stay readable.
+  app.setReplySerializer((payload) => `${JSON.stringify(payload)}\n`);
   app.addHook("onRequest", (_req, reply, done) => {
     reply.headers(SECURITY_HEADERS);
     done();

@@ -15,6 +15,14 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 const identities = new WeakMap<FastifyRequest, Identity>();
 
+const corsHeaders = (origin: string) => ({
+  "access-control-allow-origin": origin,
+  "access-control-allow-methods": "GET, POST",
+  "access-control-allow-headers": "authorization, content-type",
+  "access-control-max-age": "600",
+  vary: "Origin",
+});
+
 /** Who a request speaks as (set by the hook below for every request that reaches a route). */
 export function identityOf(req: FastifyRequest): Identity {
   const id = identities.get(req);
@@ -36,6 +44,13 @@ export function installAuth(app: FastifyInstance, guard: Guard, tokens: Tokens, 
       const site = req.headers["sec-fetch-site"];
       const refused = guard.refuseOrigin(origin, host, typeof site === "string" ? site : undefined);
       if (refused) return void sendError(reply, "policy", refused);
+    }
+    // CORS, only for an origin the user listed: its preflight carries no token, and is answered here.
+    if (guard.listedOrigin(origin)) {
+      reply.headers(corsHeaders(origin!));
+      if (req.method === "OPTIONS" && req.headers["access-control-request-method"]) {
+        return void reply.code(204).send();
+      }
     }
     if (PUBLIC.has(pathOf(req.url))) return done();
     const identity = tokens.identify(presentedToken(req, cookie));

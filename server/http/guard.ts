@@ -38,6 +38,11 @@ export class Guard {
     this.origins = new Set(opts.allowedOrigins.map((o) => o.toLowerCase().replace(/\/$/, "")));
   }
 
+  /** An origin the user listed (http.allowedOrigins): it may act, and gets CORS headers. */
+  listedOrigin(origin: string | undefined): boolean {
+    return origin !== undefined && this.origins.has(origin.trim().toLowerCase().replace(/\/$/, ""));
+  }
+
   /** Why this Host is refused, or null when it is allowed. */
   refuseHost(host: string | undefined): string | null {
     if (!host) return "a request needs a Host header";
@@ -58,9 +63,8 @@ export class Guard {
     if (origin === undefined) {
       return fetchSite === "cross-site" ? "a cross-site request may not act here" : null;
     }
-    const o = origin.trim().toLowerCase().replace(/\/$/, "");
-    if (this.origins.has(o)) return null;
-    if (host !== undefined && sameHost(o, host)) return null;
+    if (this.listedOrigin(origin)) return null;
+    if (host !== undefined && sameHost(origin.trim().toLowerCase(), host)) return null;
     return `Origin ${JSON.stringify(origin)} is not this hub's: only the hub's own pages (or an origin in http.allowedOrigins) may act or open a WebSocket`;
   }
 }

@@ -57,7 +57,10 @@ export function rawRequest(
   body = "",
 ): Promise<{ status: number; text: string }> {
   const { hostname, port } = new URL(d.url);
-  const head = lines.some((l) => /^connection:/i.test(l)) ? lines : [...lines, "Connection: close"];
+  const has = (name: string) => lines.some((l) => l.toLowerCase().startsWith(`${name}:`));
+  const head = [...lines];
+  if (!has("connection")) head.push("Connection: close");
+  if (!has("content-length")) head.push(`Content-Length: ${Buffer.byteLength(body)}`);
   return new Promise((resolve, reject) => {
     const sock = net.connect(Number(port), hostname);
     let text = "";
@@ -65,17 +68,25 @@ export function rawRequest(
     sock.setEncoding("utf8");
     sock.on("data", (chunk) => {
       text += chunk;
-      // An upgrade that went through stays open: its status line and headers are the answer.
-      if (text.startsWith("HTTP/1.1 101") && text.includes("\r\n\r\n")) sock.destroy();
+      // A whole answer is the answer, whether or not the server closes (or, for an upgrade that
+      // went through, its status line and headers).
+      if (complete(text)) sock.destroy();
     });
-    // The server may answer and close before it has read all of a large body: what came is the answer.
     let failure: Error | null = null;
     sock.on("error", (err) => {
       failure = err;
     });
     sock.on("close", () => (text || !failure ? done() : reject(failure)));
-    sock.write(`${[...head, `Content-Length: ${Buffer.byteLength(body)}`].join("\r\n")}\r\n\r\n${body}`);
+    sock.write(`${head.join("\r\n")}\r\n\r\n${body}`);
   });
+}
+
+function complete(text: string): boolean {
+  const end = text.indexOf("\r\n\r\n");
+  if (end < 0) return false;
+  if (text.startsWith("HTTP/1.1 101")) return true;
+  const length = /^content-length: *(\d+)/im.exec(text.slice(0, end))?.[1];
+  return length !== undefined && Buffer.byteLength(text.slice(end + 4)) >= Number(length);
 }
 
 /** A WebSocket upgrade's request lines (a fixed key: the tests read the status, not the accept). */

@@ -119,14 +119,37 @@ describe("the Host", () => {
     expect((await rawRequest(d, upgradeLines("/api/subscribe", host, [auth]))).status).toBe(101);
   });
 
-  it("lets in a name listed in http.allowedHosts (a tunnel's)", async () => {
-    const other = await startDaemon({ config: { http: { allowedHosts: ["roost.example.ts.net"] } } });
+  it("lets in a name listed in http.allowedHosts (a tunnel's), and an origin in http.allowedOrigins", async () => {
+    const dash = "https://dash.example.com";
+    const other = await startDaemon({
+      config: { http: { allowedHosts: ["roost.example.ts.net"], allowedOrigins: [dash] } },
+    });
     try {
       const auth = `Authorization: Bearer ${other.token}`;
       const ok = await rawRequest(other, ["GET /api/list HTTP/1.1", "Host: roost.example.ts.net", auth]);
       expect(ok.status).toBe(200);
       const evil = await rawRequest(other, ["GET /api/list HTTP/1.1", "Host: evil.example.ts.net", auth]);
       expect(evil.status).toBe(403);
+
+      // The listed dashboard: its preflight (no token) is answered, and it may act, with CORS headers.
+      const preflight = await fetch(`${other.url}api/pin`, {
+        method: "OPTIONS",
+        headers: { origin: dash, "access-control-request-method": "POST" },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get("access-control-allow-origin")).toBe(dash);
+      expect(preflight.headers.get("access-control-allow-headers")).toContain("authorization");
+      const acted = await api(other, "pin", { id: "j9", pinned: true }, { headers: { origin: dash } });
+      expect(acted.body.code).toBe("not_found"); // it got through to the op
+      expect(acted.headers.get("access-control-allow-origin")).toBe(dash);
+      const foreign = await api(
+        other,
+        "pin",
+        { id: "j9", pinned: true },
+        { headers: { origin: "https://evil.test" } },
+      );
+      expect(foreign.status).toBe(403);
+      expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
     } finally {
       await other.cleanup();
     }
@@ -264,7 +287,7 @@ describe("a read-only token", () => {
 
 describe("the body", () => {
   it("over the limit is 413 in roost's shape, and the daemon goes on serving", async () => {
-    const big = JSON.stringify({ id: "j1", text: "x".repeat(5 * 1024 * 1024) });
+    // As curl sends a large body: the length first. roost answers before reading the rest.
     const res = await rawRequest(
       d,
       [
@@ -272,8 +295,9 @@ describe("the body", () => {
         `Host: ${host}`,
         `Authorization: Bearer ${d.token}`,
         "Content-Type: application/json",
+        `Content-Length: ${5 * 1024 * 1024}`,
       ],
-      big,
+      `{"id": "j1", "text": "${"x".repeat(65536)}`,
     );
     expect(res.status).toBe(413);
     expect(JSON.parse(res.text.slice(res.text.indexOf("\r\n\r\n") + 4))).toMatchObject({

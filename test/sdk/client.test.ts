@@ -30,6 +30,11 @@ describe("DaemonClient", () => {
     expect(err.code).toBe("not_found");
     const { events } = await client.events({ id: job.id });
     expect(events.map((e) => e.kind)).toContain("dispatch");
+    expect((await client.profiles()).profiles.map((p) => p.name)).toContain("shell");
+    expect(await client.whoami()).toMatchObject({ token: null, readOnly: false });
+    const made = await client.token({ action: "create", name: "dash", readOnly: true });
+    expect(made.link).toMatch(new RegExp(`^${d.url}login\\?token=`));
+    expect((await client.token({ action: "list" })).tokens).toEqual([made.token]);
   });
 
   it("subscribes as an async iterator, and carries on across a daemon restart", async () => {

@@ -79,6 +79,16 @@ export class DaemonClient {
   shutdown() {
     return this.call("shutdown", {});
   }
+  profiles() {
+    return this.call("profiles", {});
+  }
+  whoami() {
+    return this.call("whoami", {});
+  }
+  /** HTTP tokens and login links (the owner's socket only): see docs/http.md. */
+  token(args: OpArgs<"token">) {
+    return this.call("token", args);
+  }
 
   /**
    * The daemon's pushes, on a connection of their own: `{event: "rows"}` first, then `row`,
