@@ -29,7 +29,7 @@ export class Live {
   private readonly listeners = new Set<Listener>();
   private readonly rowListeners = new Set<(c: RowChange) => void>();
   private readonly feedListeners = new Set<(e: FeedEntry) => void>();
-  private readonly connectedListeners = new Set<() => void>();
+  private readonly connectedListeners = new Set<(again: boolean) => void>();
 
   start(): void {
     this.connect();
@@ -52,8 +52,8 @@ export class Live {
     return () => this.rowListeners.delete(fn);
   }
 
-  /** After a reconnection: what was missed while away can be fetched again. */
-  onReconnect(fn: () => void): () => void {
+  /** After each connection (`again`: a reconnection): what was missed while away can be fetched again. */
+  onConnect(fn: (again: boolean) => void): () => void {
     this.connectedListeners.add(fn);
     return () => this.connectedListeners.delete(fn);
   }
@@ -105,7 +105,7 @@ export class Live {
         this.connection = "live";
         this.backoff = 250;
         this.everLive = true;
-        if (again) for (const fn of this.connectedListeners) fn();
+        for (const fn of this.connectedListeners) fn(again);
         for (const r of rows) this.emitRow({ before: before.get(r.id), after: r });
         this.changed();
         return;

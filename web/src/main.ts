@@ -198,7 +198,10 @@ async function loadWho(): Promise<void> {
   }
   renderFrame();
 }
-live.onReconnect(() => void loadWho()); // the daemon may have come back with other tokens
+// Again after a reconnection: the daemon may have come back with other tokens.
+live.onConnect((again) => {
+  if (again || !ctx.who) void loadWho();
+});
 live.subscribe(renderFrame);
 
 // ---- routing ------------------------------------------------------------------------------------

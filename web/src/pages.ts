@@ -28,7 +28,9 @@ class FeedList {
         if ((!job || e.id === job) && e.cursor > this.top) this.add([e], true);
       }),
       // What happened while the page was away from the daemon.
-      ctx.live.onReconnect(() => void this.load()),
+      ctx.live.onConnect((again) => {
+        if (again) void this.load();
+      }),
     ];
     void this.load();
   }

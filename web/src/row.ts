@@ -55,6 +55,8 @@ export class RowView {
   private questionKey = "";
   private choiceIds = new Map<string, string>();
   private answered: string | null = null;
+  /** The answer's reply seq: once the agent has taken it (acked), the choices are live again. */
+  private answeredSeq = 0;
   private replyRequestId: string | null = null;
   private statusTimer: number | undefined;
   row: Row;
@@ -81,6 +83,11 @@ export class RowView {
 
   update(row: Row): void {
     const changed = JSON.stringify(row) !== JSON.stringify(this.row);
+    // The agent took the answer: what it asks now (the same words, maybe) is a new question.
+    if (this.answered !== null && row.pending === 0 && row.lastSeq >= this.answeredSeq) {
+      this.answered = null;
+      this.choiceIds.clear();
+    }
     this.row = row;
     if (changed) this.render();
   }
@@ -450,7 +457,10 @@ export class RowView {
         text: choice,
         requestId: rid,
       });
-      if (key === this.questionKey) this.answered = choice;
+      if (key === this.questionKey) {
+        this.answered = choice;
+        this.answeredSeq = r.seq ?? this.row.lastSeq;
+      }
       this.setStatus(r.duplicate ? `“${choice}” was already sent` : `Answered “${choice}”`, "ok");
     } catch (err) {
       this.setError(err);
