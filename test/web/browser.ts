@@ -54,13 +54,17 @@ export async function openHub(
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (err) => errors.push(String(err)));
+  // The daemon's Content-Security-Policy must not have refused anything the page needs.
+  page.on("console", (msg) => {
+    if (msg.type() === "error" && /Content Security Policy/i.test(msg.text())) errors.push(msg.text());
+  });
   (page as any).__errors = errors;
   await page.goto(`${d.url}login?token=${encodeURIComponent(opts.token ?? d.token)}`);
   await page.locator(".conn.c-live").waitFor();
   return { context, page };
 }
 
-/** Uncaught errors the page threw (none expected). */
+/** Uncaught errors the page threw, and CSP refusals (none expected). */
 export const pageErrors = (page: Page): string[] => (page as any).__errors ?? [];
 
 export async function shot(page: Page, name: string, fullPage = false): Promise<string> {

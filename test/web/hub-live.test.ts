@@ -67,6 +67,7 @@ describe("a job's terminal in the hub", () => {
     const rows = await page.evaluate("document.querySelector('.xterm-rows').children.length");
     expect(Number(size[1])).toBe(rows);
     expect(Number(size[2])).not.toBe(80);
+    await page.evaluate("window.scrollTo(0, 0)");
     await shot(page, "job-terminal");
     // Ctrl-] leaves the terminal; then Esc is the page's again: back to the jobs.
     await page.keyboard.press("Control+BracketRight");

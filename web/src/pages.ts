@@ -4,7 +4,7 @@ import type { Ctx } from "./ctx.js";
 import { h, timeAgo } from "./dom.js";
 import { displayName, RowView } from "./row.js";
 import type { View } from "./rows.js";
-import { TerminalView } from "./terminal.js";
+import type { TerminalView } from "./terminal.js";
 
 const FEED_LIMIT = 200;
 
@@ -114,7 +114,32 @@ export function jobView(ctx: Ctx, id: string): View {
   );
   let view: RowView | null = null;
   let term: TerminalView | null = null;
+  let termLoading = false;
+  let disposed = false;
   let wasRunning = false;
+
+  // xterm.js is most of the bundle: it is loaded when a job's page first needs it.
+  const openTerminal = async () => {
+    termLoading = true;
+    const holder = h("p", { class: "muted" }, "Loading the terminal…");
+    termSection.append(
+      h(
+        "h2",
+        { id: "term-title" },
+        "Terminal",
+        ctx.readOnly() ? h("span", { class: "muted small" }, " (read-only)") : null,
+      ),
+      holder,
+    );
+    try {
+      const { TerminalView } = await import("./terminal.js");
+      if (disposed) return;
+      term = new TerminalView(id, ctx.readOnly());
+      holder.replaceWith(term.el);
+    } catch (err) {
+      holder.textContent = `Could not load the terminal: ${(err as Error).message}`;
+    }
+  };
 
   const render = () => {
     const row = ctx.live.rows.get(id);
@@ -133,18 +158,8 @@ export function jobView(ctx: Ctx, id: string): View {
       rowList.append(view.el);
     } else view.update(row);
     const running = row.life === "running" || row.life === "starting";
-    if (!term) {
-      term = new TerminalView(id, ctx.readOnly());
-      termSection.append(
-        h(
-          "h2",
-          { id: "term-title" },
-          "Terminal",
-          ctx.readOnly() ? h("span", { class: "muted small" }, " (read-only)") : null,
-        ),
-        term.el,
-      );
-    } else if (running && !wasRunning) term.reattach();
+    if (!termLoading) void openTerminal();
+    else if (running && !wasRunning) term?.reattach();
     wasRunning = running;
   };
   render();
@@ -152,6 +167,7 @@ export function jobView(ctx: Ctx, id: string): View {
   return {
     el,
     dispose() {
+      disposed = true;
       off();
       feed.dispose();
       term?.dispose();
