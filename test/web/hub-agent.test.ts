@@ -210,12 +210,60 @@ describe("the hub and the Python example agent", () => {
       return order === "scratch shell,count files,broken build,refresh notes";
     });
 
+    // g e: the events; Enter on a focused row: its page.
+    await page.keyboard.press("g");
+    await page.keyboard.press("e");
+    await page.getByRole("heading", { name: "Events" }).waitFor();
+    await page.goto(`${d.url}#/`);
+    await page.locator("li.row").first().focus();
+    await page.keyboard.press("Enter");
+    await page.locator(".job-view h1", { hasText: "scratch shell" }).waitFor();
+    await page.keyboard.press("Escape");
+    await page.locator(".rows-view").waitFor();
+
     // The help overlay.
     await page.keyboard.press("?");
     await page.getByRole("dialog", { name: "Keyboard shortcuts" }).waitFor();
     await shot(page, "help");
     await page.keyboard.press("Escape");
 
+    expect(pageErrors(page)).toEqual([]);
+  });
+
+  it("counts the jobs that need you in the title, and notifies (when allowed) of one turning blocked", async () => {
+    d = (await startCleanDaemon({})).d;
+    const dir = tempDir();
+    temps.push(dir);
+    const context = await browser.newContext();
+    hub = { context, page: await context.newPage() };
+    const { page } = hub;
+    // The browser's notifications, allowed and recorded; the page in the background.
+    await page.addInitScript(`
+      window.__notes = [];
+      window.Notification = class {
+        static permission = "granted";
+        static requestPermission() { return Promise.resolve("granted"); }
+        constructor(title, opts) { window.__notes.push({ title, body: opts && opts.body }); }
+        close() {}
+      };
+      document.hasFocus = () => false;
+    `);
+    await page.goto(`${d.url}login?token=${encodeURIComponent(d.token)}`);
+    await page.locator(".conn.c-live").waitFor({ timeout: WAIT });
+    const c = await d.client();
+    const { job } = await c.ok("dispatch", {
+      profile: "example-py",
+      name: "asks",
+      task: "rm -f nothing",
+      cwd: dir,
+    });
+    await expect.poll(() => page.title(), { timeout: WAIT }).toBe("(1) roost");
+    await expect
+      .poll(() => page.evaluate("window.__notes"), { timeout: WAIT })
+      .toEqual([{ title: "asks is blocked", body: "Run `rm -f nothing`?" }]);
+    await page.locator(".attention", { hasText: "1 needs you" }).waitFor();
+    await c.ok("reply", { id: job.id, text: "no" });
+    await expect.poll(() => page.title(), { timeout: WAIT }).toBe("roost");
     expect(pageErrors(page)).toEqual([]);
   });
 });
