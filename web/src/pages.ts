@@ -198,7 +198,7 @@ export function eventsView(ctx: Ctx, job: string | null): View {
       "div",
       { class: "view-head" },
       h("h1", { id: "events-title" }, "Events"),
-      h("label", { class: "filter" }, "Job ", select),
+      h("span", { class: "filter" }, h("label", { for: "feed-filter" }, "Job "), select),
     ),
     feed.el,
   );

@@ -72,7 +72,7 @@ export class RowView {
     this.status = h("p", { class: "row-status", role: "status", "aria-live": "polite" });
     this.el = h(
       "li",
-      { class: "row", tabindex: "0", "data-id": row.id, "aria-labelledby": `name-${row.id}` },
+      { class: "row", tabindex: "0", "data-id": row.id, "aria-labelledby": `name-${row.id} state-${row.id}` },
       this.main,
       ctx.readOnly() ? null : this.actions,
       this.status,
@@ -138,7 +138,7 @@ export class RowView {
       h(
         "div",
         { class: "row-head" },
-        h("span", { class: `badge b-${cls}` }, label),
+        h("span", { class: `badge b-${cls}`, id: `state-${row.id}` }, label),
         h("a", { class: "name", id: `name-${row.id}`, href: `#/jobs/${row.id}` }, displayName(row)),
         row.pinned ? h("span", { class: "pin" }, "pinned") : null,
         h("span", { class: "muted ident" }, row.id, h("span", { class: "profile" }, ` · ${row.profile}`)),
