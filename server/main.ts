@@ -3,6 +3,7 @@
  * config checked before anything starts, the jobs found again, then the socket opened.
  */
 import fs from "node:fs";
+import type { FastifyInstance } from "fastify";
 import { Bridge } from "../bridge/server.js";
 import { socketAnswers } from "../sdk/ts/client/socket-client.js";
 import { loadConfig } from "./config.js";
@@ -16,7 +17,7 @@ import { Registry } from "./core/registry.js";
 import { onScreen } from "./core/screens.js";
 import { Tokens } from "./core/tokens.js";
 import { Viewers } from "./core/viewers.js";
-import { hubUrl, listenAddress } from "./http/address.js";
+import { listenAddress } from "./http/address.js";
 import { runOp } from "./ops/index.js";
 import { type Paths, roostPaths } from "./paths.js";
 import { PtyHostClient } from "./pty/client.js";
@@ -90,14 +91,15 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     onClosed: (conn) => connectionClosed(core, conn.state),
   });
   await bridge.listen(paths.socket);
-  // The HTTP face comes up after the socket: agents and the CLI need not wait for it.
-  const { buildHttp } = await import("./http/app.js");
-  const http = await buildHttp(core);
+  const running = registry.all().filter((j) => j.rec.life === "running").length;
+  console.log(`roost ${ROOST_VERSION}: listening on ${paths.socket}`);
+  console.log(`  home ${paths.home}; ${registry.all().length} jobs, ${running} running; pid ${process.pid}`);
 
+  let http: FastifyInstance | null = null;
   async function shutdown(code = 0): Promise<void> {
     if (stopping) return;
     stopping = true;
-    await Promise.all([bridge.close().catch(() => {}), closeSoon(http.close())]);
+    await Promise.all([bridge.close().catch(() => {}), closeSoon(http?.close())]);
     registry.flush();
     store.close();
     if (host) (await host.catch(() => null))?.close();
@@ -111,37 +113,17 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   process.on("uncaughtException", (err) => console.error("roost: uncaught:", err));
   process.on("unhandledRejection", (err) => console.error("roost: unhandled rejection:", err));
 
-  const running = registry.all().filter((j) => j.rec.life === "running").length;
-  console.log(`roost ${ROOST_VERSION}: listening on ${paths.socket}`);
-  console.log(`  home ${paths.home}; ${registry.all().length} jobs, ${running} running; pid ${process.pid}`);
-
-  try {
-    await http.listen({ host: address.host, port: address.port });
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    console.error(
-      e.code === "EADDRINUSE"
-        ? `roost: ${address.host}:${address.port} is in use (another roost?): set ROOST_PORT, or http.port in roost.json`
-        : `roost: the hub cannot listen on ${address.host}:${address.port}: ${e.message}`,
-    );
-    return shutdown(1);
-  }
-  const port = (http.server.address() as { port: number }).port;
-  const hub = hubUrl(address.host, port);
-  urlKnown(hub);
-  console.log(`  hub ${hub}`);
-  if (address.exposed) {
-    console.log(`  listening beyond this machine (${address.host}, from roost.json): the token is the guard`);
-  }
-  // The login link carries the token: shown in a terminal, never written to a log.
-  if (process.stdout.isTTY)
-    console.log(`  log in: ${hub}login?token=${encodeURIComponent(tokens.ownerSecret())}`);
-  else console.log("  the login link: roost open");
+  // The HTTP face comes up after the socket (loaded only now): agents and the CLI never wait on it.
+  const { startHub } = await import("./http/start.js");
+  const hub = await startHub(core, address);
+  if (!hub) return shutdown(1);
+  http = hub.app;
+  urlKnown(hub.url);
 }
 
 /** A close that waits at most a moment: a shutdown never hangs on a slow client. */
-const closeSoon = (closing: Promise<unknown>) =>
-  Promise.race([closing.catch(() => {}), new Promise((r) => setTimeout(r, 1000).unref())]);
+const closeSoon = (closing: Promise<unknown> | undefined) =>
+  Promise.race([closing?.catch(() => {}), new Promise((r) => setTimeout(r, 1000).unref())]);
 
 /** $ROOST_HOME is the owner's alone (0700), whatever the umask; and so is the jobs' folder. */
 function makeHome(paths: Paths): void {

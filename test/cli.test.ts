@@ -80,6 +80,8 @@ const COMMANDS = [
   "unpin",
   "rename",
   "events",
+  "open",
+  "token",
   "start",
   "shutdown",
   "daemon",
@@ -287,6 +289,43 @@ describe("jobs", () => {
       const r = await roost(args, d.env);
       expect(r.code, args.join(" ")).toBe(1);
       expect(r.stderr, args.join(" ")).toMatch(/^roost: not_found: no job "j99"/);
+    }
+  });
+});
+
+describe("the hub's links and tokens", () => {
+  it("open prints the login link; token makes, lists and revokes named tokens", async () => {
+    d = await daemon();
+    const link = (await ok(["open"], d.env)).trim();
+    expect(link).toBe(`${d.url}login?token=${encodeURIComponent(d.token)}`);
+    expect((await ok(["token"], d.env)).trim()).toBe(link);
+
+    const made = await ok(["token", "--read-only", "--name", "dash"], d.env);
+    expect(made).toMatch(/^made a read-only token dash \(shown once\):\n/);
+    const secret = new URL(made.trim().split("\n")[1]!).searchParams.get("token")!;
+    expect(secret).not.toBe(d.token);
+    const asDash = await fetch(`${d.url}api/whoami`, { headers: { authorization: `Bearer ${secret}` } });
+    expect((await asDash.json()).result).toMatchObject({ token: "dash", readOnly: true });
+
+    const full = await json(["token", "--name", "laptop"], d.env);
+    expect(full.token).toMatchObject({ name: "laptop", readOnly: false });
+    expect(await ok(["token", "--list"], d.env)).toMatch(/^dash +read-only .*\nlaptop +full /);
+    const again = await roost(["token", "--name", "dash"], d.env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/conflict: a token named dash exists/);
+
+    expect(await ok(["token", "--revoke", "dash"], d.env)).toBe("revoked dash\n");
+    const revoked = await fetch(`${d.url}api/whoami`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(revoked.status).toBe(401);
+    expect((await json(["token", "--list"], d.env)).tokens.map((t: any) => t.name)).toEqual(["laptop"]);
+
+    for (const args of [
+      ["token", "--read-only"],
+      ["token", "--name", "a", "--list"],
+      ["token", "--name", "a b"],
+    ]) {
+      const r = await roost(args, d.env);
+      expect(r.code, args.join(" ")).not.toBe(0);
     }
   });
 });

@@ -1,0 +1,35 @@
+/** Brings the HTTP face up on its address and says where (control-plane.md, "Starting it"). */
+import type { FastifyInstance } from "fastify";
+import type { Core } from "../core/core.js";
+import { hubUrl, type ListenAddress } from "./address.js";
+import { buildHttp } from "./app.js";
+
+/** The server and its address; null when it cannot listen (said why, on stderr). */
+export async function startHub(
+  core: Core,
+  address: ListenAddress,
+): Promise<{ app: FastifyInstance; url: string } | null> {
+  const app = await buildHttp(core);
+  try {
+    await app.listen({ host: address.host, port: address.port });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    console.error(
+      e.code === "EADDRINUSE"
+        ? `roost: ${address.host}:${address.port} is in use (another roost?): set ROOST_PORT, or http.port in roost.json`
+        : `roost: the hub cannot listen on ${address.host}:${address.port}: ${e.message}`,
+    );
+    await app.close().catch(() => {});
+    return null;
+  }
+  const url = hubUrl(address.host, (app.server.address() as { port: number }).port);
+  console.log(`  hub ${url}`);
+  if (address.exposed) {
+    console.log(`  listening beyond this machine (${address.host}, from roost.json): the token is the guard`);
+  }
+  // The login link carries the token: shown in a terminal, never written to a log.
+  if (process.stdout.isTTY)
+    console.log(`  log in: ${url}login?token=${encodeURIComponent(core.tokens.ownerSecret())}`);
+  else console.log("  the login link: roost open");
+  return { app, url };
+}
