@@ -54,7 +54,8 @@ export class Bridge {
     try {
       await new Promise<void>((resolve, reject) => {
         this.server.once("error", reject);
-        this.server.listen(path, () => {
+        // A backlog as deep as the connection limit: after a restart every agent reconnects at once.
+        this.server.listen({ path, backlog: LIMITS.connections }, () => {
           this.server.off("error", reject);
           resolve();
         });

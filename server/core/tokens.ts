@@ -27,6 +27,7 @@ const newSecret = (): string => randomBytes(32).toString("base64url");
 
 export class Tokens {
   private known: Known[] = [];
+  private readonly revokeListeners = new Set<(name: string) => void>();
 
   constructor(
     private readonly store: Store,
@@ -81,6 +82,13 @@ export class Tokens {
   revoke(name: string): void {
     if (!this.store.removeToken(name)) throw new RoostError("not_found", `no token named ${name}`);
     this.reload();
+    for (const listener of this.revokeListeners) listener(name);
+  }
+
+  /** Told of each revoked token's name: what it holds open (WebSockets) ends with it. */
+  onRevoke(listener: (name: string) => void): () => void {
+    this.revokeListeners.add(listener);
+    return () => this.revokeListeners.delete(listener);
   }
 
   list(): TokenRecord[] {

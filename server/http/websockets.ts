@@ -13,6 +13,7 @@ import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "../core/core.js";
 import { type OpOutcome, runOp } from "../ops/index.js";
 import { sendError } from "./answers.js";
+import { identityOf } from "./auth.js";
 import { callerOf } from "./routes.js";
 
 /** Close codes: 1000 normal (the job ended, or the op was refused), 1008 too slow or bad input. */
@@ -65,12 +66,35 @@ const needsUpgrade = (_req: FastifyRequest, reply: FastifyReply) =>
   sendError(reply, "bad_request", "this is a WebSocket: connect with Upgrade: websocket");
 
 export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = LIMITS.unreadBytes): void {
+  // The open WebSockets of each named token: a revoked token's end at once, not at their next request.
+  const byToken = new Map<string, Set<Channel>>();
+  const stopListening = core.tokens.onRevoke((name) => {
+    for (const channel of byToken.get(name) ?? []) channel.close(CLOSE_POLICY, "the token was revoked");
+  });
+  app.addHook("onClose", (_app, done) => {
+    stopListening();
+    done();
+  });
+  const opened = (req: FastifyRequest, ws: WebSocket): Channel => {
+    const channel = new Channel(ws, maxUnread);
+    const name = identityOf(req).name;
+    if (name !== null) {
+      const set = byToken.get(name) ?? new Set();
+      byToken.set(name, set.add(channel));
+      channel.onClose(() => {
+        set.delete(channel);
+        if (set.size === 0 && byToken.get(name) === set) byToken.delete(name);
+      });
+    }
+    return channel;
+  };
+
   app.route({
     method: "GET",
     url: "/api/subscribe",
     handler: needsUpgrade,
     wsHandler: (ws, req) => {
-      const channel = new Channel(ws, maxUnread);
+      const channel = opened(req, ws);
       const caller = callerOf(req, { push: (e) => channel.send(e), onClose: (c) => channel.onClose(c) });
       // subscribe answers at once: its rows go out before any push made after them
       const outcome = runOp(core, caller, "subscribe", {}) as OpOutcome;
@@ -88,7 +112,7 @@ export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = 
     handler: needsUpgrade,
     wsHandler: (ws, req) => {
       const id = (req.params as { id: string }).id;
-      const channel = new Channel(ws, maxUnread);
+      const channel = opened(req, ws);
       const caller = callerOf(req, {
         push: (e) => {
           channel.send(e);

@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CLI, startDaemon, type TestDaemon } from "../helpers/daemon.js";
+import { CLI, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
 import { api, closeAllSockets, rawRequest, TestSocket, upgradeLines } from "../helpers/http.js";
 
 const run = promisify(execFile);
@@ -279,8 +279,12 @@ describe("a read-only token", () => {
     const after = (await api(d, "list", { id: job.id })).body.result.rows[0];
     expect(after).toMatchObject({ life: "running", pinned: false, pending: 0 });
 
+    // Revoked: its requests are refused, and the WebSockets it holds open are closed.
     await owner.ok("token", { action: "revoke", name: "dash" });
     expect((await api(d, "list", {}, { token: secret })).status).toBe(401);
+    await until("the revoked token's subscription closed", () => sub.closed);
+    expect(sub.closed).toMatchObject({ code: 1008, reason: "the token was revoked" });
+    await until("the revoked token's terminal closed", () => term.closed);
     await api(d, "rm", { id: job.id });
   });
 });

@@ -83,6 +83,8 @@ const CASES: Case[] = [
     args: { id: "$job", text: "/compact" },
     expect: "busy",
   },
+  { what: "the replies not yet taken", op: "pending", args: { id: "$job" }, expect: "equal" },
+  { what: "pending of a job that is not there", op: "pending", args: { id: "j999" }, expect: "not_found" },
   { what: "pin", op: "pin", args: { id: "$job", pinned: true }, expect: "equal" },
   { what: "list after pinning", op: "list", args: {}, expect: "equal" },
   { what: "rename to nothing", op: "rename", args: { id: "$job", name: "" }, expect: "bad_request" },
@@ -145,6 +147,15 @@ describe("the socket and HTTP answer alike", () => {
     });
   }
 
+  it("pending lists the job's replies not yet taken, oldest first, with their text", async () => {
+    // The silent agent never connects: its first task and the reply the cases sent both wait.
+    const { replies } = (await api(d, "pending", { id: made.job }, { method: "GET" })).body.result;
+    expect(replies.map((r: any) => [r.seq, r.text, r.mode, r.kind])).toEqual([
+      [1, "first task", null, null],
+      [2, "hello", null, null],
+    ]);
+  });
+
   it("GET with query parameters answers as POST does, for the ops that only look", async () => {
     for (const [op, args] of [
       ["list", { id: made.job }],
@@ -152,6 +163,7 @@ describe("the socket and HTTP answer alike", () => {
       ["events", { limit: "many" }],
       ["profiles", {}],
       ["whoami", {}],
+      ["pending", { id: made.job }],
     ] as const) {
       const post = await api(d, op, args);
       const get = await api(d, op, args, { method: "GET" });

@@ -95,6 +95,22 @@ export const OPS = {
     result: Type.Object({ events: Type.Array(FeedEntry), cursor: Type.Integer() }),
   },
   shutdown: { args: Empty, result: Empty },
+  // A job's replies not yet taken (acked by its agent, or typed into its terminal), oldest first.
+  pending: {
+    args: Type.Object({ id: JobId }),
+    result: Type.Object({
+      replies: Type.Array(
+        Type.Object({
+          seq: Type.Integer(),
+          text: Type.String(),
+          mode: Type.Union([oneOf(REPLY_MODES), Type.Null()]),
+          // null: the user's; else a peer's item
+          kind: Type.Union([Type.String(), Type.Null()]),
+          at: Type.String(),
+        }),
+      ),
+    }),
+  },
   // What the hub's pages need to know: the profiles to dispatch, and what this caller may do.
   profiles: {
     args: Empty,
