@@ -99,3 +99,15 @@ export async function apiRow(d: TestDaemon, id: string): Promise<any> {
   const { rows } = await api(d, `list?id=${encodeURIComponent(id)}`);
   return rows[0];
 }
+
+/** `POST /api/<op>` with the owner's token, from the test (not the page). */
+export async function apiPost(d: TestDaemon, op: string, args: Record<string, unknown>): Promise<any> {
+  const res = await fetch(`${d.url}api/${op}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${d.token}`, "content-type": "application/json" },
+    body: JSON.stringify(args),
+  });
+  const body = (await res.json()) as any;
+  if (!body.ok) throw new Error(`${op}: ${body.error}`);
+  return body.result;
+}

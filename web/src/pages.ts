@@ -2,6 +2,7 @@
 import { type FeedEntry, get } from "./api.js";
 import type { Ctx } from "./ctx.js";
 import { h, timeAgo } from "./dom.js";
+import { PendingList } from "./pending.js";
 import { displayName, RowView } from "./row.js";
 import type { View } from "./rows.js";
 import type { TerminalView } from "./terminal.js";
@@ -94,11 +95,13 @@ export function jobView(ctx: Ctx, id: string): View {
     `There is no job ${id} (it may have been removed).`,
   );
   const feed = new FeedList(ctx, id);
+  const pending = new PendingList(ctx, id);
   el.append(
     h("nav", { class: "crumbs", "aria-label": "Back" }, h("a", { href: "#/" }, "← All jobs")),
     title,
     missing,
     rowList,
+    pending.el,
     termSection,
     h(
       "section",
@@ -148,6 +151,7 @@ export function jobView(ctx: Ctx, id: string): View {
       if (ctx.live.connection === "live") {
         view?.el.remove();
         view = null;
+        pending.el.hidden = true;
       }
       return;
     }
@@ -157,6 +161,7 @@ export function jobView(ctx: Ctx, id: string): View {
       view = new RowView(row, ctx, { full: true });
       rowList.append(view.el);
     } else view.update(row);
+    pending.update(row);
     const running = row.life === "running" || row.life === "starting";
     if (!termLoading) void openTerminal();
     else if (running && !wasRunning) term?.reattach();
@@ -170,6 +175,7 @@ export function jobView(ctx: Ctx, id: string): View {
       disposed = true;
       off();
       feed.dispose();
+      pending.dispose();
       term?.dispose();
     },
     current: () => view,
