@@ -37,7 +37,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const store = new Store(paths.db, { checkpoints: "thread" });
   const tokens = new Tokens(store, paths.token); // the owner's token is made here on first start
   let urlKnown: (url: string) => void = () => {};
-  const url = new Promise<string>((resolve) => {
+  const hubUrl = new Promise<string>((resolve) => {
     urlKnown = resolve;
   });
   const pushes = new Pushes();
@@ -55,7 +55,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     terminals: () => terminals(),
     stopGraceMs: Number(env.ROOST_STOP_GRACE_MS) || 3000,
     tokens,
-    hubUrl: () => url,
+    hubUrl: () => hubUrl,
     shutdown: () => void shutdown(),
   };
 
@@ -86,6 +86,10 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     return host;
   };
 
+  // The HTTP face is loaded and built while the jobs are found again (mostly a wait on the pty
+  // host), and listens once the socket does: agents and the CLI never wait on it.
+  const building = import("./http/app.js").then((m) => m.buildHttp(core));
+  building.catch(() => {}); // awaited below; a failure there is the daemon's
   await Promise.all([findJobsAgain(core), store.ready]);
   const bridge = new Bridge((caller, op, args) => runOp(core, caller, op, args), {
     onClosed: (conn) => connectionClosed(core, conn.state),
@@ -113,12 +117,11 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   process.on("uncaughtException", (err) => console.error("roost: uncaught:", err));
   process.on("unhandledRejection", (err) => console.error("roost: unhandled rejection:", err));
 
-  // The HTTP face comes up after the socket (loaded only now): agents and the CLI never wait on it.
-  const { startHub } = await import("./http/start.js");
-  const hub = await startHub(core, address);
-  if (!hub) return shutdown(1);
-  http = hub.app;
-  urlKnown(hub.url);
+  http = await building;
+  const { listenHub } = await import("./http/start.js");
+  const url = await listenHub(core, http, address);
+  if (!url) return shutdown(1);
+  urlKnown(url);
 }
 
 /** A close that waits at most a moment: a shutdown never hangs on a slow client. */

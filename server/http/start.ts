@@ -2,14 +2,13 @@
 import type { FastifyInstance } from "fastify";
 import type { Core } from "../core/core.js";
 import { hubUrl, type ListenAddress } from "./address.js";
-import { buildHttp } from "./app.js";
 
-/** The server and its address; null when it cannot listen (said why, on stderr). */
-export async function startHub(
+/** The built app listening, and its address; null when it cannot listen (said why, on stderr). */
+export async function listenHub(
   core: Core,
+  app: FastifyInstance,
   address: ListenAddress,
-): Promise<{ app: FastifyInstance; url: string } | null> {
-  const app = await buildHttp(core);
+): Promise<string | null> {
   try {
     await app.listen({ host: address.host, port: address.port });
   } catch (err) {
@@ -31,5 +30,5 @@ export async function startHub(
   if (process.stdout.isTTY)
     console.log(`  log in: ${url}login?token=${encodeURIComponent(core.tokens.ownerSecret())}`);
   else console.log("  the login link: roost open");
-  return { app, url };
+  return url;
 }
