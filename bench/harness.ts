@@ -120,6 +120,24 @@ export class BenchDaemon {
     return Conn.connect(this.socket);
   }
 
+  /** The HTTP face's address (`http://127.0.0.1:PORT/`), from the daemon's `  hub URL` line. */
+  async hubUrl(ms = 15000): Promise<string> {
+    return until(
+      "the daemon's hub line",
+      () => {
+        const why = this.exitReason();
+        if (why) throw new Error(why);
+        return /^ {2}hub (http:\S+)$/m.exec(this.output)?.[1] ?? null;
+      },
+      ms,
+    );
+  }
+
+  /** The owner's HTTP token ($ROOST_HOME/token). */
+  token(): string {
+    return fs.readFileSync(path.join(this.home, "token"), "utf8").trim();
+  }
+
   /** Ends the daemon with a signal and waits for its exit (SIGTERM lets --cpu-prof write its file). */
   async stop(signal: NodeJS.Signals = "SIGTERM", ms = 10000): Promise<void> {
     const proc = this.proc;

@@ -14,7 +14,7 @@ import type { Scenario, ScenarioResult } from "./scenario.js";
 import { dispatchScenario } from "./scenarios/dispatch.js";
 import { idleJobs } from "./scenarios/idle-jobs.js";
 import { manyAgents } from "./scenarios/many-agents.js";
-import { replies } from "./scenarios/replies.js";
+import { replies, repliesHttp } from "./scenarios/replies.js";
 import { reportThroughput } from "./scenarios/report-throughput.js";
 import { restart } from "./scenarios/restart.js";
 import { startScenario } from "./scenarios/start.js";
@@ -23,6 +23,7 @@ import { type Figure, machine, table } from "./stats.js";
 const SCENARIOS: Scenario[] = [
   reportThroughput,
   replies,
+  repliesHttp,
   startScenario,
   manyAgents,
   idleJobs,

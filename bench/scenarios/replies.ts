@@ -26,13 +26,16 @@ import {
   tempDir,
   until,
 } from "../harness.js";
-import type { Conn } from "../lines.js";
+import { HttpHub } from "../http-client.js";
+import type { Answer, Conn } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
 import { Contention, cpuMs, type Figure, median, percentile, round, rssMiB } from "../stats.js";
 
 const JOBS = 20;
 const HUBS = 4;
 const WINDOW = 8;
+/** replies-http: keep-alive connections to the HTTP face (HUBS × WINDOW replies in flight on them). */
+const HTTP_SOCKETS = 16;
 const ROUNDS = 3;
 const WARM_MS = 500;
 const MEASURE_MS = 3000;
@@ -119,12 +122,15 @@ async function openAgent(d: BenchDaemon, job: InertJob, track: Track): Promise<C
   return agent;
 }
 
+/** A hub's way to send an op: a request on a socket connection, or a `POST /api/<op>`. */
+export type Send = (op: string, args: unknown) => Promise<Answer>;
+
 /** Sends reply n; resolves with n once it is answered. */
-function sendReply(hub: Conn, jobs: InertJob[], track: Track, tag: string): Promise<number> {
+function sendReply(send: Send, jobs: InertJob[], track: Track, tag: string): Promise<number> {
   const n = track.next++;
   const job = jobs[n % jobs.length]!;
   track.sent[n] = performance.now();
-  return hub.request("reply", { id: job.id, text: `r${n} ${TEXT}`, requestId: `${tag}-${n}` }).then((a) => {
+  return send("reply", { id: job.id, text: `r${n} ${TEXT}`, requestId: `${tag}-${n}` }).then((a) => {
     track.answered[n] = performance.now();
     if (!a.ok) {
       track.failed.add(n);
@@ -143,6 +149,8 @@ interface Busy {
 interface Closed extends Busy {
   rate: number;
   daemonCpuUs: number;
+  /** The benchmark's own CPU per reply (its hub client and the agents): the client's cost. */
+  benchCpuUs: number;
   p50: number;
   p99: number;
   loopDelay?: LoopDelay | null;
@@ -156,7 +164,7 @@ interface Closed extends Busy {
  */
 async function closedLoop(
   d: BenchDaemon,
-  hubs: Conn[],
+  slots: Send[],
   jobs: InertJob[],
   track: Track,
   tag: string,
@@ -164,20 +172,19 @@ async function closedLoop(
 ): Promise<Closed> {
   let pumping = true;
   const loops: Promise<void>[] = [];
-  for (const hub of hubs)
-    for (let w = 0; w < WINDOW; w++)
-      loops.push(
-        (async () => {
-          while (pumping) await track.untilAcked(await sendReply(hub, jobs, track, tag));
-        })(),
-      );
+  for (const send of slots)
+    loops.push(
+      (async () => {
+        while (pumping) await track.untilAcked(await sendReply(send, jobs, track, tag));
+      })(),
+    );
   await sleep(WARM_MS);
   await probe?.();
   const answeredSoFar = () => track.answered.reduce((s, t) => s + (t === undefined ? 0 : 1), 0);
   const contention = new Contention([d.pid, "self"]);
-  const [n0, a0, t0, c0] = [track.next, answeredSoFar(), performance.now(), cpuMs(d.pid)];
+  const [n0, a0, t0, c0, b0] = [track.next, answeredSoFar(), performance.now(), cpuMs(d.pid), cpuMs("self")];
   await sleep(MEASURE_MS);
-  const [n1, a1, t1, c1] = [track.next, answeredSoFar(), performance.now(), cpuMs(d.pid)];
+  const [n1, a1, t1, c1, b1] = [track.next, answeredSoFar(), performance.now(), cpuMs(d.pid), cpuMs("self")];
   const busy = contention.end();
   const loopDelay = await probe?.();
   pumping = false;
@@ -186,6 +193,7 @@ async function closedLoop(
   const result: Closed = {
     rate: round(((a1 - a0) / (t1 - t0)) * 1000, 0),
     daemonCpuUs: round(((c1 - c0) * 1000) / (a1 - a0), 1),
+    benchCpuUs: round(((b1 - b0) * 1000) / (a1 - a0), 1),
     p50: round(median(lat), 3),
     p99: round(percentile(lat, 99), 3),
     ...busy,
@@ -206,7 +214,7 @@ interface Paced extends Busy {
 /** Open loop: PACED_RATE replies a second, each sent on time (a millisecond timer), answers or not. */
 async function paced(
   d: BenchDaemon,
-  hubs: Conn[],
+  slots: Send[],
   jobs: InertJob[],
   track: Track,
   tag: string,
@@ -221,7 +229,7 @@ async function paced(
   await new Promise<void>((resolve) => {
     const tick = () => {
       const due = Math.min(total, Math.floor(((performance.now() - t0) * PACED_RATE) / 1000));
-      for (; sent < due; sent++) void sendReply(hubs[sent % hubs.length]!, jobs, track, tag);
+      for (; sent < due; sent++) void sendReply(slots[sent % slots.length]!, jobs, track, tag);
       if (sent < total) setTimeout(tick, 1);
       else resolve();
     };
@@ -295,11 +303,31 @@ function baseline(db: Database.Database, state: { seq: number }): Baseline {
   };
 }
 
-async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
+type Face = "socket" | "http";
+
+interface Round {
+  /** The measured face's closed loop, and (replies-http only) the socket's in the same round. */
+  roost: Closed;
+  socket?: Closed;
+  baseline: Baseline;
+  ratio: number;
+  /** replies-http: the HTTP rate ÷ the socket's, this round. */
+  httpVsSocket?: number;
+  paced: Paced;
+}
+
+/**
+ * `face` "socket": the closed loop and the paced replies on 4 socket connections. "http": the
+ * same over HTTP (`POST /api/reply` on HTTP_SOCKETS keep-alive connections, as many replies in
+ * flight as the socket's 4 × 8), with the socket's closed loop beside it in every round.
+ */
+async function run(ctx: ScenarioContext, face: Face): Promise<ScenarioResult> {
+  const S = face === "http" ? "replies over HTTP" : "durable replies";
   const d = await BenchDaemon.start({ config: INERT_CONFIG, profileDir: ctx.profileDir });
   const dbDir = tempDir("roost-bench-sqlite-");
   const db = new Database(path.join(dbDir, "baseline.db"));
   const conns: Conn[] = [];
+  let httpHub: HttpHub | null = null;
   try {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
@@ -316,28 +344,59 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const hubs: Conn[] = [];
     for (let i = 0; i < HUBS; i++) hubs.push(await d.connect());
     conns.push(...hubs);
+    const socketSlots: Send[] = hubs.flatMap((hub) =>
+      Array.from({ length: WINDOW }, () => (op: string, args: unknown) => hub.request(op, args)),
+    );
+    let slots = socketSlots;
+    if (face === "http") {
+      const url = await d.hubUrl();
+      const h = new HttpHub(url, d.token(), HTTP_SOCKETS);
+      httpHub = h;
+      const who = await h.request("whoami", {});
+      if (!who.ok) throw new Error(`POST /api/whoami: ${who.code}: ${who.error}`);
+      // As many replies in flight as on the socket; beyond the sockets they wait in the agent's queue.
+      slots = Array.from({ length: HUBS * WINDOW }, () => (op: string, args: unknown) => h.request(op, args));
+      ctx.log(`HTTP at ${url}: ${HTTP_SOCKETS} keep-alive connections, ${slots.length} replies in flight`);
+    }
     const tag = `bench-${process.pid}-${Date.now()}`;
     const probe = ctx.profileDir ? () => readProbe(d) : undefined;
 
-    const rounds: { roost: Closed; baseline: Baseline; ratio: number; paced: Paced }[] = [];
+    const rounds: Round[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      let b: Baseline;
-      let x: Closed;
-      if (r % 2 === 0) {
-        b = baseline(db, baseState);
-        x = await closedLoop(d, hubs, jobs, track, tag, probe);
-      } else {
-        x = await closedLoop(d, hubs, jobs, track, tag, probe);
-        b = baseline(db, baseState);
+      let b: Baseline | undefined;
+      let x: Closed | undefined;
+      let sock: Closed | undefined;
+      // Alternating order: baseline first in even rounds, last in odd ones; HTTP next to the socket.
+      const steps: (() => Promise<void>)[] = [
+        async () => {
+          b = baseline(db, baseState);
+        },
+        async () => {
+          x = await closedLoop(d, slots, jobs, track, tag, probe);
+          await until("the closed loop's replies acked", () => track.settled(), 30000);
+        },
+      ];
+      if (face === "http")
+        steps.push(async () => {
+          sock = await closedLoop(d, socketSlots, jobs, track, tag, probe);
+          await until("the closed loop's replies acked", () => track.settled(), 30000);
+        });
+      if (r % 2 === 1) steps.reverse();
+      for (const step of steps) await step();
+      const p = await paced(d, slots, jobs, track, tag, probe);
+      const ratio = round(x!.rate / b!.rate, 3);
+      const round1: Round = { roost: x!, baseline: b!, ratio, paced: p };
+      if (sock) {
+        round1.socket = sock;
+        round1.httpVsSocket = round(x!.rate / sock.rate, 3);
       }
-      await until("the closed loop's replies acked", () => track.settled(), 30000);
-      const p = await paced(d, hubs, jobs, track, tag, probe);
-      const ratio = round(x.rate / b.rate, 3);
-      rounds.push({ roost: x, baseline: b, ratio, paced: p });
+      rounds.push(round1);
       ctx.log(
-        `round ${r + 1}: roost ${x.rate}/s (${x.daemonCpuUs} µs CPU each), sqlite ${b.rate}/s, ratio ${ratio.toFixed(2)}; ` +
+        `round ${r + 1}: ${face} ${x!.rate}/s (${x!.daemonCpuUs} µs daemon CPU, ${x!.benchCpuUs} µs bench CPU each), ` +
+          (sock ? `socket ${sock.rate}/s (${sock.daemonCpuUs} µs daemon CPU each), ` : "") +
+          `sqlite ${b!.rate}/s, ratio ${ratio.toFixed(2)}; ` +
           `at ${PACED_RATE}/s p50 ${p.answered.p50} ms p99 ${p.answered.p99} ms (deliver p99 ${p.delivered.p99}, ack p99 ${p.acked.p99}); ` +
-          `other processes used ${x.otherCpus}, ${b.otherCpus}, ${p.otherCpus} CPUs`,
+          `other processes used ${x!.otherCpus}, ${b!.otherCpus}, ${p.otherCpus} CPUs`,
       );
     }
     const errors = [...track.errors.values()].reduce((s, n) => s + n, 0);
@@ -349,7 +408,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const ratio = median(rounds.map((r) => r.ratio));
     const p99 = median(rounds.map((r) => r.paced.answered.p99));
     const info = (name: string, unit: string, roost: number, base: number | null = null): Figure => ({
-      scenario: "durable replies",
+      scenario: S,
       name,
       unit,
       roost,
@@ -360,7 +419,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     });
     const figures: Figure[] = [
       {
-        scenario: "durable replies",
+        scenario: S,
         name: "replies saved/s",
         unit: "/s",
         roost: median(rounds.map((r) => r.roost.rate)),
@@ -370,7 +429,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         met: ratio >= TARGET_RATIO,
       },
       {
-        scenario: "durable replies",
+        scenario: S,
         name: `p99 saved, at ${PACED_RATE}/s`,
         unit: "ms",
         roost: p99,
@@ -390,21 +449,43 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       info("p99 saved, closed loop", "ms", median(rounds.map((r) => r.roost.p99))),
       info("daemon CPU per reply", "µs", median(rounds.map((r) => r.roost.daemonCpuUs))),
     ];
+    if (face === "http") {
+      // The socket's closed loop of the same rounds, in the baseline column: HTTP ÷ socket.
+      const vs = (name: string, unit: string, pick: (c: Closed) => number): Figure => ({
+        scenario: S,
+        name,
+        unit,
+        roost: median(rounds.map((r) => pick(r.roost))),
+        baseline: median(rounds.map((r) => pick(r.socket!))),
+        ratio: median(rounds.map((r) => round(pick(r.roost) / pick(r.socket!), 3))),
+        target: null,
+        met: null,
+      });
+      figures.push(
+        vs("HTTP vs socket (baseline column): saved/s", "/s", (c) => c.rate),
+        vs("HTTP vs socket: daemon CPU per reply", "µs", (c) => c.daemonCpuUs),
+        vs("HTTP vs socket: p50 saved, closed loop", "ms", (c) => c.p50),
+        vs("HTTP vs socket: bench CPU per reply", "µs", (c) => c.benchCpuUs),
+      );
+    }
     return {
       figures,
       detail: {
+        face,
         jobs: JOBS,
-        hubConnections: HUBS,
-        window: WINDOW,
+        hubConnections: face === "http" ? HTTP_SOCKETS : HUBS,
+        inFlight: slots.length,
         measureMs: MEASURE_MS,
         pacedRate: PACED_RATE,
         pacedMs: PACED_MS,
         rounds,
+        httpConnectionsMade: httpHub?.connectionsMade,
         daemonRssMiB: round(rssMiB(d.pid), 1),
       },
     };
   } finally {
     for (const c of conns) c.close();
+    httpHub?.close();
     db.close();
     await d.stop();
     d.cleanup();
@@ -415,5 +496,13 @@ export const replies: Scenario = {
   name: "replies",
   aliases: ["reply", "durable-replies"],
   title: "durable replies over the socket, against one-row SQLite transactions",
-  run,
+  run: (ctx) => run(ctx, "socket"),
+};
+
+export const repliesHttp: Scenario = {
+  name: "replies-http",
+  aliases: ["http-replies"],
+  title:
+    "durable replies over HTTP (POST /api/reply, keep-alive), against one-row SQLite transactions and the socket",
+  run: (ctx) => run(ctx, "http"),
 };
