@@ -7,6 +7,8 @@ export interface RoutedOp {
   name: OpName;
   get: boolean;
   acts: boolean;
+  /** Needs pushes: described by its WebSocket, not as a POST (which only says where that is). */
+  stream: boolean;
 }
 
 const errorBody = {
@@ -71,7 +73,7 @@ export function openApi(ops: readonly RoutedOp[]): unknown {
       },
     },
   };
-  for (const op of ops) {
+  for (const op of ops.filter((o) => !o.stream)) {
     paths[`/api/${op.name}`] = {
       post: operation(op, "post"),
       ...(op.get ? { get: operation(op, "get") } : {}),

@@ -19,7 +19,7 @@ import type { RoutedOp } from "./openapi.js";
 export function routedOps(): RoutedOp[] {
   return [...OP_TABLE.values()]
     .filter((op) => op.allow.includes("hub") && !op.socketOnly)
-    .map((op) => ({ name: op.name, get: !op.acts && !op.stream, acts: op.acts }));
+    .map((op) => ({ name: op.name, get: !op.acts && !op.stream, acts: op.acts, stream: op.stream === true }));
 }
 
 /** A request's caller: never a session; read-only as its token is. */

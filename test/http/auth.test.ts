@@ -357,7 +357,39 @@ describe("what HTTP does not serve", () => {
   });
 });
 
+describe("GET /api/openapi.json", () => {
+  it("describes every op HTTP serves, with the schema set's args and results", async () => {
+    const spec = (await api(d, "openapi.json", {}, { method: "GET" })).body;
+    expect(spec.openapi).toBe("3.1.0");
+    for (const op of ["list", "dispatch", "reply", "events", "pending", "profiles", "whoami", "reorder"]) {
+      expect(spec.paths[`/api/${op}`]?.post, op).toBeDefined();
+    }
+    for (const op of ["hello", "report", "ack", "token"])
+      expect(spec.paths[`/api/${op}`], op).toBeUndefined();
+    expect(spec.paths["/api/list"].get.parameters.map((p: any) => p.name)).toEqual(["id"]);
+    expect(spec.paths["/api/dispatch"].get).toBeUndefined();
+    const dispatch = spec.paths["/api/dispatch"].post;
+    expect(dispatch.requestBody.content["application/json"].schema.required).toEqual(["profile"]);
+    expect(dispatch.responses["200"].content["application/json"].schema.properties.result.required).toContain(
+      "job",
+    );
+    expect(spec.paths["/api/subscribe"].get.responses["101"]).toBeDefined();
+  });
+});
+
 describe("where it listens", () => {
+  it("listens beyond this machine when roost.json asks, and still wants the token and a known Host", async () => {
+    const open = await startDaemon({ config: { http: { host: "0.0.0.0" } } });
+    try {
+      expect(open.output).toContain("listening beyond this machine (0.0.0.0, from roost.json)");
+      expect(open.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      expect((await api(open, "list", {}, { token: null })).status).toBe(401);
+      expect((await api(open, "list")).status).toBe(200);
+    } finally {
+      await open.cleanup();
+    }
+  });
+
   afterEach(() => {
     for (const suffix of ["-other", "-taken"])
       fs.rmSync(`${d.home}${suffix}`, { recursive: true, force: true });
