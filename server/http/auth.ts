@@ -71,7 +71,13 @@ export function cookieValue(header: string | undefined, name: string): string | 
   if (!header) return undefined;
   for (const part of header.split(";")) {
     const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return ""; // not a token of ours: refused as one
+      }
+    }
   }
   return undefined;
 }

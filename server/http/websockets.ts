@@ -48,7 +48,7 @@ class Channel {
   }
 
   close(code: number, why: string): void {
-    if (!this.closed) this.ws.close(code, why.slice(0, 120));
+    if (!this.closed) this.ws.close(code, closeReason(why));
   }
 
   private finish(): void {
@@ -126,19 +126,26 @@ export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = 
         if (!outcome.ok) channel.close(CLOSE_NORMAL, outcome.error);
         return outcome.ok;
       });
-      // One at a time, in the order sent: keys reach the terminal as they were typed.
+      const handle = async (data: unknown, isBinary: boolean) => {
+        if (!(await attached)) return;
+        const request = terminalRequest(isBinary ? null : String(data));
+        if (typeof request === "string") {
+          channel.send({ ok: false, code: "bad_request", error: request });
+          return;
+        }
+        const outcome = await runOp(core, caller, request.op, { ...request.args, id });
+        // Only refusals are answered: a viewer types fast, and "done" for every key is noise.
+        if (!outcome.ok) channel.send({ op: request.op, ...envelope(outcome) });
+      };
+      // One at a time, in the order sent: keys reach the terminal as they were typed. A client that
+      // sends faster than the terminal takes is not read until it catches up (as on the socket).
       let queue: Promise<unknown> = attached;
+      let waiting = 0;
       ws.on("message", (data, isBinary) => {
+        if (++waiting >= LIMITS.inFlight) ws.pause();
         queue = queue.then(async () => {
-          if (!(await attached)) return;
-          const request = terminalRequest(isBinary ? null : data.toString());
-          if (typeof request === "string") {
-            channel.send({ ok: false, code: "bad_request", error: request });
-            return;
-          }
-          const outcome = await runOp(core, caller, request.op, { ...request.args, id });
-          // Only refusals are answered: a viewer types fast, and "done" for every key is noise.
-          if (!outcome.ok) channel.send({ op: request.op, ...envelope(outcome) });
+          await handle(data, isBinary);
+          if (--waiting < LIMITS.inFlight / 2 && ws.isPaused) ws.resume();
         });
       });
     },
@@ -162,4 +169,11 @@ function terminalRequest(
   if ((op !== "input" && op !== "resize") || typeof args !== "object" || args === null || Array.isArray(args))
     return usage;
   return { op, args: args as Record<string, unknown> };
+}
+
+/** A close frame's reason is at most 123 bytes of UTF-8. */
+function closeReason(why: string): string {
+  let reason = why;
+  while (Buffer.byteLength(reason) > 123) reason = reason.slice(0, -1);
+  return reason;
 }
