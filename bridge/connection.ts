@@ -12,6 +12,7 @@
 import type net from "node:net";
 import { LIMITS, type ResponseEnvelope, type WireEvent } from "../sdk/ts/protocol/index.js";
 import type { AgentConnection } from "../server/core/agents.js";
+import { encoded } from "../server/core/encoded.js";
 import { USER } from "../server/core/feed.js";
 import type { Caller } from "../server/ops/define.js";
 import type { OpOutcome } from "../server/ops/index.js";
@@ -189,7 +190,7 @@ export class Connection {
     if (this.closed || this.socket.destroyed || this.socket.writableEnded) return;
     let text: string;
     try {
-      text = JSON.stringify(message);
+      text = "event" in message ? encoded(message) : JSON.stringify(message);
     } catch (err) {
       // A value JSON cannot say (nested too deep): the answer says so; an event is left out.
       if ("event" in message) {

@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { WebSocket } from "ws";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "../core/core.js";
+import { encoded } from "../core/encoded.js";
 import { type OpOutcome, runOp } from "../ops/index.js";
 import { sendError } from "./answers.js";
 import { identityOf } from "./auth.js";
@@ -33,9 +34,9 @@ class Channel {
     ws.on("error", () => this.finish());
   }
 
-  send(message: unknown): void {
+  send(message: object): void {
     if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
-    this.ws.send(JSON.stringify(message));
+    this.ws.send(encoded(message));
     if (this.ws.bufferedAmount > this.maxUnread) {
       this.ws.terminate(); // it reads nothing: a close frame would wait behind the rest
       this.finish();
