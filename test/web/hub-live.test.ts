@@ -1,12 +1,13 @@
 /**
  * The hub in a real browser against a real daemon: a shell job's terminal (watch it, type into
- * it), the page living through a daemon restart without a reload, and a read-only token's page.
+ * it), the page living through a daemon restart without a reload, a read-only token's page, and a
+ * job's pending replies listed on its page (a new one appearing live).
  */
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { TestDaemon } from "../helpers/daemon.js";
-import { rmTemp, startCleanDaemon, tempDir } from "../helpers/jobs.js";
-import { api, freePort, type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
+import { rmTemp, silentProfile, startCleanDaemon, tempDir } from "../helpers/jobs.js";
+import { api, apiPost, freePort, type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
 
 let browser: Browser;
 let d: TestDaemon | undefined;
@@ -38,6 +39,12 @@ async function daemonWithShell(env: Record<string, string> = {}) {
   const c = await d.client();
   const { job } = await c.ok("dispatch", { profile: "shell", name: "a shell", cwd: dir });
   return { d, c, id: job.id as string, dir };
+}
+
+/** A daemon with a protocol profile whose agent never connects: its replies stay pending. */
+async function daemonWithSilent(): Promise<TestDaemon> {
+  d = (await startCleanDaemon({ agentProfiles: { silent: silentProfile() } })).d;
+  return d;
 }
 
 /** The xterm's screen as text, one line per row. */
@@ -163,6 +170,54 @@ describe("a read-only token's page", () => {
     expect(answer.body).toMatchObject({ ok: false, code: "policy" });
     const row = (await api(d, `list?id=${blocked.job.id}`)).rows[0];
     expect(row.state).toBe("blocked");
+    expect(pageErrors(page)).toEqual([]);
+  });
+});
+
+describe("a job's pending replies", () => {
+  it("lists the replies its agent has not taken, oldest first, and a new one as it is sent", async () => {
+    const d = await daemonWithSilent();
+    const dir = tempDir();
+    temps.push(dir);
+    const { job } = await apiPost(d, "dispatch", {
+      profile: "silent",
+      name: "never listens",
+      task: "the task itself",
+      cwd: dir,
+    });
+    const id = job.id as string;
+    await apiPost(d, "reply", { id, text: "please hurry", mode: "steer" });
+    const long = Array.from({ length: 12 }, (_, i) => `line ${i + 1} of a long follow-up`).join("\n");
+    await apiPost(d, "reply", { id, text: long });
+
+    const hub = await openHub(browser, d);
+    hubs.push(hub);
+    const { page } = hub;
+    await page.goto(`${d.url}#/jobs/${id}`);
+    const section = page.getByRole("region", { name: "Pending replies" });
+    const items = section.locator("li.pending-reply");
+    await expect.poll(() => items.count()).toBe(3);
+    expect(await items.locator(".seq").allTextContents()).toEqual(["#1", "#2", "#3"]);
+    await items.nth(0).getByText("the task itself").waitFor();
+    await items.nth(1).getByText("please hurry").waitFor();
+    await items.nth(1).locator(".mode", { hasText: "steer" }).waitFor();
+    expect(await items.nth(2).locator(".pending-text").innerText()).toBe(long);
+    // The long one is clipped, with "more" to read it all.
+    const text = items.nth(2).locator(".pending-text");
+    const clipped = await text.evaluate((el) => el.clientHeight);
+    await items.nth(2).getByRole("button", { name: "more" }).click();
+    expect(await text.evaluate((el) => el.clientHeight)).toBeGreaterThan(clipped);
+    await items.nth(2).getByRole("button", { name: "less" }).waitFor();
+    await shot(page, "job-pending", true);
+
+    // Sent now, by someone else: it appears without a reload (the row's push says so).
+    await page.evaluate("window.__sameDocument = 'yes'");
+    await apiPost(d, "reply", { id, text: "one more thing" });
+    await items.nth(3).getByText("one more thing").waitFor();
+    expect(await items.locator(".seq").allTextContents()).toEqual(["#1", "#2", "#3", "#4"]);
+    // The opened reply stays open through the refresh.
+    await items.nth(2).getByRole("button", { name: "less" }).waitFor();
+    expect(await page.evaluate("window.__sameDocument")).toBe("yes");
     expect(pageErrors(page)).toEqual([]);
   });
 });

@@ -2,23 +2,15 @@
  * The daemon's HTTP API, same origin: the login cookie goes with every request, the page never
  * sees the token. Paths are relative, so that the hub also works under a tunnel's path prefix.
  */
+import type { OpResult } from "../../sdk/ts/protocol/ops.js";
 import type { FeedEntry, Row } from "../../sdk/ts/protocol/schema.js";
 
 export type { FeedEntry, Row };
 
-export interface Profile {
-  name: string;
-  description: string | null;
-  command: string[];
-  task: "type" | "argv";
-  protocol: boolean;
-}
-
-export interface WhoAmI {
-  token: string | null;
-  readOnly: boolean;
-  daemon: { name: string; version: string };
-}
+export type Profile = OpResult<"profiles">["profiles"][number];
+export type WhoAmI = OpResult<"whoami">;
+/** A reply not yet taken by the job's agent (`pending`). */
+export type PendingReply = OpResult<"pending">["replies"][number];
 
 export class ApiError extends Error {
   constructor(
@@ -82,4 +74,57 @@ export function newRequestId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(9));
   const rand = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   return `web.${Date.now().toString(36)}.${rand}`;
+}
+
+/**
+ * The requestId of one form's action: made when first sent, the same when sent again (a retry),
+ * a new one once the form is changed (a new action) or the action went through.
+ */
+export class ActionId {
+  private id: string | null = null;
+
+  constructor(form: HTMLFormElement) {
+    form.addEventListener("input", () => this.done());
+  }
+
+  get(): string {
+    this.id ??= newRequestId();
+    return this.id;
+  }
+
+  done(): void {
+    this.id = null;
+  }
+}
+
+/** "Failed: why", with how to retry (`retry`) when sending again may work and is safe. */
+export function failedText(err: unknown, retry: string): string {
+  if (!(err instanceof ApiError)) return `Failed: ${err instanceof Error ? err.message : String(err)}`;
+  return `Failed: ${err.message}${err.retryable ? ` — ${retry}` : ""}`;
+}
+
+export type Message = Record<string, unknown>;
+
+/**
+ * A roost WebSocket's messages, parsed: the first is the op's answer (`{ok, result}` or
+ * `{ok: false, error}`), each one after it an event. One that is not JSON is skipped.
+ */
+export function onMessages(
+  ws: WebSocket,
+  answer: (msg: Message) => void,
+  event: (msg: Message) => void,
+): void {
+  let first = true;
+  ws.onmessage = (ev) => {
+    let msg: Message;
+    try {
+      msg = JSON.parse(String(ev.data));
+    } catch {
+      return;
+    }
+    if (first) {
+      first = false;
+      answer(msg);
+    } else event(msg);
+  };
 }

@@ -46,6 +46,21 @@ export function replaceKeepingFocus(el: Element, children: (Child | Child[])[]):
   }
 }
 
+/** Focuses the element under `root` with that data-focus key (after a redraw moved things). */
+export function focusKey(root: ParentNode, key: string): void {
+  root.querySelector<HTMLElement>(`[data-focus="${CSS.escape(key)}"]`)?.focus();
+}
+
+/** Esc in a form's field closes the form. */
+export function closeOnEscape(field: HTMLElement, close: () => void): void {
+  field.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") {
+      ev.preventDefault();
+      close();
+    }
+  });
+}
+
 /** Is the user typing (a key should go to the field, not to a shortcut)? */
 export function typing(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;

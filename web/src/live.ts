@@ -2,7 +2,7 @@
  * The page's live state: the rows and the feed, pushed over `/api/subscribe`. Nothing polls. When
  * the socket closes (the daemon restarting), it reconnects by itself: 250 ms, doubling, at most 2 s.
  */
-import { type FeedEntry, get, type Row, wsUrl } from "./api.js";
+import { type FeedEntry, get, type Message, onMessages, type Row, wsUrl } from "./api.js";
 
 export type Connection = "connecting" | "live" | "disconnected" | "unauthorized";
 
@@ -84,53 +84,53 @@ export class Live {
       return;
     }
     this.ws = ws;
-    let first = true;
-    ws.onmessage = (ev) => {
-      let msg: Record<string, unknown>;
-      try {
-        msg = JSON.parse(String(ev.data));
-      } catch {
-        return;
-      }
-      if (first) {
-        first = false;
-        if (msg.ok !== true) {
-          ws.close();
-          return;
-        }
-        const rows = (msg.result as { rows: Row[] }).rows;
-        const before = this.rows;
-        this.rows = new Map(rows.map((r) => [r.id, r]));
-        const again = this.everLive;
-        this.connection = "live";
-        this.backoff = 250;
-        this.everLive = true;
-        for (const fn of this.connectedListeners) fn(again);
-        for (const r of rows) this.emitRow({ before: before.get(r.id), after: r });
-        this.changed();
-        return;
-      }
-      if (msg.event === "row") {
-        const row = msg.row as Row;
-        const before = this.rows.get(row.id);
-        this.rows.set(row.id, row);
-        this.emitRow({ before, after: row });
-        this.changed();
-      } else if (msg.event === "removed") {
-        this.rows.delete(msg.id as string);
-        this.changed();
-      } else if (msg.event === "feed") {
-        const entry = msg.entry as FeedEntry;
-        this.feed.push(entry);
-        if (this.feed.length > 1000) this.feed.splice(0, this.feed.length - 1000);
-        for (const fn of this.feedListeners) fn(entry);
-      }
-    };
+    onMessages(
+      ws,
+      (msg) => this.answered(ws, msg),
+      (msg) => this.pushed(msg),
+    );
     ws.onclose = () => {
       if (this.ws !== ws) return;
       this.ws = null;
       this.scheduleRetry();
     };
+  }
+
+  /** The subscription's answer: every row, afresh. */
+  private answered(ws: WebSocket, msg: Message): void {
+    if (msg.ok !== true) {
+      ws.close();
+      return;
+    }
+    const rows = (msg.result as { rows: Row[] }).rows;
+    const before = this.rows;
+    this.rows = new Map(rows.map((r) => [r.id, r]));
+    const again = this.everLive;
+    this.connection = "live";
+    this.backoff = 250;
+    this.everLive = true;
+    for (const fn of this.connectedListeners) fn(again);
+    for (const r of rows) this.emitRow({ before: before.get(r.id), after: r });
+    this.changed();
+  }
+
+  /** A change pushed: a row, a row gone, a feed entry. */
+  private pushed(msg: Message): void {
+    if (msg.event === "row") {
+      const row = msg.row as Row;
+      const before = this.rows.get(row.id);
+      this.rows.set(row.id, row);
+      this.emitRow({ before, after: row });
+      this.changed();
+    } else if (msg.event === "removed") {
+      this.rows.delete(msg.id as string);
+      this.changed();
+    } else if (msg.event === "feed") {
+      const entry = msg.entry as FeedEntry;
+      this.feed.push(entry);
+      if (this.feed.length > 1000) this.feed.splice(0, this.feed.length - 1000);
+      for (const fn of this.feedListeners) fn(entry);
+    }
   }
 
   private emitRow(change: RowChange): void {

@@ -3,7 +3,8 @@ import { type FeedEntry, get } from "./api.js";
 import type { Ctx } from "./ctx.js";
 import { h, timeAgo } from "./dom.js";
 import { PendingList } from "./pending.js";
-import { displayName, RowView } from "./row.js";
+import { RowView } from "./row.js";
+import { displayName } from "./row-words.js";
 import type { View } from "./rows.js";
 import type { TerminalView } from "./terminal.js";
 

@@ -3,17 +3,9 @@
  * taken yet, oldest first. Fetched again only when the job's row says something changed (its
  * `pending` count or its `lastSeq`, pushed over the live socket) and after a reconnection: no polling.
  */
-import { get, type Row } from "./api.js";
+import { get, type PendingReply, type Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
 import { h, timeAgo } from "./dom.js";
-
-export interface PendingReply {
-  seq: number;
-  text: string;
-  mode: "steer" | "followUp" | null;
-  kind: string | null;
-  at: string;
-}
 
 /** Longer than this (in characters or lines), a reply is clipped until "more" is pressed. */
 const CLIP_CHARS = 360;

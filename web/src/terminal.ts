@@ -6,7 +6,7 @@
 import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
-import { wsUrl } from "./api.js";
+import { onMessages, wsUrl } from "./api.js";
 import { h } from "./dom.js";
 
 const THEME = {
@@ -70,17 +70,10 @@ export class TerminalView {
     this.setNote("Attaching…");
     const ws = new WebSocket(wsUrl(`jobs/${encodeURIComponent(this.id)}/terminal`));
     this.ws = ws;
-    let first = true;
     let ended = false;
-    ws.onmessage = (ev) => {
-      let msg: Record<string, unknown>;
-      try {
-        msg = JSON.parse(String(ev.data));
-      } catch {
-        return;
-      }
-      if (first) {
-        first = false;
+    onMessages(
+      ws,
+      (msg) => {
         if (msg.ok !== true) {
           ended = true;
           this.setNote(`No terminal: ${String(msg.error ?? "the job is not running")}`);
@@ -90,14 +83,15 @@ export class TerminalView {
         this.open(r.cols, r.rows, r.screen);
         this.backoff = 250;
         this.setNote("");
-        return;
-      }
-      if (msg.event === "output") this.term?.write(String(msg.data));
-      else if (msg.event === "detached") {
-        ended = true;
-        this.setNote(`The terminal ended: ${String(msg.why)}`);
-      } else if (msg.ok === false) this.setNote(`Refused: ${String(msg.error)}`);
-    };
+      },
+      (msg) => {
+        if (msg.event === "output") this.term?.write(String(msg.data));
+        else if (msg.event === "detached") {
+          ended = true;
+          this.setNote(`The terminal ended: ${String(msg.why)}`);
+        } else if (msg.ok === false) this.setNote(`Refused: ${String(msg.error)}`);
+      },
+    );
     ws.onclose = () => {
       if (this.ws !== ws) return;
       this.ws = null;

@@ -1,0 +1,49 @@
+/** The keyboard shortcuts' dialog (`?`). The same list is in docs/hub.md, "Keyboard". */
+import { h } from "./dom.js";
+
+const SHORTCUTS: [string, string][] = [
+  ["j / k", "next / previous job"],
+  ["Enter", "open the focused job"],
+  ["r", "reply to the focused job"],
+  ["1 – 9", "pick a choice of the focused blocked job"],
+  ["p", "pin or unpin the focused job"],
+  ["Alt + ↑ / ↓", "move the focused job up or down"],
+  ["d", "dispatch a job"],
+  ["g j", "go to the jobs"],
+  ["g e", "go to the events"],
+  ["Esc", "close a dialog or form; from a job's page, back to the jobs"],
+  ["?", "this help"],
+];
+
+let dialog: HTMLDialogElement | null = null;
+
+export function openHelp(): void {
+  dialog ??= h(
+    "dialog",
+    { class: "dialog help", "aria-labelledby": "help-title" },
+    h("h2", { id: "help-title" }, "Keyboard shortcuts"),
+    h(
+      "table",
+      null,
+      h(
+        "tbody",
+        null,
+        SHORTCUTS.map(([k, what]) =>
+          h("tr", null, h("th", { scope: "row" }, h("kbd", null, k)), h("td", null, what)),
+        ),
+      ),
+    ),
+    h(
+      "p",
+      { class: "muted small" },
+      "In a job's terminal every key goes to the job: Ctrl+] leaves it (or click outside it).",
+    ),
+    h(
+      "form",
+      { method: "dialog", class: "dialog-bar" },
+      h("button", { type: "submit", class: "primary" }, "Close"),
+    ),
+  );
+  document.body.append(dialog);
+  dialog.showModal();
+}

@@ -1,0 +1,43 @@
+/**
+ * Hash routing: `#/` the rows, `#/jobs/<id>` a job's page, `#/events[?job=<id>]` the feed. Hash
+ * routes, so the daemon needs no fallback and the page works under any path prefix.
+ */
+import type { Ctx } from "./ctx.js";
+import type { Frame, Nav } from "./frame.js";
+import { eventsView, jobView } from "./pages.js";
+import { rowsView, type View } from "./rows.js";
+
+export class Router {
+  /** The view shown (the keyboard acts on its rows). */
+  view: View | null = null;
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly frame: Frame,
+  ) {
+    window.addEventListener("hashchange", () => {
+      this.route();
+      frame.main.focus({ preventScroll: true });
+      window.scrollTo(0, 0);
+    });
+  }
+
+  /** Shows the view the address names (again: after who the page is changed, say). */
+  route(): void {
+    const hash = location.hash || "#/";
+    this.view?.dispose();
+    document.title = "roost";
+    const job = /^#\/jobs\/([^/?]+)/.exec(hash);
+    let nav: Nav = "jobs";
+    if (job) this.view = jobView(this.ctx, decodeURIComponent(job[1]!));
+    else if (hash.startsWith("#/events")) {
+      const q = new URLSearchParams(hash.split("?")[1] ?? "");
+      this.view = eventsView(this.ctx, q.get("job"));
+      document.title = "roost: events";
+      nav = "events";
+    } else this.view = rowsView(this.ctx);
+    this.frame.main.replaceChildren(this.view.el);
+    this.frame.markNav(nav);
+    this.frame.render();
+  }
+}

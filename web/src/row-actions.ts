@@ -1,0 +1,106 @@
+/**
+ * A row's action bar: Reply, Pin, Rename, Stop or Respawn, Remove… (asked in the bar first), and
+ * ↑ / ↓ to reorder. Drawn again on every change; the focus stays on the same button.
+ */
+import type { Row } from "./api.js";
+import { type Child, focusKey, h, replaceKeepingFocus } from "./dom.js";
+import { displayName, isRunning } from "./row-words.js";
+
+/** What the bar acts on: its row and the row's actions. */
+export interface ActionsHost {
+  readonly row: Row;
+  isBusy(key: string): boolean;
+  replyOpen(): boolean;
+  toggleReply(): void;
+  togglePin(): void;
+  openRename(): void;
+  /** Runs an op for the row; true when it went through. */
+  act(name: string, args: Record<string, unknown>, done: string): Promise<boolean>;
+  /** Moves the row by delta places; absent where rows are not ordered (a job's page). */
+  move?: (id: string, delta: number) => void;
+}
+
+export class RowActions {
+  readonly el: HTMLDivElement;
+  private confirmingRemove = false;
+
+  constructor(private readonly host: ActionsHost) {
+    this.el = h("div", { class: "row-actions", role: "group", "aria-label": `Actions on ${host.row.id}` });
+  }
+
+  focus(key: string): void {
+    focusKey(this.el, key);
+  }
+
+  render(): void {
+    const row = this.host.row;
+    replaceKeepingFocus(this.el, this.confirmingRemove ? this.confirm(row) : this.buttons(row));
+  }
+
+  private button(key: string, label: string, onclick: () => void, extra: Record<string, string> = {}) {
+    return h(
+      "button",
+      { type: "button", class: "act", "data-focus": key, disabled: this.host.isBusy(key), onclick, ...extra },
+      label,
+    );
+  }
+
+  private buttons(row: Row): (Child | Child[])[] {
+    const host = this.host;
+    const running = isRunning(row);
+    const replyOpen = host.replyOpen();
+    return [
+      running
+        ? this.button("reply", replyOpen ? "Hide reply" : "Reply", () => host.toggleReply(), {
+            "aria-keyshortcuts": "r",
+            "aria-expanded": String(replyOpen),
+          })
+        : null,
+      this.button("pin", row.pinned ? "Unpin" : "Pin", () => host.togglePin(), {
+        "aria-pressed": String(row.pinned),
+      }),
+      this.button("rename", "Rename", () => host.openRename()),
+      running
+        ? this.button("stop", "Stop", () => void host.act("stop", { id: row.id }, "Stopping"))
+        : this.button("respawn", "Respawn", () => void host.act("respawn", { id: row.id }, "Respawned")),
+      this.button("rm", "Remove…", () => this.askRemove(true)),
+      host.move ? this.reorder(row, host.move) : null,
+    ];
+  }
+
+  private reorder(row: Row, move: (id: string, delta: number) => void): Child[] {
+    return [
+      h("span", { class: "spacer" }),
+      this.button("up", "↑", () => move(row.id, -1), { "aria-label": "Move up", title: "Move up (Alt+↑)" }),
+      this.button("down", "↓", () => move(row.id, 1), {
+        "aria-label": "Move down",
+        title: "Move down (Alt+↓)",
+      }),
+    ];
+  }
+
+  private confirm(row: Row): Child[] {
+    return [
+      h(
+        "span",
+        { class: "confirm" },
+        `Remove ${displayName(row)}${isRunning(row) ? " (it is still running)" : ""}?`,
+      ),
+      this.button("rm-yes", "Yes, remove", () => void this.remove(row), { class: "act danger" }),
+      this.button("rm-no", "Cancel", () => this.askRemove(false)),
+    ];
+  }
+
+  private askRemove(asking: boolean): void {
+    this.confirmingRemove = asking;
+    this.render();
+    this.focus(asking ? "rm-no" : "rm");
+  }
+
+  private async remove(row: Row): Promise<void> {
+    if (await this.host.act("rm", { id: row.id }, "Removed")) {
+      this.confirmingRemove = false;
+      this.render();
+    }
+  }
+}

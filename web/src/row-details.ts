@@ -1,0 +1,73 @@
+/**
+ * A row's details, drawn from its data alone: the line of what the agent reports (tool, model,
+ * context, pending replies, PR links), and on a job's page the full list (process, directory…).
+ */
+import type { Row } from "./api.js";
+import { type Child, h, timeAgo } from "./dom.js";
+import { contextWords } from "./row-words.js";
+
+/** The line under the summary; null when there is nothing to say. */
+export function metaLine(row: Row): Child {
+  const items: Child[] = [];
+  if (row.tool && row.state === "working") items.push(h("li", { class: "tool" }, "⚙ ", row.tool));
+  if (row.model) items.push(h("li", null, row.model, row.thinking ? ` · ${row.thinking}` : ""));
+  const ctxWords = contextWords(row);
+  if (ctxWords) {
+    const pct = row.context?.percent;
+    items.push(
+      h(
+        "li",
+        { class: `ctx${pct !== undefined && pct >= 80 ? " warn" : ""}` },
+        ctxWords,
+        pct !== undefined
+          ? h("meter", { min: "0", max: "100", value: String(Math.round(pct)), "aria-hidden": "true" })
+          : null,
+      ),
+    );
+  }
+  if (row.pending > 0)
+    items.push(
+      h("li", { class: "pending" }, `${row.pending} pending repl${row.pending === 1 ? "y" : "ies"}`),
+    );
+  if (row.kind === "protocol" && row.life === "running" && !row.connected)
+    items.push(h("li", { class: "warn" }, "agent not connected"));
+  if (row.suggested) items.push(h("li", { class: "muted" }, `suggested: ${row.suggested.text}`));
+  for (const link of row.prLinks ?? [])
+    items.push(h("li", null, h("a", { href: link, target: "_blank", rel: "noreferrer noopener" }, "PR")));
+  return items.length ? h("ul", { class: "meta", "aria-label": "Details" }, items) : null;
+}
+
+/** Everything known of the job, as a list of terms (a job's page). */
+export function detailsList(row: Row): HTMLDListElement {
+  const pairs: [string, Child][] = [
+    ["Job", row.id],
+    ["Profile", `${row.profile} (${row.kind}${row.role ? `, ${row.role}` : ""})`],
+    [
+      "Process",
+      `${row.life}${row.pid ? `, pid ${row.pid}` : ""}${row.exitCode !== null ? `, exit ${row.exitCode}` : ""}`,
+    ],
+    ["Working directory", h("code", null, row.cwd)],
+    [
+      "Agent",
+      row.agent
+        ? `${row.agent.name} ${row.agent.version}`
+        : row.kind === "protocol"
+          ? "not connected yet"
+          : "—",
+    ],
+    ["Pending replies", String(row.pending)],
+    ["Replies sent", String(row.lastSeq)],
+    ["Started", timeAgo(row.startedAt) ?? "—"],
+    ["Ended", timeAgo(row.endedAt) ?? "—"],
+    ["Changed", timeAgo(row.updatedAt)],
+  ];
+  if (row.waitingFor) pairs.push(["Waiting for", row.waitingFor]);
+  if (row.capabilities.length) pairs.push(["Capabilities", row.capabilities.join(", ")]);
+  if (row.parent) pairs.push(["Parent", h("a", { href: `#/jobs/${row.parent}` }, row.parent)]);
+  if (row.usage) pairs.push(["Usage", h("code", null, JSON.stringify(row.usage))]);
+  return h(
+    "dl",
+    { class: "details" },
+    pairs.flatMap(([k, v]) => [h("dt", null, k), h("dd", null, v)]),
+  );
+}

@@ -1,0 +1,119 @@
+/**
+ * A blocked row's question, its choices as buttons (or, read-only, as text). A choice is never
+ * queued twice: each has its requestId, made once per question, so a double click or a retry sends
+ * the same one; once answered, the choices stay disabled (the chosen one marked) until the agent
+ * has taken the answer or asks something else.
+ */
+import { newRequestId, op, type Row } from "./api.js";
+import type { Ctx } from "./ctx.js";
+import { type Child, h } from "./dom.js";
+
+/** Where the choices live: their row, and its status line. */
+export interface ChoicesHost {
+  readonly row: Row;
+  /** The choices' state changed: draw the row again. */
+  redraw(): void;
+  setStatus(text: string, kind: "ok" | "error" | "busy"): void;
+  setError(err: unknown): void;
+}
+
+export class Choices {
+  /** The question the choices answer; the requestId of each choice, made once per question. */
+  private key = "";
+  private readonly ids = new Map<string, string>();
+  private answered: string | null = null;
+  /** The answer's reply seq: once the agent has taken it (acked), the choices are live again. */
+  private answeredSeq = 0;
+  private busy = false;
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly host: ChoicesHost,
+  ) {}
+
+  /** Called with each row pushed, before it is drawn. */
+  sync(row: Row): void {
+    // The agent took the answer: what it asks now (the same words, maybe) is a new question.
+    if (this.answered !== null && row.pending === 0 && row.lastSeq >= this.answeredSeq) this.reset();
+    const q = row.state === "blocked" ? (row.question ?? "") : "";
+    const key = q || row.choices ? `${q}\n${JSON.stringify(row.choices)}\n${row.state}` : "";
+    if (key !== this.key) {
+      this.key = key;
+      this.reset();
+    }
+  }
+
+  /** Answers with the n-th choice (1-based), as a click on it would. */
+  choose(n: number): void {
+    const choice = this.host.row.choices?.[n - 1];
+    if (choice !== undefined && this.host.row.state === "blocked") void this.answer(choice);
+  }
+
+  render(): Child {
+    const row = this.host.row;
+    if (row.state !== "blocked" || (!row.question && !row.choices?.length)) return null;
+    const ro = this.ctx.readOnly();
+    const choices = (row.choices ?? []).map((c, i) =>
+      ro
+        ? h("li", { class: "choice-ro" }, c)
+        : h(
+            "button",
+            {
+              type: "button",
+              class: `choice${this.answered === c ? " chosen" : ""}`,
+              "data-focus": `choice-${i}`,
+              disabled: this.answered !== null || this.busy,
+              "aria-keyshortcuts": i < 9 ? String(i + 1) : null,
+              onclick: () => void this.answer(c),
+            },
+            i < 9 ? h("kbd", { "aria-hidden": "true" }, String(i + 1)) : null,
+            c,
+          ),
+    );
+    return h(
+      "div",
+      { class: "question" },
+      row.question ? h("p", { class: "q-text" }, row.question) : null,
+      choices.length
+        ? ro
+          ? h("ul", { class: "choices", "aria-label": "Choices" }, choices)
+          : h("div", { class: "choices", role: "group", "aria-label": `Answer ${row.id}` }, choices)
+        : null,
+    );
+  }
+
+  private reset(): void {
+    this.answered = null;
+    this.ids.clear();
+  }
+
+  private async answer(choice: string): Promise<void> {
+    if (this.answered !== null || this.busy) return;
+    let rid = this.ids.get(choice);
+    if (!rid) {
+      rid = newRequestId();
+      this.ids.set(choice, rid);
+    }
+    const key = this.key;
+    this.busy = true;
+    this.host.redraw();
+    this.host.setStatus(`Answering “${choice}”…`, "busy");
+    try {
+      const r = await op<{ seq?: number; duplicate?: boolean }>("reply", {
+        id: this.host.row.id,
+        text: choice,
+        requestId: rid,
+      });
+      if (key === this.key) {
+        this.answered = choice;
+        this.answeredSeq = r.seq ?? this.host.row.lastSeq;
+      }
+      this.host.setStatus(r.duplicate ? `“${choice}” was already sent` : `Answered “${choice}”`, "ok");
+    } catch (err) {
+      this.host.setError(err);
+    } finally {
+      this.busy = false;
+      this.host.redraw();
+    }
+  }
+}

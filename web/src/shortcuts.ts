@@ -1,0 +1,68 @@
+/**
+ * The page's keyboard shortcuts (the list is in help.ts). Off while a dialog is open or the user
+ * types in a field or the terminal; Alt+arrows are the focused row's own.
+ */
+import type { Ctx } from "./ctx.js";
+import { typing } from "./dom.js";
+import { openHelp } from "./help.js";
+import type { View } from "./rows.js";
+
+/** How long after `g` its second key counts. */
+const G_WINDOW_MS = 1500;
+
+export function bindShortcuts(ctx: Ctx, view: () => View | null): void {
+  let gAt = 0;
+  document.addEventListener("keydown", (ev) => {
+    if (ev.defaultPrevented || ev.ctrlKey || ev.metaKey) return;
+    if (document.querySelector("dialog[open]")) return;
+    if (typing(ev.target)) return;
+    const cur = view()?.current?.() ?? null;
+    if (ev.altKey) return; // Alt+arrows: the row's own handler
+    const g = Date.now() - gAt < G_WINDOW_MS;
+    gAt = 0;
+    if (g && (ev.key === "e" || ev.key === "j" || ev.key === "h")) {
+      ev.preventDefault();
+      location.hash = ev.key === "e" ? "#/events" : "#/";
+      return;
+    }
+    switch (ev.key) {
+      case "g":
+        gAt = Date.now();
+        return;
+      case "?":
+        openHelp();
+        break;
+      case "j":
+      case "k":
+        view()?.step?.(ev.key === "j" ? 1 : -1);
+        break;
+      case "Enter":
+        if (!(ev.target instanceof HTMLLIElement) || !cur) return;
+        location.hash = `#/jobs/${cur.row.id}`;
+        break;
+      case "r":
+        if (!cur) return;
+        cur.openReply();
+        break;
+      case "d":
+        if (ctx.readOnly()) return;
+        ctx.openDispatch();
+        break;
+      case "p":
+        if (!cur || ctx.readOnly()) return;
+        cur.togglePin();
+        break;
+      case "Escape":
+        if (!location.hash.startsWith("#/jobs/")) return;
+        location.hash = "#/";
+        break;
+      default:
+        if (/^[1-9]$/.test(ev.key) && cur && !ctx.readOnly()) {
+          cur.choose(Number(ev.key));
+          break;
+        }
+        return;
+    }
+    ev.preventDefault();
+  });
+}
