@@ -12,6 +12,7 @@ import path from "node:path";
 import { cleanupAll, ROOT } from "./harness.js";
 import type { Scenario, ScenarioResult } from "./scenario.js";
 import { dispatchScenario } from "./scenarios/dispatch.js";
+import { fanOut } from "./scenarios/fan-out.js";
 import { idleJobs } from "./scenarios/idle-jobs.js";
 import { manyAgents } from "./scenarios/many-agents.js";
 import { replies, repliesHttp } from "./scenarios/replies.js";
@@ -24,6 +25,7 @@ const SCENARIOS: Scenario[] = [
   reportThroughput,
   replies,
   repliesHttp,
+  fanOut,
   startScenario,
   manyAgents,
   idleJobs,
