@@ -68,15 +68,17 @@ export class RowActions {
     ];
   }
 
-  private reorder(row: Row, move: (id: string, delta: number) => void): Child[] {
-    return [
-      h("span", { class: "spacer" }),
+  /** ↑ and ↓ as one group, kept together at the end of the bar (and of its last line, wrapped). */
+  private reorder(row: Row, move: (id: string, delta: number) => void): HTMLSpanElement {
+    return h(
+      "span",
+      { class: "reorder" },
       this.button("up", "↑", () => move(row.id, -1), { "aria-label": "Move up", title: "Move up (Alt+↑)" }),
       this.button("down", "↓", () => move(row.id, 1), {
         "aria-label": "Move down",
         title: "Move down (Alt+↓)",
       }),
-    ];
+    );
   }
 
   private confirm(row: Row): Child[] {
