@@ -32,7 +32,8 @@ export function metaLine(row: Row): Child {
   if (row.kind === "protocol" && row.life === "running" && !row.connected)
     items.push(h("li", { class: "warn" }, "agent not connected"));
   if (row.suggested) items.push(h("li", { class: "muted" }, `suggested: ${row.suggested.text}`));
-  for (const link of row.prLinks ?? [])
+  // An agent's links are its to say: only web addresses become links (never javascript: or data:).
+  for (const link of (row.prLinks ?? []).filter(isWebLink))
     items.push(h("li", null, h("a", { href: link, target: "_blank", rel: "noreferrer noopener" }, "PR")));
   return items.length ? h("ul", { class: "meta", "aria-label": "Details" }, items) : null;
 }
@@ -70,4 +71,13 @@ export function detailsList(row: Row): HTMLDListElement {
     { class: "details" },
     pairs.flatMap(([k, v]) => [h("dt", null, k), h("dd", null, v)]),
   );
+}
+
+function isWebLink(link: string): boolean {
+  try {
+    const { protocol } = new URL(link);
+    return protocol === "https:" || protocol === "http:";
+  } catch {
+    return false;
+  }
 }
