@@ -6,7 +6,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { TestDaemon } from "../helpers/daemon.js";
-import { rmTemp, silentProfile, startCleanDaemon, tempDir } from "../helpers/jobs.js";
+import { rawAgent, rmTemp, silentProfile, startCleanDaemon, tempDir } from "../helpers/jobs.js";
 import { api, apiPost, freePort, type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
 
 let browser: Browser;
@@ -219,5 +219,33 @@ describe("a job's pending replies", () => {
     await items.nth(2).getByRole("button", { name: "less" }).waitFor();
     expect(await page.evaluate("window.__sameDocument")).toBe("yes");
     expect(pageErrors(page)).toEqual([]);
+  });
+});
+
+describe("what an agent reports", () => {
+  it("is shown as text: only its web addresses become links", async () => {
+    const d = await daemonWithSilent();
+    const c = await d.client();
+    const { job } = await c.ok("dispatch", { profile: "silent", name: "linker" });
+    const { agent, token } = await rawAgent(d, c, job.id);
+    await agent.ok("report", {
+      id: job.id,
+      token,
+      report: {
+        state: "working",
+        summary: "<img src=x onerror=alert(1)> opened a PR",
+        prLinks: ["javascript:alert(1)", "data:text/html,<b>x</b>", "https://example.com/pr/1"],
+      },
+    });
+    const hub = await openHub(browser, d);
+    hubs.push(hub);
+    const row = hub.page.locator(`li.row[data-id="${job.id}"]`);
+    await row.getByText("<img src=x onerror=alert(1)> opened a PR").waitFor();
+    expect(await row.locator("img").count()).toBe(0);
+    expect(await row.locator("a[href]").evaluateAll((as) => as.map((a) => a.getAttribute("href")))).toContain(
+      "https://example.com/pr/1",
+    );
+    expect(await row.locator('a[href^="javascript:"], a[href^="data:"]').count()).toBe(0);
+    expect(pageErrors(hub.page)).toEqual([]);
   });
 });
