@@ -18,7 +18,7 @@ import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import { BenchDaemon, dispatchJobs, INERT_CONFIG, type InertJob, sleep, track, until } from "../harness.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import { Contention, cpuMs, type Figure, info, median, percentile, round } from "../stats.js";
+import { Contention, cpuMs, type Figure, info, median, percentile, round, syscalls } from "../stats.js";
 
 // BENCH_FANOUT_SUBSCRIBERS and BENCH_FANOUT_RATE change the load, for finding where the knee is.
 const SUBSCRIBERS = Number(process.env.BENCH_FANOUT_SUBSCRIBERS) || 100;
@@ -158,7 +158,7 @@ class Subscribers {
     return value;
   }
 
-  start(): void {
+  begin(): void {
     this.child.stdin!.write("start\n");
   }
 
@@ -181,6 +181,8 @@ interface Round {
   subscribers: SubStats;
   reportsPerS: number;
   daemonCpuPct: number;
+  /** The daemon's write system calls (write, writev: /proc/<pid>/io) per push message received. */
+  daemonWritesPerMessage: number;
   benchCpuPct: number;
   /** How late the pacer sent (ms after each report was due): the sender's own delay. */
   senderLag: { p50: number; p99: number };
@@ -229,9 +231,9 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const rounds: Round[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       await pace(agents, WARM_MS);
-      subs.start();
+      subs.begin();
       const contention = new Contention([d.pid, "self", childPid]);
-      const [t0, c0, b0] = [performance.now(), cpuMs(d.pid), cpuMs("self")];
+      const [t0, c0, b0, w0] = [performance.now(), cpuMs(d.pid), cpuMs("self"), syscalls(d.pid).writes];
       const sent0 = agents.reduce((s, a) => s + a.sent, 0);
       for (const a of agents) a.answerMs.length = 0;
       const lag = await pace(agents, MEASURE_MS);
@@ -239,12 +241,14 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       const sent1 = agents.reduce((s, a) => s + a.sent, 0);
       await sleep(100); // the last pushes arrive
       const busy = contention.end();
+      const w1 = syscalls(d.pid).writes;
       const s = await subs.stop();
       const wall = t1 - t0;
       const round1: Round = {
         subscribers: s,
         reportsPerS: round(((sent1 - sent0) / wall) * 1000, 0),
         daemonCpuPct: round(((c1 - c0) / wall) * 100, 0),
+        daemonWritesPerMessage: round((w1 - w0) / Math.max(1, s.messages), 3),
         benchCpuPct: round(((b1 - b0) / wall) * 100, 0),
         senderLag: { p50: round(median(lag), 2), p99: round(percentile(lag, 99), 2) },
         answered: (() => {
@@ -258,7 +262,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       ctx.log(
         `round ${r + 1}: ${round1.reportsPerS} reports/s; push p50 ${s.latency.p50} ms, p99 ${s.latency.p99} ms, max ${s.latency.max} ms; ` +
           `${perS} messages/s to ${SUBSCRIBERS} subscribers, ${s.coalesced} of ${s.matched + s.coalesced} values coalesced; ` +
-          `CPU: daemon ${round1.daemonCpuPct} %, subscribers ${s.cpuPct} % (loop delay p99 ${s.loopDelay.p99} ms), ` +
+          `CPU: daemon ${round1.daemonCpuPct} % (${round1.daemonWritesPerMessage} writes per message), subscribers ${s.cpuPct} % (loop delay p99 ${s.loopDelay.p99} ms), ` +
           `report answered p50 ${round1.answered.p50} p99 ${round1.answered.p99} ms; senders ${round1.benchCpuPct} % (late p99 ${round1.senderLag.p99} ms); other processes used ${busy.otherCpus} CPUs`,
       );
       if (s.closed > 0) throw new Error(`${s.closed} subscribers were disconnected`);
@@ -313,6 +317,12 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         "daemon CPU",
         "%",
         m((r) => r.daemonCpuPct),
+      ),
+      info(
+        S,
+        "daemon write system calls per push message",
+        "",
+        m((r) => r.daemonWritesPerMessage),
       ),
       info(
         S,
