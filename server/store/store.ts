@@ -185,8 +185,7 @@ export class Store {
    * Updates `job.lastSeq`. Returns the seq.
    */
   addReply(job: JobRecord, reply: NewReply, keepIdNow = true): number {
-    // Within a group commit it is already in a transaction: a nested one (a savepoint) costs more
-    // than the reply's own writes.
+    // Within a group commit it is in a transaction already: a nested one would only add a savepoint.
     if (this.touched) return this.insertReply(job, reply, keepIdNow);
     return this.db.transaction(() => this.insertReply(job, reply, keepIdNow))();
   }
