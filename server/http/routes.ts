@@ -33,7 +33,8 @@ export function callerOf(req: FastifyRequest, extra: Partial<Caller> = {}): Call
  * only, get the same answers as on the socket (`bad_request`, `unsupported`) from `runOp`.
  */
 export function installOpRoutes(app: FastifyInstance, core: Core, ops: readonly RoutedOp[]): void {
-  const gettable = new Set(ops.filter((op) => op.get).map((op) => op.name as string));
+  // An op that acts is POST only; any other op that cannot be a GET is told why by runOp.
+  const postOnly = new Set(ops.filter((op) => op.acts).map((op) => op.name as string));
   app.post<{ Params: { op: string } }>("/api/:op", async (req, reply) => {
     const args = req.body ?? {};
     if (typeof args !== "object" || args === null || Array.isArray(args))
@@ -42,7 +43,7 @@ export function installOpRoutes(app: FastifyInstance, core: Core, ops: readonly 
   });
   app.get<{ Params: { op: string } }>("/api/:op", async (req, reply) => {
     const name = req.params.op;
-    if (OP_TABLE.has(name) && !gettable.has(name))
+    if (postOnly.has(name))
       return sendError(reply, "unsupported", `${name} is POST /api/${name}, with its args as a JSON body`);
     const query = req.query as Record<string, unknown>;
     const args = Object.hasOwn(OPS, name) ? fromQuery(OPS[name as OpName].args, query) : {};

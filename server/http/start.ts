@@ -22,10 +22,10 @@ export async function listenHub(
     return null;
   }
   const url = hubUrl(address.host, (app.server.address() as { port: number }).port);
-  console.log(`  hub ${url}`);
   if (address.exposed) {
     console.log(`  listening beyond this machine (${address.host}, from roost.json): the token is the guard`);
   }
+  console.log(`  hub ${url}`); // last but the login line: what waits for the daemon reads this
   // The login link carries the token: shown in a terminal, never written to a log.
   if (process.stdout.isTTY)
     console.log(`  log in: ${url}login?token=${encodeURIComponent(core.tokens.ownerSecret())}`);

@@ -328,9 +328,12 @@ describe("the body", () => {
 describe("what HTTP does not serve", () => {
   it("keeps the agent protocol and token minting on the owner's socket", async () => {
     for (const op of ["hello", "report", "ack", "token"]) {
-      const res = await api(d, op, {});
-      expect(res.status, op).toBe(405);
-      expect(res.body.code, op).toBe("unsupported");
+      for (const method of ["POST", "GET"] as const) {
+        const res = await api(d, op, {}, { method });
+        expect(res.status, `${method} ${op}`).toBe(405);
+        expect(res.body.code, `${method} ${op}`).toBe("unsupported");
+        expect(res.body.error, `${method} ${op}`).toContain("only on the unix socket");
+      }
     }
   });
 
