@@ -3,13 +3,25 @@
  * fresh temp ROOST_HOME. Everything started here is killed by pid at the end, also when a scenario
  * fails or the run is interrupted: the daemon, the jobs (the pty host's children) and the pty host.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import {
+  isAlive,
+  killJobsOf,
+  killPtyHost,
+  killQuietly,
+  procEnv,
+  ptyHostPid,
+  sleep,
+  until,
+} from "../test/helpers/processes.js";
 import { Conn, connectWhenReady } from "./lines.js";
+
+export { childPids, isAlive, procEnv, sleep, until } from "../test/helpers/processes.js";
 
 /** The repository (this file runs as dist/bench/harness.js). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -150,11 +162,7 @@ export class BenchDaemon {
   }
 
   ptyHostPid(): number | null {
-    try {
-      return Number(fs.readFileSync(path.join(this.home, "pty.pid"), "utf8").trim()) || null;
-    } catch {
-      return null;
-    }
+    return ptyHostPid(this.home);
   }
 
   /** Ends the pty host (and with it nothing else: kill the jobs first) and waits until it is gone. */
@@ -162,21 +170,17 @@ export class BenchDaemon {
     const pid = this.ptyHostPid();
     if (!pid) return;
     killJobsOf(pid);
-    signal(pid, "SIGTERM");
+    killQuietly(pid, "SIGTERM");
     const deadline = performance.now() + 5000;
     while (isAlive(pid) && performance.now() < deadline) await sleep(10);
-    if (isAlive(pid)) signal(pid, "SIGKILL");
+    if (isAlive(pid)) killQuietly(pid);
     while (isAlive(pid)) await sleep(10);
   }
 
   /** Kills by pid what this daemon started (the daemon, the jobs, the pty host); removes the home. Synchronous. */
   cleanup(): void {
     if (this.proc && this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill("SIGKILL");
-    const host = this.ptyHostPid();
-    if (host) {
-      killJobsOf(host);
-      signal(host, "SIGKILL");
-    }
+    killPtyHost(this.home);
     fs.rmSync(this.home, { recursive: true, force: true });
     live.delete(this);
   }
@@ -209,72 +213,6 @@ export function cleanupAll(): void {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
   for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true });
   temps.clear();
-}
-
-/** The jobs are the pty host's children, each a session leader: its process group, then itself. */
-function killJobsOf(hostPid: number): void {
-  for (const pid of childPids(hostPid)) signal(-pid, "SIGKILL") || signal(pid, "SIGKILL");
-}
-
-export function childPids(pid: number): number[] {
-  try {
-    return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
-      .split("\n")
-      .map((s) => Number(s.trim()))
-      .filter((n) => n > 0);
-  } catch {
-    return [];
-  }
-}
-
-function signal(pid: number, sig: NodeJS.Signals): boolean {
-  try {
-    process.kill(pid, sig);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie (killed, not yet reaped by its parent) is gone for our purposes.
-  try {
-    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until `check` gives something truthy; throws after `ms`, naming what it waited for. */
-export async function until<T>(
-  what: string,
-  check: () => T | Promise<T>,
-  ms = 15000,
-): Promise<NonNullable<T>> {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v as NonNullable<T>;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
-/** A process's environment, from /proc/<pid>/environ. */
-export function procEnv(pid: number): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const entry of fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")) {
-    const eq = entry.indexOf("=");
-    if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
-  }
-  return env;
 }
 
 export interface InertJob {

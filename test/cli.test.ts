@@ -10,13 +10,13 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   agentProfile,
   CLI,
-  childPids,
   type DaemonOptions,
   isAlive,
   startDaemon,
   type TestDaemon,
   until,
 } from "./helpers/daemon.js";
+import { killPtyHost, killQuietly } from "./helpers/processes.js";
 
 interface Ran {
   code: number;
@@ -59,13 +59,6 @@ function freshEnv(): { home: string; env: Record<string, string> } {
     if (v !== undefined && !k.startsWith("ROOST_")) env[k] = v;
   Object.assign(env, PLAIN_SHELL, { ROOST_HOME: home, ROOST_STOP_GRACE_MS: "1000", ROOST_PORT: "0" });
   return { home, env };
-}
-
-function killQuietly(pid: number, signal: NodeJS.Signals = "SIGKILL"): void {
-  if (!pid) return; // 0 would be this process group
-  try {
-    process.kill(pid, signal);
-  } catch {}
 }
 
 const COMMANDS = [
@@ -447,15 +440,4 @@ function readQuietly(file: string): string {
   } catch {
     return "";
   }
-}
-
-/** The pty host (and its jobs) outlive the daemon by design: a test that started one kills it. */
-function killPtyHost(home: string): void {
-  const host = Number(readQuietly(path.join(home, "pty.pid")).trim());
-  if (!host) return;
-  for (const pid of childPids(host)) {
-    killQuietly(-pid);
-    killQuietly(pid);
-  }
-  killQuietly(host);
 }

@@ -2,13 +2,16 @@
  * A real daemon for tests: its own process on a fresh temp ROOST_HOME, spoken to over its real
  * socket. Teardown kills by pid everything it started: the jobs, the pty host, the daemon.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { socketAnswers } from "../../sdk/ts/client/socket-client.js";
+import { killPtyHost, ptyHostPid, sleep } from "./processes.js";
 import { RawClient } from "./raw-client.js";
+
+export { childPids, isAlive, sleep, until } from "./processes.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const CLI = path.join(ROOT, "dist/server/cli/main.js");
@@ -94,22 +97,14 @@ export class TestDaemon {
   }
 
   ptyHostPid(): number | null {
-    try {
-      return Number(fs.readFileSync(path.join(this.home, "pty.pid"), "utf8").trim()) || null;
-    } catch {
-      return null;
-    }
+    return ptyHostPid(this.home);
   }
 
   /** Kills what this test started, by pid: the jobs (the pty host's children), the host, the daemon. */
   async cleanup(): Promise<void> {
     for (const c of this.clients) c.close();
     await this.kill("SIGKILL");
-    const host = this.ptyHostPid();
-    if (host) {
-      for (const pid of childPids(host)) killQuietly(-pid) || killQuietly(pid);
-      killQuietly(host);
-    }
+    killPtyHost(this.home);
     fs.rmSync(this.home, { recursive: true, force: true });
   }
 }
@@ -142,58 +137,4 @@ export const agentProfile = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-export function childPids(pid: number): number[] {
-  try {
-    return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
-      .split("\n")
-      .map((s) => Number(s.trim()))
-      .filter((n) => n > 0);
-  } catch {
-    return [];
-  }
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function killQuietly(pid: number): boolean {
-  try {
-    process.kill(pid, "SIGKILL");
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export { socketAnswers as answers };
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until `check` returns a truthy value (or throws after `ms`, saying what it waited for). */
-export async function until<T>(
-  what: string,
-  check: () => T | Promise<T>,
-  ms = 10000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await check();
-      if (v) return v as NonNullable<T>;
-      last = v;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(20);
-  }
-  throw new Error(
-    `timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`,
-  );
-}

@@ -6,8 +6,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach } from "vitest";
-import { isAlive, startDaemon, type TestDaemon, until } from "./daemon.js";
+import { startDaemon, type TestDaemon, until } from "./daemon.js";
+import { isAlive, procEnv } from "./processes.js";
 import type { RawClient } from "./raw-client.js";
+
+export { procEnv } from "./processes.js";
 
 /** A JSON-lines file as objects ([] when it does not exist yet). */
 export function lines(file: string): any[] {
@@ -51,27 +54,9 @@ export function untilRow(
   );
 }
 
-/** A process's environment, from /proc/<pid>/environ. */
-export function procEnv(pid: number): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const entry of fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")) {
-    const eq = entry.indexOf("=");
-    if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
-  }
-  return env;
-}
-
-/** Waits until the process is gone (reaped, not a zombie). */
+/** Waits until the process is gone (reaped, or a zombie: not running). */
 export function untilGone(pid: number, ms = 10000): Promise<boolean> {
-  return until(`pid ${pid} gone`, () => !isAlive(pid) || isZombie(pid), ms);
-}
-
-function isZombie(pid: number): boolean {
-  try {
-    return /^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
+  return until(`pid ${pid} gone`, () => !isAlive(pid), ms);
 }
 
 /** A fresh directory for a job to work in; removed with `rmTemp`. */

@@ -5,7 +5,7 @@ import { SerializeAddon } from "@xterm/addon-serialize";
 import { describe, expect, it } from "vitest";
 import type { JobOutput, PtyHostClient } from "../../server/pty/client.js";
 import type { Snapshot } from "../../server/pty/wire.js";
-import { sleep, useHost, ViewerScreen, waitFor } from "./harness.js";
+import { sleep, until, useHost, ViewerScreen } from "./harness.js";
 
 /** What one attach saw: its snapshot and every output event of the job after its answer. */
 interface Viewing {
@@ -58,7 +58,7 @@ describe("pty host attach", { timeout: 30_000 }, () => {
     const all = await attach(witness, "stream");
     expect(all.snap.seq).toBe(0);
     await witness.write("stream", "\r");
-    await waitFor("the stream", () => all.after.some((o) => o.data.includes("line-")));
+    await until("the stream", () => all.after.some((o) => o.data.includes("line-")));
     // Again and again while it flows, on two connections; on one of them attached already (a fresh
     // snapshot on the same terms).
     const viewings: Viewing[] = [];
@@ -67,7 +67,7 @@ describe("pty host attach", { timeout: 30_000 }, () => {
       await sleep(20);
     }
     fs.writeFileSync(path.join(h.home(), "stop"), "");
-    await waitFor("the end", async () => (await witness.tail("stream")).includes("done"), 20_000);
+    await until("the end", async () => (await witness.tail("stream")).includes("done"), 20_000);
     const host = await witness.screen("stream");
     seqsFollow(all);
     const last = all.after.at(-1)!.seq;
@@ -110,7 +110,7 @@ describe("pty host attach", { timeout: 30_000 }, () => {
       "printf '\\033[1;31mred\\033[0m plain \\033[42mgreen\\033[0m\\n'; printf 'x\\033[5;10Hhere'; sleep 0.2; " +
       "printf '\\033[?1049h\\033[Hon the alternate screen\\033[3;3H'; sleep 30";
     await h.start(c, "ansi", "bash", ["-c", script], { cols: 60, rows: 12 });
-    await waitFor("the alternate screen", async () =>
+    await until("the alternate screen", async () =>
       (await c.screen("ansi")).lines.includes("on the alternate screen"),
     );
     const v = await attach(c, "ansi");
@@ -133,7 +133,7 @@ describe("pty host attach", { timeout: 30_000 }, () => {
     const c = await h.connect();
     await h.start(c, "cat", "cat", []);
     await c.write("cat", "one\r");
-    await waitFor("echo", async () => (await c.tail("cat")).includes("one"));
+    await until("echo", async () => (await c.tail("cat")).includes("one"));
     const order: string[] = [`answer ${(await c.attach("cat")).seq}`];
     c.on("output", (o) => order.push(`output ${o.seq}`));
     const answers = [1, 2, 3].map(async (n) => {
@@ -141,7 +141,7 @@ describe("pty host attach", { timeout: 30_000 }, () => {
       order.push(`answer ${(await c.attach("cat")).seq}`);
     });
     await Promise.all(answers);
-    await waitFor("echo and output", async () => (await c.tail("cat")).split("two3").length === 3);
+    await until("echo and output", async () => (await c.tail("cat")).split("two3").length === 3);
     await new Promise((r) => setTimeout(r, 100));
     // Each answer's seq is the last chunk before it in the order; the chunks after it follow it.
     let last = Number(order[0]!.split(" ")[1]);

@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Jobs } from "../../server/pty/jobs.js";
 import { Screen } from "../../server/pty/screen.js";
-import { nextExit, useHost, waitFor } from "./harness.js";
+import { nextExit, until, useHost } from "./harness.js";
 
 describe("pty host flow control", { timeout: 60_000 }, () => {
   const h = useHost();
@@ -39,7 +39,7 @@ describe("a screen that falls behind", () => {
     for (let i = 0; i < 160; i++) screen.write(chunk); // 10 MB at once: nothing parsed meanwhile
     screen.write("the end");
     expect(flow).toEqual([true]);
-    await waitFor("going on", () => flow.length === 2, 20_000);
+    await until("going on", () => flow.length === 2, 20_000);
     expect(flow).toEqual([true, false]);
     await new Promise<void>((resolve) => screen.whenParsed(resolve));
     expect(screen.text().lines.at(-1)).toBe("the end");
@@ -83,7 +83,7 @@ describe("a job that ends while its output is paused", () => {
     }));
     const job = jobs.known({ jobId: "p" });
     (job.screen as any).onFlow(true); // as the screen does when it falls behind
-    await waitFor("the exit", () => exited);
+    await until("the exit", () => exited);
     expect(job.tail).toContain("last words");
   });
 });

@@ -8,33 +8,10 @@ import { afterEach, beforeAll, beforeEach } from "vitest";
 import { PtyHostClient } from "../../server/pty/client.js";
 import type { JobExit, ScreenState, SpawnSpec } from "../../server/pty/wire.js";
 
+export { isAlive, sleep, until } from "../helpers/processes.js";
+
 export const hostScript = fileURLToPath(new URL("../../dist/server/pty/host.js", import.meta.url));
 export const distClient = fileURLToPath(new URL("../../dist/server/pty/client.js", import.meta.url));
-
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export async function waitFor<T>(
-  what: string,
-  fn: () => T | Promise<T>,
-  ms = 5_000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // Hosts this test process spawned, found via /proc: a host that lost a start-up race may still be
 // booting when a test ends, and it never told anyone its pid.

@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PtyHostClient } from "../../server/pty/client.js";
 import { PROTOCOL_VERSION } from "../../server/pty/wire.js";
-import { alive, distClient, nextExit, useHost, waitFor } from "./harness.js";
+import { distClient, isAlive, nextExit, until, useHost } from "./harness.js";
 
 function readExitFile(home: string, jobId: string): unknown {
   const file = path.join(home, "jobs", jobId, "exit.json");
@@ -35,7 +35,7 @@ describe("pty host", { timeout: 20_000 }, () => {
     await start(c, "cat", "cat", []);
     await c.resize("cat", 100, 30);
     await c.write("cat", "hello roost\r");
-    await waitFor("echo", async () => (await c.tail("cat")).includes("hello roost"));
+    await until("echo", async () => (await c.tail("cat")).includes("hello roost"));
     await expect(start(c, "cat", "cat", [])).rejects.toThrow("job already live: cat");
   });
 
@@ -48,11 +48,11 @@ describe("pty host", { timeout: 20_000 }, () => {
     });
     await c.attach("sh");
     await c.write("sh", "echo $((6*7))\r");
-    await waitFor("output event", () => seen.includes("42"));
+    await until("output event", () => seen.includes("42"));
     await c.detach("sh");
     seen = "";
     await c.write("sh", "echo $((6*8))\r");
-    await waitFor("echo in the tail", async () => (await c.tail("sh")).includes("48"));
+    await until("echo in the tail", async () => (await c.tail("sh")).includes("48"));
     await new Promise((r) => setTimeout(r, 100));
     expect(seen).toBe("");
     await expect(c.attach("nobody")).rejects.toThrow("no such job: nobody");
@@ -73,7 +73,7 @@ describe("pty host", { timeout: 20_000 }, () => {
     const pid = await start(first, "long", "sleep", ["100"]);
     first.close();
     await new Promise((r) => setTimeout(r, 300));
-    expect(alive(pid)).toBe(true);
+    expect(isAlive(pid)).toBe(true);
 
     const second = await connect();
     expect((await second.hello()).pid).toBe(hostPid);
@@ -85,7 +85,7 @@ describe("pty host", { timeout: 20_000 }, () => {
     const pid = await start(first, "gone", "sleep", ["100"]);
     first.close();
     process.kill(pid, "SIGKILL");
-    await waitFor("exit.json", () => readExitFile(h.home(), "gone"));
+    await until("exit.json", () => readExitFile(h.home(), "gone"));
 
     const second = await connect();
     const { live, exited } = await second.list();
@@ -118,7 +118,7 @@ describe("pty host", { timeout: 20_000 }, () => {
     const lines = () => got.split("\n").filter(Boolean);
     sock.write("this is not json\n[1,2]\n");
     sock.write(`${JSON.stringify({ id: 7, op: "explode" })}\n${JSON.stringify({ id: 8, op: "hello" })}\n`);
-    await waitFor("four answers", () => lines().length >= 4);
+    await until("four answers", () => lines().length >= 4);
     const [a, b, c, d] = lines().map((l) => JSON.parse(l));
     expect(a).toMatchObject({ id: null, ok: false });
     expect(b).toMatchObject({ id: null, ok: false });
@@ -139,7 +139,7 @@ describe("pty host", { timeout: 20_000 }, () => {
     const hostPid = (await c.hello()).pid;
     h.track(hostPid);
     c.close();
-    await waitFor("host to exit", () => !alive(hostPid), 8_000);
+    await until("host to exit", () => !isAlive(hostPid), 8_000);
     expect(fs.existsSync(path.join(h.home(), "pty.sock"))).toBe(false);
   });
 
@@ -148,8 +148,8 @@ describe("pty host", { timeout: 20_000 }, () => {
     const hostPid = (await c.hello()).pid;
     const pid = await start(c, "hup", "sleep", ["100"]);
     process.kill(hostPid, "SIGTERM");
-    await waitFor("host to exit", () => !alive(hostPid));
-    expect(alive(pid)).toBe(false);
+    await until("host to exit", () => !isAlive(hostPid));
+    expect(isAlive(pid)).toBe(false);
     expect(readExitFile(h.home(), "hup")).toMatchObject({ signal: os.constants.signals.SIGHUP });
   });
 
@@ -173,7 +173,7 @@ describe("pty host", { timeout: 20_000 }, () => {
     const first = await connect();
     const oldPid = (await first.hello()).pid;
     process.kill(oldPid, "SIGKILL");
-    await waitFor("old host to die", () => !alive(oldPid));
+    await until("old host to die", () => !isAlive(oldPid));
     expect(fs.existsSync(path.join(h.home(), "pty.sock"))).toBe(true);
     const second = await connect();
     expect((await second.hello()).pid).not.toBe(oldPid);

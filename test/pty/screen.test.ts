@@ -2,7 +2,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { screenEvents, sleep, useHost, waitFor } from "./harness.js";
+import { screenEvents, sleep, until, useHost } from "./harness.js";
 
 describe("pty host screens", { timeout: 20_000 }, () => {
   const h = useHost();
@@ -11,7 +11,7 @@ describe("pty host screens", { timeout: 20_000 }, () => {
     const c = await h.connect();
     const events = screenEvents(c, "s");
     await h.start(c, "s", "bash", ["-c", "printf 'a\\nb\\nlast line\\n'; sleep 5"], { quietMs: 300 });
-    const quiet = await waitFor("a quiet screen", () => events.find((e) => !e.busy), 3_000);
+    const quiet = await until("a quiet screen", () => events.find((e) => !e.busy), 3_000);
     const busy = events.filter((e) => e.busy);
     expect(busy.length).toBeGreaterThan(0);
     expect(busy.at(-1)!.lines).toContain("last line");
@@ -33,7 +33,7 @@ describe("pty host screens", { timeout: 20_000 }, () => {
     const script = "for i in $(seq 1 30); do echo tick $i; sleep 0.04; done; sleep 5";
     // A quietMs long enough that a machine under load does not make the job look quiet mid-way.
     await h.start(c, "tick", "bash", ["-c", script], { quietMs: 2_000 });
-    const quiet = await waitFor("a quiet screen", () => events.find((e) => !e.busy), 10_000);
+    const quiet = await until("a quiet screen", () => events.find((e) => !e.busy), 10_000);
     const busy = events.filter((e) => e.busy);
     expect(busy.length).toBeGreaterThanOrEqual(3);
     // Throttled: over the span the events cover, one per 250 ms. Counted over the span rather
@@ -50,7 +50,7 @@ describe("pty host screens", { timeout: 20_000 }, () => {
     const script =
       "printf 'old text 1\\nold text 2\\n'; sleep 0.3; printf '\\033[2J\\033[Hnew screen\\n'; sleep 5";
     await h.start(c, "redraw", "bash", ["-c", script], { quietMs: 200 });
-    const s = await waitFor("the redrawn screen", async () => {
+    const s = await until("the redrawn screen", async () => {
       const state = await c.screen("redraw");
       return state.lines[0] === "new screen" ? state : null;
     });
@@ -65,16 +65,16 @@ describe("pty host screens", { timeout: 20_000 }, () => {
     await h.start(c, "less", "bash", ["-c", "echo before less; less rows.txt; echo after less; sleep 5"], {
       quietMs: 200,
     });
-    const top = await waitFor("less showing the file", async () => {
+    const top = await until("less showing the file", async () => {
       const state = await c.screen("less");
       return state.lines[0] === "row 1" ? state : null;
     });
     expect(top.lines).toContain("row 23");
     expect(top.lines.join("\n")).not.toContain("before less");
     await c.write("less", "G");
-    await waitFor("less at the end", async () => (await c.screen("less")).lines.includes("row 100"));
+    await until("less at the end", async () => (await c.screen("less")).lines.includes("row 100"));
     await c.write("less", "q");
-    const after = await waitFor("the shell's screen again", async () => {
+    const after = await until("the shell's screen again", async () => {
       const state = await c.screen("less");
       return state.lines.includes("after less") ? state : null;
     });
@@ -89,7 +89,7 @@ describe("pty host screens", { timeout: 20_000 }, () => {
     expect((await c.screen("wide")).lines).toHaveLength(24);
     await c.resize("wide", 100, 30);
     await c.write("wide", "\r");
-    const s = await waitFor("the new size", async () => {
+    const s = await until("the new size", async () => {
       const state = await c.screen("wide");
       return state.lines.includes("cols=100 lines=30") ? state : null;
     });
@@ -102,7 +102,7 @@ describe("pty host screens", { timeout: 20_000 }, () => {
   it("keeps an exited job's screen until it is forgotten", async () => {
     const c = await h.connect();
     await h.start(c, "done", "bash", ["-c", "echo bye now"], { quietMs: 100 });
-    await waitFor("the exit", async () => (await c.list()).exited.length === 1);
+    await until("the exit", async () => (await c.list()).exited.length === 1);
     expect((await c.screen("done")).lines).toContain("bye now");
     await c.forget("done");
     await expect(c.screen("done")).rejects.toThrow("no such job: done");

@@ -2,7 +2,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { nextExit, useHost, waitFor } from "./harness.js";
+import { nextExit, until, useHost } from "./harness.js";
 
 describe("pty host transcripts", { timeout: 20_000 }, () => {
   const h = useHost();
@@ -14,7 +14,7 @@ describe("pty host transcripts", { timeout: 20_000 }, () => {
     const exited = nextExit(c, "t");
     await h.start(c, "t", "bash", ["-c", "echo hello transcript; printf 'caf\\xc3\\xa9\\n'"]);
     await exited;
-    await waitFor("the transcript", () => read(file("t")).endsWith("café\r\n"));
+    await until("the transcript", () => read(file("t")).endsWith("café\r\n"));
     expect(fs.readFileSync(file("t"), "utf8")).toBe("hello transcript\r\ncafé\r\n");
     expect(fs.statSync(file("t")).mode & 0o777).toBe(0o600);
     expect(fs.existsSync(file("t", "transcript.1.log"))).toBe(false);
@@ -28,7 +28,7 @@ describe("pty host transcripts", { timeout: 20_000 }, () => {
     const all = Array.from({ length: 3000 }, (_, i) => `${i + 1}\r\n`).join(""); // 16893 bytes
     // Whole files of 4096 bytes were rotated away; the last full one is transcript.1.log.
     const rest = all.length % 4096;
-    await waitFor("the last output", () => read(file("r")).length === rest);
+    await until("the last output", () => read(file("r")).length === rest);
     expect(read(file("r"))).toBe(all.slice(-rest));
     expect(read(file("r", "transcript.1.log"))).toBe(all.slice(-rest - 4096, -rest));
     expect(fs.readdirSync(path.join(h.home(), "jobs", "r")).sort()).toEqual([
@@ -47,7 +47,7 @@ describe("pty host transcripts", { timeout: 20_000 }, () => {
       await exited;
     }
     // A line says where the second run begins.
-    await waitFor("both runs", () => read(file("again")).endsWith("second\r\n"));
+    await until("both runs", () => read(file("again")).endsWith("second\r\n"));
     expect(read(file("again"))).toMatch(
       /^first\r\n\r\n\[roost: started again \d{4}-\d\d-\d\dT[\d:.]+Z\]\r\nsecond\r\n$/,
     );

@@ -1,0 +1,101 @@
+/**
+ * The processes tests and the benchmark start, watched and killed by pid: one copy for both
+ * (`bench/` compiles this file with its own). A daemon's pty host, and the jobs it holds, outlive
+ * the daemon by design, so whoever started one kills it.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `check` returns a truthy value (or throws after `ms`, saying what it waited for). */
+export async function until<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  ms = 15000,
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await check();
+      if (v) return v as NonNullable<T>;
+      last = v;
+    } catch (err) {
+      last = err;
+    }
+    await sleep(10);
+  }
+  throw new Error(
+    `timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`,
+  );
+}
+
+export function childPids(pid: number): number[] {
+  try {
+    return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+      .split("\n")
+      .map((s) => Number(s.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    return [];
+  }
+}
+
+/** Running: a zombie (killed, not yet reaped by its parent) is gone for our purposes. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+/** Sends a signal; false when there is no such process. */
+export function killQuietly(pid: number, signal: NodeJS.Signals = "SIGKILL"): boolean {
+  if (!pid) return false; // 0 would be this process group
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A process's environment, from /proc/<pid>/environ. */
+export function procEnv(pid: number): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const entry of fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")) {
+    const eq = entry.indexOf("=");
+    if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  return env;
+}
+
+/** The pty host of a roost home, by the pid file it keeps there. */
+export function ptyHostPid(home: string): number | null {
+  try {
+    return Number(fs.readFileSync(path.join(home, "pty.pid"), "utf8").trim()) || null;
+  } catch {
+    return null;
+  }
+}
+
+/** The jobs are the pty host's children, each a session leader: its process group, then itself. */
+export function killJobsOf(hostPid: number): void {
+  for (const pid of childPids(hostPid)) killQuietly(-pid) || killQuietly(pid);
+}
+
+/** Kills a home's pty host and every job it holds. */
+export function killPtyHost(home: string): void {
+  const host = ptyHostPid(home);
+  if (!host) return;
+  killJobsOf(host);
+  killQuietly(host);
+}
