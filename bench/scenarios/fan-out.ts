@@ -11,12 +11,12 @@
  * delay becoming the measurement. Each process's CPU is reported, and the child's event-loop delay.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import net from "node:net";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
-import { BenchDaemon, dispatchJobs, INERT_CONFIG, type InertJob, sleep, track, until } from "../harness.js";
+import { BenchAgent } from "../agent.js";
+import { BenchDaemon, dispatchJobs, INERT_CONFIG, sleep, track } from "../harness.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
 import { Contention, cpuMs, type Figure, info, median, percentile, round, syscalls } from "../stats.js";
 
@@ -32,91 +32,17 @@ const SUBSCRIBERS_JS = path.join(path.dirname(fileURLToPath(import.meta.url)), "
 
 const wallNow = () => performance.timeOrigin + performance.now();
 
-/** An agent's connection: hello and a first report, then reports as the pacer sends them. */
-class Agent {
-  private buffered = "";
-  private nextId = 1;
-  answered = 0;
-  errors = 0;
-  firstError: string | null = null;
-  k = 0;
-  /** Send times of the requests not yet answered (answers come in order), and the answers' latencies. */
-  private readonly waiting: number[] = [];
-  readonly answerMs: number[] = [];
-
-  private constructor(
-    private readonly socket: net.Socket,
-    private readonly job: InertJob,
-    readonly n: number,
-  ) {
-    socket.setEncoding("utf8");
-    socket.on("error", () => {});
-    socket.on("data", (chunk: string) => {
-      // Answers are counted by their newlines; an error is found by its "ok":false.
-      const text = this.buffered + chunk;
-      const lines = text.split("\n");
-      this.buffered = lines.pop()!;
-      const now = performance.now();
-      for (const line of lines) {
-        this.answered++;
-        this.answerMs.push(now - this.waiting.shift()!);
-        if (line.includes('"ok":false')) {
-          this.errors++;
-          this.firstError ??= line.slice(0, 300);
-        }
-      }
-    });
-  }
-
-  static connect(socketPath: string, job: InertJob, n: number): Promise<Agent> {
-    return new Promise((resolve, reject) => {
-      const s = net.connect(socketPath);
-      s.once("connect", () => {
-        s.off("error", reject);
-        resolve(new Agent(s, job, n));
-      });
-      s.once("error", reject);
-    });
-  }
-
-  get sent(): number {
-    return this.nextId - 1;
-  }
-
-  async introduce(): Promise<void> {
-    this.send("hello", {
-      protocol: 1,
-      agent: { name: "bench-fan", version: "1.0" },
-      capabilities: ["report"],
-    });
-    this.report();
-    await until(`agent ${this.n} introduced`, () => this.answered >= 2);
-  }
-
-  report(): void {
-    const k = ++this.k;
-    this.send("report", {
-      id: this.job.id,
-      token: this.job.token,
-      report: {
-        state: "working",
-        status: "busy",
-        summary: `fan a=${this.n} k=${k} t=${wallNow().toFixed(3)} reading server/core/pushes.ts`,
-        tool: k % 2 === 0 ? "read" : "bash",
-        model: "claude-sonnet-4",
-        context: { tokens: 40000 + k * 10, window: 200000, percent: 20 },
-      },
-    });
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
-
-  private send(op: string, args: unknown): void {
-    this.waiting.push(performance.now());
-    this.socket.write(`${JSON.stringify({ id: this.nextId++, op, args })}\n`);
-  }
+/** An agent's next report: its summary says who sent it, which one, and when (the subscribers match on it). */
+function nextReport(agent: BenchAgent): object {
+  const k = agent.reports + 1;
+  return {
+    state: "working",
+    status: "busy",
+    summary: `fan a=${agent.n} k=${k} t=${wallNow().toFixed(3)} reading server/core/pushes.ts`,
+    tool: k % 2 === 0 ? "read" : "bash",
+    model: "claude-sonnet-4",
+    context: { tokens: 40000 + k * 10, window: 200000, percent: 20 },
+  };
 }
 
 interface SubStats {
@@ -193,7 +119,7 @@ interface Round {
 }
 
 /** Sends RATE reports a second, round-robin over the agents, for `ms`; returns each report's lateness. */
-async function pace(agents: Agent[], ms: number): Promise<number[]> {
+async function pace(agents: BenchAgent[], ms: number): Promise<number[]> {
   const total = Math.round((RATE * ms) / 1000);
   const lag: number[] = [];
   const t0 = performance.now();
@@ -203,7 +129,8 @@ async function pace(agents: Agent[], ms: number): Promise<number[]> {
       const now = performance.now();
       const due = Math.min(total, Math.floor(((now - t0) * RATE) / 1000));
       for (; sent < due; sent++) {
-        agents[sent % agents.length]!.report();
+        const agent = agents[sent % agents.length]!;
+        void agent.report(nextReport(agent));
         lag.push(now - (t0 + (sent * 1000) / RATE));
       }
       if (sent < total) setTimeout(tick, 1);
@@ -216,15 +143,15 @@ async function pace(agents: Agent[], ms: number): Promise<number[]> {
 
 async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   const d = await BenchDaemon.start({ config: INERT_CONFIG, profileDir: ctx.profileDir });
-  const agents: Agent[] = [];
+  const agents: BenchAgent[] = [];
   let subs: Subscribers | null = null;
   try {
     const url = await d.hubUrl();
     const wsUrl = `${url.replace(/^http/, "ws")}api/subscribe`;
     ctx.log(`dispatching ${AGENTS} jobs; ${SUBSCRIBERS} subscribers on ${wsUrl}`);
     const jobs = await dispatchJobs(d, "inert", AGENTS, 4);
-    for (const [n, job] of jobs.entries()) agents.push(await Agent.connect(d.socket, job, n));
-    await Promise.all(agents.map((a) => a.introduce()));
+    for (const [n, job] of jobs.entries()) agents.push(await BenchAgent.connect(d.socket, job, n));
+    await Promise.all(agents.map((a) => a.introduce("bench-fan", ["report"], nextReport(a))));
     subs = await Subscribers.start(wsUrl, d.token(), SUBSCRIBERS);
     const childPid = subs.child.pid!;
 

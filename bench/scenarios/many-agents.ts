@@ -9,9 +9,9 @@
  * the token from the job's environment, as the other scenarios do. To the daemon that is the same
  * thing: 1,000 jobs, 1,000 connections, 1,000 sessions reporting.
  */
-import net from "node:net";
 import { performance } from "node:perf_hooks";
-import { BenchDaemon, dispatchJobs, INERT_CONFIG, type InertJob, sleep } from "../harness.js";
+import { BenchAgent } from "../agent.js";
+import { BenchDaemon, dispatchJobs, INERT_CONFIG, sleep } from "../harness.js";
 import type { Conn } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
 import { Contention, cpuMs, type Figure, info, median, memKiB, percentile, round } from "../stats.js";
@@ -24,116 +24,27 @@ const SAMPLE_MS = 250;
 const TARGET_MB = 200;
 const TARGET_MIB = (TARGET_MB * 1e6) / 2 ** 20; // 190.7: 200 MB, not MiB
 
-/** One agent's connection: hello, a first report, then a report every REPORT_EVERY_MS. */
-class Agent {
-  private nextId = 1;
-  private buffered = "";
-  private readonly sent = new Map<number, number>();
-  readonly latencies: number[] = [];
-  errors = 0;
-  firstError: string | null = null;
-  timer: NodeJS.Timeout | null = null;
-  reports = 0;
-  /** Where the measured reports' latencies begin. */
-  mark = 0;
+/** An agent's next report: its summary, tool and context change each time, so its row does. */
+function nextReport(agent: BenchAgent): object {
+  const r = agent.reports;
+  return {
+    state: "working",
+    status: "busy",
+    summary: `step ${r}: reading server/core/agents.ts (agent ${agent.n})`,
+    tool: r % 2 === 0 ? "read" : "bash",
+    model: "claude-sonnet-4",
+    thinking: "medium",
+    context: { tokens: 40000 + r * 100, window: 200000, percent: 20 },
+  };
+}
 
-  private constructor(
-    private readonly socket: net.Socket,
-    private readonly job: InertJob,
-    private readonly n: number,
-  ) {
-    socket.setEncoding("utf8");
-    socket.on("error", () => {});
-    socket.on("data", (chunk: string) => this.receive(chunk));
-  }
-
-  static connect(path: string, job: InertJob, n: number): Promise<Agent> {
-    return new Promise((resolve, reject) => {
-      const s = net.connect(path);
-      s.once("connect", () => {
-        s.off("error", reject);
-        resolve(new Agent(s, job, n));
-      });
-      s.once("error", reject);
-    });
-  }
-
-  /** `hello` and the first report (the connection becomes the job's); resolves once both are answered. */
-  async introduce(): Promise<void> {
-    const hello = {
-      protocol: 1,
-      agent: { name: "bench-agent", version: "1.0" },
-      capabilities: ["report", "replies"],
-    };
-    this.send("hello", hello);
-    this.report();
-    await this.settled();
-  }
-
-  /** Reports every REPORT_EVERY_MS from a random phase, so that the 1,000 do not report in step. */
-  start(): void {
-    this.mark = this.latencies.length;
-    const first = setTimeout(() => {
-      this.report();
-      this.timer = setInterval(() => this.report(), REPORT_EVERY_MS);
-    }, Math.random() * REPORT_EVERY_MS);
-    this.timer = first;
-  }
-
-  stop(): void {
-    if (this.timer) clearTimeout(this.timer); // clears an interval too
-    this.timer = null;
-  }
-
-  close(): void {
-    this.stop();
-    this.socket.destroy();
-  }
-
-  /** Resolves once every request sent is answered. */
-  async settled(): Promise<void> {
-    while (this.sent.size > 0) await sleep(5);
-  }
-
-  private report(): void {
-    const r = this.reports++;
-    this.send("report", {
-      id: this.job.id,
-      token: this.job.token,
-      report: {
-        state: "working",
-        status: "busy",
-        summary: `step ${r}: reading server/core/agents.ts (agent ${this.n})`,
-        tool: r % 2 === 0 ? "read" : "bash",
-        model: "claude-sonnet-4",
-        thinking: "medium",
-        context: { tokens: 40000 + r * 100, window: 200000, percent: 20 },
-      },
-    });
-  }
-
-  private send(op: string, args: unknown): void {
-    const id = this.nextId++;
-    this.sent.set(id, performance.now());
-    this.socket.write(`${JSON.stringify({ id, op, args })}\n`);
-  }
-
-  private receive(chunk: string): void {
-    const text = this.buffered + chunk;
-    const lines = text.split("\n");
-    this.buffered = lines.pop()!;
-    for (const line of lines) {
-      const a = JSON.parse(line) as { id?: number; ok?: boolean; error?: string; code?: string };
-      if (typeof a.id !== "number") continue; // an event (none is expected: no replies are sent)
-      const t = this.sent.get(a.id);
-      this.sent.delete(a.id);
-      if (t !== undefined) this.latencies.push(performance.now() - t);
-      if (!a.ok) {
-        this.errors++;
-        this.firstError ??= `${a.code}: ${a.error}`;
-      }
-    }
-  }
+/** Reports every REPORT_EVERY_MS from a random phase, so that the 1,000 do not report in step; returns the stop. */
+function reportEvery(agent: BenchAgent): () => void {
+  let timer: NodeJS.Timeout = setTimeout(() => {
+    void agent.report(nextReport(agent));
+    timer = setInterval(() => void agent.report(nextReport(agent)), REPORT_EVERY_MS);
+  }, Math.random() * REPORT_EVERY_MS);
+  return () => clearTimeout(timer); // clears an interval too
 }
 
 /** The daemon's and the pty host's memory now, in MiB. */
@@ -148,7 +59,8 @@ function memory(d: BenchDaemon) {
 
 async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   const d = await BenchDaemon.start({ config: INERT_CONFIG, profileDir: ctx.profileDir });
-  const agents: Agent[] = [];
+  const agents: BenchAgent[] = [];
+  let stops: (() => void)[] = [];
   let hub: Conn | null = null;
   try {
     await sleep(500);
@@ -181,9 +93,9 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     // on a loaded machine had the 512th connect fail with EAGAIN).
     for (let i = 0; i < jobs.length; i += 100) {
       const batch = await Promise.all(
-        jobs.slice(i, i + 100).map((j, k) => Agent.connect(d.socket, j, i + k)),
+        jobs.slice(i, i + 100).map((j, k) => BenchAgent.connect(d.socket, j, i + k)),
       );
-      await Promise.all(batch.map((a) => a.introduce()));
+      await Promise.all(batch.map((a) => a.introduce("bench-agent", ["report", "replies"], nextReport(a))));
       agents.push(...batch);
     }
     const connectS = round((performance.now() - t1) / 1000, 1);
@@ -196,7 +108,8 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
 
     // Reporting: every agent every REPORT_EVERY_MS, the daemon's RSS sampled throughout.
     const reports0 = agents.reduce((s, a) => s + a.reports, 0);
-    for (const a of agents) a.start();
+    const marks = agents.map((a) => a.answerMs.length); // where the measured reports' latencies begin
+    stops = agents.map(reportEvery);
     const contention = new Contention([d.pid, "self"]);
     const c1 = cpuMs(d.pid);
     const t2 = performance.now();
@@ -208,13 +121,13 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const cpu = cpuMs(d.pid) - c1;
     const wall = performance.now() - t2;
     const busy = contention.end();
-    for (const a of agents) a.stop();
+    for (const stop of stops) stop();
     await Promise.all(agents.map((a) => a.settled()));
     const reports = agents.reduce((s, a) => s + a.reports, 0) - reports0;
     const errors = agents.reduce((s, a) => s + a.errors, 0);
     if (errors > 0)
       throw new Error(`${errors} error answers; the first: ${agents.find((a) => a.firstError)?.firstError}`);
-    const lat = agents.flatMap((a) => a.latencies.slice(a.mark));
+    const lat = agents.flatMap((a, i) => a.answerMs.slice(marks[i]));
     const end = memory(d);
     const peak = Math.max(...samples);
     const host = d.ptyHostPid();
@@ -270,6 +183,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       },
     };
   } finally {
+    for (const stop of stops) stop();
     for (const a of agents) a.close();
     hub?.close();
     await d.stop();
