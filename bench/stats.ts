@@ -95,6 +95,18 @@ export function info(scenario: string, name: string, unit: string, roost: number
   return { scenario, name, unit, roost, baseline: null, ratio: null, target: null, met: null };
 }
 
+/** A figure with no baseline and a ceiling: met when below it (`target` says it, "< 10 ms" by default). */
+export function underTarget(
+  scenario: string,
+  name: string,
+  unit: string,
+  roost: number,
+  ceiling: number,
+  target = `< ${ceiling} ${unit}`,
+): Figure {
+  return { scenario, name, unit, roost, baseline: null, ratio: null, target, met: roost < ceiling };
+}
+
 export interface Machine {
   nproc: number;
   cpu: string;

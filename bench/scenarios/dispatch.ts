@@ -22,7 +22,7 @@ import { performance } from "node:perf_hooks";
 import { BenchDaemon, dispatchInert, INERT_CONFIG, procEnv, ROOT, sleep, track, until } from "../harness.js";
 import type { Conn } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import { cpuMs, type Figure, info, median, percentile, round } from "../stats.js";
+import { cpuMs, type Figure, info, median, percentile, round, underTarget } from "../stats.js";
 
 const ROUNDS = 15;
 const TARGET_MS = 100;
@@ -134,16 +134,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         target: null,
         met: null,
       },
-      {
-        scenario: S,
-        name: "overhead (dispatch − by hand), p50",
-        unit: "ms",
-        roost: overhead,
-        baseline: null,
-        ratio: null,
-        target: `< ${TARGET_MS} ms`,
-        met: overhead < TARGET_MS,
-      },
+      underTarget(S, "overhead (dispatch − by hand), p50", "ms", overhead, TARGET_MS),
       info(
         S,
         "overhead, p90",

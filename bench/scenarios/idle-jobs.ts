@@ -15,7 +15,7 @@
 import { performance } from "node:perf_hooks";
 import { BenchDaemon, childPids, dispatchJobs, sleep } from "../harness.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import { type Figure, info, median, memKiB, round } from "../stats.js";
+import { type Figure, info, median, memKiB, round, underTarget } from "../stats.js";
 
 const JOBS = 100;
 const TARGET_MB = 5;
@@ -109,16 +109,13 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     );
     const S = "idle jobs";
     const figures: Figure[] = [
-      {
-        scenario: S,
-        name: `memory per idle job (RSS: daemon + host growth + processes)`,
-        unit: "MB",
-        roost: round(perJobMB, 2),
-        baseline: null,
-        ratio: null,
-        target: `< ${TARGET_MB} MB`,
-        met: perJobMB < TARGET_MB,
-      },
+      underTarget(
+        S,
+        `memory per idle job (RSS: daemon + host growth + processes)`,
+        "MB",
+        round(perJobMB, 2),
+        TARGET_MB,
+      ),
       info(S, "the same with the processes' PSS", "MB", round((perJobPss * 1024) / 1e6, 2)),
       info(S, "  daemon RSS growth per job", "MB", round((daemonGrowth * 1024) / JOBS / 1e6, 2)),
       info(S, "  pty host RSS growth per job", "MB", round((hostGrowth * 1024) / JOBS / 1e6, 2)),

@@ -14,7 +14,17 @@ import { BenchAgent } from "../agent.js";
 import { BenchDaemon, dispatchJobs, INERT_CONFIG, sleep } from "../harness.js";
 import type { Conn } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import { Contention, cpuMs, type Figure, info, median, memKiB, percentile, round } from "../stats.js";
+import {
+  Contention,
+  cpuMs,
+  type Figure,
+  info,
+  median,
+  memKiB,
+  percentile,
+  round,
+  underTarget,
+} from "../stats.js";
 
 const AGENTS = 1000;
 const DISPATCH_IN_FLIGHT = 8;
@@ -140,16 +150,14 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
 
     const S = "many agents";
     const figures: Figure[] = [
-      {
-        scenario: S,
-        name: `daemon RSS, ${AGENTS} agents reporting (peak)`,
-        unit: "MiB",
-        roost: round(peak, 1),
-        baseline: null,
-        ratio: null,
-        target: `< ${TARGET_MB} MB (${TARGET_MIB.toFixed(1)} MiB)`,
-        met: peak < TARGET_MIB,
-      },
+      underTarget(
+        S,
+        `daemon RSS, ${AGENTS} agents reporting (peak)`,
+        "MiB",
+        round(peak, 1),
+        TARGET_MIB,
+        `< ${TARGET_MB} MB (${TARGET_MIB.toFixed(1)} MiB)`,
+      ),
       info(S, "daemon RSS: started, no jobs", "MiB", idle.daemonRssMiB),
       info(S, `daemon RSS: ${AGENTS} jobs, no agent yet`, "MiB", withJobs.daemonRssMiB),
       info(S, `daemon RSS: ${AGENTS} agents connected`, "MiB", withAgents.daemonRssMiB),

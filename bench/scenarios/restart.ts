@@ -18,7 +18,7 @@ import { performance } from "node:perf_hooks";
 import { BenchDaemon, dispatchJobs, INERT_CONFIG, type InertJob, sleep, until } from "../harness.js";
 import { type Conn, connectWhenReady } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import { cpuMs, type Figure, info, median, round } from "../stats.js";
+import { cpuMs, type Figure, info, median, round, underTarget } from "../stats.js";
 
 const AGENTS = 200;
 const ROUNDS = 5;
@@ -228,16 +228,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const S = "restart";
     const all = m((x) => x.deliveredAllMs);
     const figures: Figure[] = [
-      {
-        scenario: S,
-        name: `socket → all ${AGENTS} back, pending replies delivered`,
-        unit: "ms",
-        roost: all,
-        baseline: null,
-        ratio: null,
-        target: `< ${TARGET_MS} ms`,
-        met: all < TARGET_MS,
-      },
+      underTarget(S, `socket → all ${AGENTS} back, pending replies delivered`, "ms", all, TARGET_MS),
       info(S, "  the worst round", "ms", Math.max(...rounds.map((x) => x.deliveredAllMs))),
       info(
         S,

@@ -17,7 +17,7 @@ import Database from "better-sqlite3";
 import { BenchDaemon, INERT_CONFIG, startBaselineServer, stopChild, tempDir } from "../harness.js";
 import { type Conn, connectWhenReady } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import { cpuMs, type Figure, median, round, rssMiB } from "../stats.js";
+import { cpuMs, type Figure, info, median, round, rssMiB } from "../stats.js";
 
 const JOBS = 10_000;
 const REPLIES_PER_JOB = 10;
@@ -247,24 +247,15 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       target: `< ${TARGET_MS} ms`,
       met: ms < TARGET_MS,
     });
-    const info = (name: string, unit: string, roost: number): Figure => ({
-      scenario: "start",
-      name,
-      unit,
-      roost,
-      baseline: null,
-      ratio: null,
-      target: null,
-      met: null,
-    });
+    const note = (name: string, unit: string, roost: number) => info("start", name, unit, roost);
     return {
       figures: [
         figure("start → list, pty host down", coldMs),
         figure("start → list, pty host up", warmMs),
-        info("start → socket accepts (host up)", "ms", median(warm.map((r) => r.socketMs))),
-        info("a list of 10,000 rows, started", "ms", median(warm.map((r) => r.listAgainMs))),
-        info("daemon CPU time, start → list (host up)", "ms", median(warm.map((r) => r.cpuAtListMs))),
-        info("daemon RSS after start and list", "MiB", median(warm.map((r) => r.rssMiB))),
+        note("start → socket accepts (host up)", "ms", median(warm.map((r) => r.socketMs))),
+        note("a list of 10,000 rows, started", "ms", median(warm.map((r) => r.listAgainMs))),
+        note("daemon CPU time, start → list (host up)", "ms", median(warm.map((r) => r.cpuAtListMs))),
+        note("daemon RSS after start and list", "MiB", median(warm.map((r) => r.rssMiB))),
       ],
       detail: {
         jobs: JOBS,
