@@ -128,6 +128,18 @@ async function probe(c: RawClient): Promise<"accepted" | "refused"> {
   return "refused";
 }
 
+/** Once the test's connections are gone, a new one is accepted and served. */
+async function acceptsAgain(d: TestDaemon, clients: RawClient[]): Promise<void> {
+  for (const c of clients.splice(0)) c.close();
+  const witness = await until("a connection accepted", async () => {
+    const c = await connectInOrder(d.socket);
+    clients.push(c);
+    return (await probe(c)) === "accepted" ? c : null;
+  });
+  await expectServing(d, witness);
+  for (const c of clients.splice(0)) c.close();
+}
+
 describe("line length", () => {
   let d: TestDaemon;
   let witness: RawClient;
@@ -339,17 +351,7 @@ describe("connections", () => {
     for (const c of clients) c.close();
     await d?.cleanup();
   });
-  afterEach(async () => {
-    // Once the test's connections are gone, a new one is accepted and served.
-    for (const c of clients.splice(0)) c.close();
-    const witness = await until("a connection accepted", async () => {
-      const c = await connectInOrder(d.socket);
-      clients.push(c);
-      return (await probe(c)) === "accepted" ? c : null;
-    });
-    await expectServing(d, witness);
-    for (const c of clients.splice(0)) c.close();
-  });
+  afterEach(() => acceptsAgain(d, clients));
 
   it("opens the first 1024 connections, refuses the rest with busy, and accepts again after some close", async () => {
     // The harness's readiness probe has gone: one round trip on a connection of its own.
@@ -440,17 +442,7 @@ describe("out of file descriptors", () => {
     for (const c of clients) c.close();
     await d?.cleanup();
   });
-  afterEach(async () => {
-    // Once the test's connections are gone, a new one is accepted and served.
-    for (const c of clients.splice(0)) c.close();
-    const witness = await until("a connection accepted", async () => {
-      const c = await connectInOrder(d.socket);
-      clients.push(c);
-      return (await probe(c)) === "accepted" ? c : null;
-    });
-    await expectServing(d, witness);
-    for (const c of clients.splice(0)) c.close();
-  });
+  afterEach(() => acceptsAgain(d, clients));
 
   it("keeps running when it cannot accept more connections, and accepts again once some close", async () => {
     const witness = await d.client();
