@@ -15,7 +15,7 @@ import type { AgentConnection } from "../server/core/agents.js";
 import { encoded } from "../server/core/encoded.js";
 import { USER } from "../server/core/feed.js";
 import type { Caller } from "../server/ops/define.js";
-import type { OpOutcome } from "../server/ops/index.js";
+import { answerOf, type OpOutcome } from "../server/ops/outcome.js";
 import { LineSplitter } from "./lines.js";
 
 /** What a turn may gather before it is written at once (about a socket's high-water mark). */
@@ -254,8 +254,4 @@ function failed(err: unknown): OpOutcome {
   return { ok: false, code: "busy", error: `roost could not answer this: ${(err as Error)?.message ?? err}` };
 }
 
-function envelopeOf(id: RequestId, outcome: OpOutcome): ResponseEnvelope {
-  return outcome.ok
-    ? { id, ok: true, result: outcome.result }
-    : { id, ok: false, error: outcome.error, code: outcome.code };
-}
+const envelopeOf = (id: RequestId, outcome: OpOutcome): ResponseEnvelope => ({ id, ...answerOf(outcome) });

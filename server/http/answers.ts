@@ -1,10 +1,10 @@
 /** The HTTP face's answers: roost's shape (`{ok, result}` or `{ok, error, code}`), the status from the code. */
 import type { FastifyReply } from "fastify";
 import { ERROR_CODES, type ErrorCode } from "../../sdk/ts/protocol/index.js";
-import type { OpOutcome } from "../ops/index.js";
+import { answerOf, type OpOutcome } from "../ops/index.js";
 
 export function sendOutcome(reply: FastifyReply, outcome: OpOutcome): FastifyReply {
-  if (outcome.ok) return reply.code(200).send({ ok: true, result: outcome.result });
+  if (outcome.ok) return reply.code(200).send(answerOf(outcome));
   return sendError(reply, outcome.code as ErrorCode, outcome.error);
 }
 

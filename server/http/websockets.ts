@@ -13,7 +13,7 @@ import type { WebSocket } from "ws";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "../core/core.js";
 import { encoded } from "../core/encoded.js";
-import { type OpOutcome, runOp } from "../ops/index.js";
+import { answerOf, type OpOutcome, runOp } from "../ops/index.js";
 import { sendError } from "./answers.js";
 import { identityOf } from "./auth.js";
 import { callerOf } from "./routes.js";
@@ -78,9 +78,6 @@ class Channel {
   }
 }
 
-const envelope = (o: OpOutcome) =>
-  o.ok ? { ok: true, result: o.result } : { ok: false, error: o.error, code: o.code };
-
 /** A plain GET on a WebSocket route: say what it is. */
 const needsUpgrade = (_req: FastifyRequest, reply: FastifyReply) =>
   sendError(reply, "bad_request", "this is a WebSocket: connect with Upgrade: websocket");
@@ -118,7 +115,7 @@ export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = 
       const caller = callerOf(req, { push: (e) => channel.send(e), onClose: (c) => channel.onClose(c) });
       // subscribe answers at once: its rows go out before any push made after them
       const outcome = runOp(core, caller, "subscribe", {}) as OpOutcome;
-      channel.send(envelope(outcome));
+      channel.send(answerOf(outcome));
       if (!outcome.ok) channel.close(CLOSE_NORMAL, outcome.error);
       ws.on("message", () =>
         channel.close(CLOSE_POLICY, "this WebSocket only carries pushes: act with POST /api/<op>"),
@@ -142,7 +139,7 @@ export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = 
       });
       // Input waits until the screen has gone out: typed keys answer what the viewer sees.
       const attached = Promise.resolve(runOp(core, caller, "attach", { id })).then((outcome) => {
-        channel.send(envelope(outcome));
+        channel.send(answerOf(outcome));
         if (!outcome.ok) channel.close(CLOSE_NORMAL, outcome.error);
         return outcome.ok;
       });
@@ -155,7 +152,7 @@ export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = 
         }
         const outcome = await runOp(core, caller, request.op, { ...request.args, id });
         // Only refusals are answered: a viewer types fast, and "done" for every key is noise.
-        if (!outcome.ok) channel.send({ op: request.op, ...envelope(outcome) });
+        if (!outcome.ok) channel.send({ op: request.op, ...answerOf(outcome) });
       };
       // One at a time, in the order sent: keys reach the terminal as they were typed. A client that
       // sends faster than the terminal takes is not read until it catches up (as on the socket).

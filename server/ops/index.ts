@@ -10,6 +10,7 @@ import { daemonOps } from "./daemon.js";
 import type { Caller, OpDef } from "./define.js";
 import { hubOps } from "./hub.js";
 import { jobOps } from "./jobs.js";
+import type { OpOutcome } from "./outcome.js";
 import { replyOps } from "./replies.js";
 import { terminalOps } from "./terminal.js";
 
@@ -17,6 +18,8 @@ const SOCKET_ONLY_WHY = "the agent protocol, and HTTP tokens, are for the owner'
 const STREAM_ROUTES = "GET /api/subscribe, or GET /api/jobs/ID/terminal to attach";
 
 type AnyOp = OpDef<OpName> & { check: ReturnType<typeof compileCheck> };
+
+export { answerOf, type OpOutcome } from "./outcome.js";
 
 const defs = [
   ...agentOps,
@@ -36,8 +39,6 @@ if (missing.length > 0 || defs.length !== Object.keys(OPS).length) {
 export const OP_TABLE: ReadonlyMap<string, AnyOp> = new Map(
   defs.map((def) => [def.name, { ...def, check: compileCheck(OPS[def.name].args, "") }]),
 );
-
-export type OpOutcome = { ok: true; result: unknown } | { ok: false; code: string; error: string };
 
 /** Runs one op for one caller. Never throws: every failure is an outcome with the wire's code. */
 export function runOp(
