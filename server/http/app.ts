@@ -12,7 +12,7 @@ import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "../core/core.js";
 import { PACKAGE_ROOT } from "../version.js";
 import { codeForStatus, sendError } from "./answers.js";
-import { cookieName, installAuth } from "./auth.js";
+import { cookieName, installAuth, pathOf } from "./auth.js";
 import { Guard } from "./guard.js";
 import { installLogin } from "./login.js";
 import { openApi } from "./openapi.js";
@@ -85,7 +85,7 @@ export async function buildHttp(core: Core, opts: HttpOptions = {}): Promise<Fas
     sendError(
       reply,
       "not_found",
-      `no route ${req.method} ${req.url.split("?")[0]}: see GET /api/openapi.json`,
+      `no route ${req.method} ${pathOf(req.url)}: see GET /api/openapi.json`,
     ),
   );
 
