@@ -82,11 +82,7 @@ export async function buildHttp(core: Core, opts: HttpOptions = {}): Promise<Fas
     return sendError(reply, codeForStatus(status), message);
   });
   app.setNotFoundHandler((req, reply) =>
-    sendError(
-      reply,
-      "not_found",
-      `no route ${req.method} ${pathOf(req.url)}: see GET /api/openapi.json`,
-    ),
+    sendError(reply, "not_found", `no route ${req.method} ${pathOf(req.url)}: see GET /api/openapi.json`),
   );
 
   const ops = routedOps();
