@@ -38,7 +38,8 @@ const ConfigSchema = Type.Object({
   ),
   concierge: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
-export type Config = Static<typeof ConfigSchema> & { profiles: Record<string, Profile> };
+/** `profiles`: a Map, so that a name from a request ("__proto__", "toString") finds only a profile. */
+export type Config = Static<typeof ConfigSchema> & { profiles: ReadonlyMap<string, Profile> };
 
 const checkConfig = compileCheck<Static<typeof ConfigSchema>>(ConfigSchema, "", "the file");
 
@@ -123,5 +124,9 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
       }
     }
   }
-  return { ...config, profiles: { ...builtinProfiles(env), ...config.agentProfiles } };
+  const profiles = new Map([
+    ...Object.entries(builtinProfiles(env)),
+    ...Object.entries(config.agentProfiles ?? {}),
+  ]);
+  return { ...config, profiles };
 }

@@ -15,6 +15,7 @@ import { onExit } from "./core/lifecycle.js";
 import { Pushes } from "./core/pushes.js";
 import { Registry } from "./core/registry.js";
 import { onScreen } from "./core/screens.js";
+import { loadJobs, recordSetAside } from "./core/stored-jobs.js";
 import { Tokens } from "./core/tokens.js";
 import { Viewers } from "./core/viewers.js";
 import { listenAddress } from "./http/address.js";
@@ -41,7 +42,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     urlKnown = resolve;
   });
   const pushes = new Pushes();
-  const registry = new Registry(store, pushes);
+  const loaded = loadJobs(store);
+  const registry = new Registry(store, pushes, loaded.jobs);
   const feed = new Feed(store, pushes);
   let stopping = false;
   const core: Core = {
@@ -90,6 +92,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   // host), and listens once the socket does: agents and the CLI never wait on it.
   const building = import("./http/app.js").then((m) => m.buildHttp(core));
   building.catch(() => {}); // awaited below; a failure there is the daemon's
+  recordSetAside(core, loaded.setAside);
   await Promise.all([findJobsAgain(core), store.ready]);
   const bridge = new Bridge((caller, op, args) => runOp(core, caller, op, args), {
     onClosed: (conn) => connectionClosed(core, conn.state),

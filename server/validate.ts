@@ -1,20 +1,43 @@
 /**
  * Validation with the schema set, compiled once, and errors a person can act on: the field's
  * path and what it must be ("report.summary must not have more than 500 characters").
+ *
+ * Every value checked here is first bounded in depth (LIMITS.depth), whatever its schema says of
+ * it: a value nested thousands deep breaks every recursive walk after it (JSON.stringify, a push,
+ * a store write), so it is refused before any of them, in this one place.
  */
-import type { TSchema } from "typebox";
+import type { TObject, TSchema } from "typebox";
 import { Compile } from "typebox/compile";
 import type { TLocalizedValidationError } from "typebox/error";
+import { tooDeep } from "../sdk/ts/protocol/bounds.js";
+import { LIMITS } from "../sdk/ts/protocol/index.js";
 
 export type Check<T> = (value: unknown) => { ok: true; value: T } | { ok: false; message: string };
 
 /** `label` prefixes field paths ("" for none); `root` names the value itself when it is wrong as a whole. */
 export function compileCheck<T>(schema: TSchema, label: string, root = "args"): Check<T> {
   const validator = Compile(schema);
-  return (value) =>
-    validator.Check(value)
+  return (value) => {
+    const deep = tooDeep(value, LIMITS.depth);
+    if (deep) {
+      const where = deep.slice(0, 2).map((key) => key.slice(0, 64));
+      const at = fieldName(label, `/${where.join("/")}`) || root;
+      return { ok: false, message: `${at} is nested deeper than ${LIMITS.depth} levels` };
+    }
+    return validator.Check(value)
       ? { ok: true, value: value as T }
       : { ok: false, message: describe(validator.Errors(value), label, root) };
+  };
+}
+
+/** An object of a typed schema with its known fields only: unknown ones are ignored, never kept. */
+export function knownFields<T extends TObject>(schema: T, value: object): object {
+  const kept: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.properties)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined) kept[key] = v;
+  }
+  return kept;
 }
 
 /** The first failing field, said once: unions of literals become "one of …". */

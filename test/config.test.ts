@@ -23,7 +23,7 @@ describe("roost.json", () => {
   it("is optional: the built-in shell profile is there", () => {
     home = fs.mkdtempSync(path.join(os.tmpdir(), "roost-config-"));
     const config = loadConfig(path.join(home, "roost.json"), { SHELL: "/bin/zsh" });
-    expect(config.profiles.shell?.command).toEqual(["/bin/zsh"]);
+    expect(config.profiles.get("shell")?.command).toEqual(["/bin/zsh"]);
   });
 
   it("adds the user's profiles and lets them replace a built-in one", () => {
@@ -44,8 +44,8 @@ describe("roost.json", () => {
       }),
     );
     const config = loadConfig(file, {});
-    expect(config.profiles.mine?.env).toEqual({ FOO: "1" });
-    expect(config.profiles.shell?.command).toEqual(["/bin/sh"]);
+    expect(config.profiles.get("mine")?.env).toEqual({ FOO: "1" });
+    expect(config.profiles.get("shell")?.command).toEqual(["/bin/sh"]);
   });
 
   const bad: [string, string, RegExp][] = [

@@ -3,7 +3,7 @@
  * write (summaries, questions) is shown with its control characters folded, so a row can never
  * move the cursor or recolour the user's terminal.
  */
-import type { FeedEntry, Row } from "../../sdk/ts/protocol/index.js";
+import { type FeedEntry, oneLine, type Row } from "../../sdk/ts/protocol/index.js";
 
 export interface Paint {
   bold(s: string): string;
@@ -38,11 +38,8 @@ export function terminalWidth(stream: { columns?: number }, env: NodeJS.ProcessE
   return stream.columns || Number(env.COLUMNS) || 100;
 }
 
-/** One line, no control characters (C0, DEL, C1, line separators). */
-export function clean(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: folding control characters is the point
-  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").trim();
-}
+/** One line, no control characters, nothing that turns text around (the protocol's folding of names). */
+export const clean = oneLine;
 
 /** Length in code points: close enough to columns for the table (wide characters aside). */
 const len = (s: string) => [...s].length;

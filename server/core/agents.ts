@@ -5,13 +5,14 @@
 import { timingSafeEqual } from "node:crypto";
 import {
   type AgentInfo,
+  Context,
   type FullReport,
-  LIMITS,
   type OpArgs,
   type OpResult,
   REPORT_FIELDS,
   RoostError,
 } from "../../sdk/ts/protocol/index.js";
+import { knownFields } from "../validate.js";
 import { ROOST_VERSION } from "../version.js";
 import type { Core } from "./core.js";
 import { isEnded } from "./lifecycle.js";
@@ -83,11 +84,12 @@ export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">
   conn.session = true;
   conn.jobId = args.id;
   const rec = job.rec;
-  // The known fields only (unknown ones are ignored, not kept), each null when left out.
+  // The known fields only (unknown ones are ignored, not kept), each null when left out; the
+  // free-form ones were bounded by the args' check (schema.ts, `freeForm`).
   const next: FullReport = { ...EMPTY_REPORT };
   const given = args.report as Record<string, unknown>;
-  for (const key of FREE_FORM_FIELDS) checkFreeForm(key, given[key]);
   for (const key of REPORT_FIELDS) (next as Record<string, unknown>)[key] = given[key] ?? null;
+  if (next.context) next.context = knownFields(Context, next.context);
   // "concierge" is roost's own agent's name: a session cannot take it, not even for itself.
   if (next.name !== null && (oneLine(next.name).toLowerCase() === "concierge" || !oneLine(next.name)))
     next.name = null;
@@ -102,34 +104,6 @@ export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">
   // Sent before this report's answer, so that no newer reply can overtake a pending one.
   if (newLink) sendPending(core, job);
   return {};
-}
-
-/** The report fields kept as the agent sends them: bounded, so that a row can always be said again. */
-const FREE_FORM_FIELDS = ["usage", "attachSignal", "attachRepaint"] as const;
-
-function checkFreeForm(field: string, value: unknown): void {
-  if (value === null || value === undefined) return;
-  // Depth first, without recursion: a value nested deeper than JSON.stringify can go is refused
-  // here, before it is kept, pushed and written.
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v !== "object" || v === null) continue;
-    if (depth > LIMITS.freeFormDepth) {
-      throw new RoostError(
-        "bad_request",
-        `report.${field} is nested deeper than ${LIMITS.freeFormDepth} levels`,
-      );
-    }
-    for (const child of Object.values(v)) stack.push([child, depth + 1]);
-  }
-  const size = Buffer.byteLength(JSON.stringify(value));
-  if (size > LIMITS.freeFormBytes) {
-    throw new RoostError(
-      "bad_request",
-      `report.${field} is ${size} bytes as JSON; the limit is ${LIMITS.freeFormBytes}`,
-    );
-  }
 }
 
 export function ackOp(core: Core, args: OpArgs<"ack">): OpResult<"ack"> {

@@ -36,9 +36,9 @@ export async function dispatch(
     const existing = id ? core.registry.find(id) : undefined;
     if (existing) return { job: core.registry.row(existing), duplicate: true };
   }
-  const profile = core.config.profiles[args.profile];
+  const profile = core.config.profiles.get(args.profile);
   if (!profile) {
-    const known = Object.keys(core.config.profiles).sort().join(", ");
+    const known = [...core.config.profiles.keys()].sort().join(", ");
     throw new RoostError(
       "bad_request",
       `no profile ${JSON.stringify(args.profile)}; the profiles are: ${known}`,

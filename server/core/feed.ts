@@ -25,7 +25,8 @@ export type FeedKind =
   | "respawn"
   | "restart"
   | "rm"
-  | "rename";
+  | "rename"
+  | "repair";
 
 export class Feed {
   constructor(

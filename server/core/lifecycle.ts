@@ -4,14 +4,14 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { RoostError, type Row } from "../../sdk/ts/protocol/index.js";
+import { LIMITS, RoostError, type Row } from "../../sdk/ts/protocol/index.js";
 import { jobDir } from "../paths.js";
 import type { JobRecord } from "../store/records.js";
 import type { Core, ExitInfo } from "./core.js";
 import { type Actor, ROOST } from "./feed.js";
 import { EMPTY_REPORT, type LiveJob } from "./registry.js";
 import { serialPer } from "./serial.js";
-import { excerpt } from "./text.js";
+import { clip, excerpt } from "./text.js";
 import { terminalStarted } from "./typist.js";
 
 /** Without output this long, a terminal agent is idle (its row says so; follow-ups are typed). */
@@ -138,17 +138,22 @@ export function ended(
   if (!stopped && report.state !== "done" && report.state !== "failed") {
     const failed = reason !== null || code !== 0;
     report.state = failed ? "failed" : "done";
-    if (failed) report.error = reason ?? `exited with code ${code}`;
+    if (failed) report.error = clip(reason ?? `exited with code ${code}`, LIMITS.error);
   }
   if (stopped) report.question = null;
   rec.report = report;
   job.link = null;
   job.stopping = null;
-  core.registry.changed(job, true);
-  const text = stopped ? "stopped" : (reason ?? `exited with code ${code}`);
-  core.viewers.ended(rec.id, text);
-  core.feed.record(rec.id, stopped ? "stop" : "exit", text, stoppedBy ?? ROOST);
-  for (const resolve of job.exitWaiters.splice(0)) resolve();
+  // Whoever waits for this exit (`stop`, `rm`) is told even should a write below fail: an op that
+  // never answers is worse than one that answers `busy`.
+  try {
+    core.registry.changed(job, true);
+    const text = stopped ? "stopped" : (reason ?? `exited with code ${code}`);
+    core.viewers.ended(rec.id, text);
+    core.feed.record(rec.id, stopped ? "stop" : "exit", text, stoppedBy ?? ROOST);
+  } finally {
+    for (const resolve of job.exitWaiters.splice(0)) resolve();
+  }
   void core
     .terminals()
     .then((t) => t.forget(rec.id))

@@ -30,6 +30,8 @@ export interface LiveJob {
 }
 
 const REPORT_FLUSH_MS = 200;
+/** After a failed write: not so soon that a full disk fills the log. */
+const REPORT_RETRY_MS = 5000;
 
 export const EMPTY_REPORT: FullReport = { state: "working", ...NULL_REPORT_FIELDS };
 
@@ -38,12 +40,14 @@ export class Registry {
   private readonly unsaved = new Set<LiveJob>();
   private flushTimer: NodeJS.Timeout | null = null;
 
+  /** `jobs`: the store's, as checked at start (stored-jobs.ts). */
   constructor(
     private readonly store: Store,
     private readonly pushes: Pushes,
+    jobs: JobRecord[],
   ) {
     const pending = store.pendingCounts();
-    for (const rec of store.loadJobs()) {
+    for (const rec of jobs) {
       this.jobs.set(rec.id, {
         rec,
         link: null,
@@ -98,14 +102,26 @@ export class Registry {
     this.flushTimer ??= setTimeout(() => this.flush(), REPORT_FLUSH_MS);
   }
 
-  /** Writes every coalesced change now (also at shutdown). */
+  /**
+   * Writes every coalesced change now (also at shutdown). A job whose write fails (the disk is
+   * full) stays unsaved and is tried again with the next flush; the others' are written.
+   */
   flush(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
     if (this.unsaved.size === 0) return;
-    const jobs = [...this.unsaved].map((j) => j.rec);
+    const jobs = [...this.unsaved];
     this.unsaved.clear();
-    this.store.updateJobs(jobs);
+    const failed = this.store.updateJobs(jobs.map((j) => j.rec));
+    if (failed.length === 0) return;
+    for (const { job: rec, error } of failed) {
+      console.error(
+        `roost: could not save ${rec.id}'s row (tried again shortly): ${(error as Error).message}`,
+      );
+      const job = this.jobs.get(rec.id);
+      if (job) this.unsaved.add(job);
+    }
+    this.flushTimer ??= setTimeout(() => this.flush(), REPORT_RETRY_MS);
   }
 
   /** Rows in the user's order: pinned first, then `order` (control-plane.md, `list`). */

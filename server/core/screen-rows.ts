@@ -7,6 +7,7 @@
 import type { FullReport } from "../../sdk/ts/protocol/index.js";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import { EMPTY_REPORT } from "./registry.js";
+import { clip } from "./text.js";
 
 export interface ScreenView {
   lines: string[];
@@ -73,5 +74,3 @@ export function rowFromScreen(view: ScreenView, patterns: RegExp[]): FullReport 
   }
   return { ...EMPTY_REPORT, state: "working", status: view.busy ? "busy" : "idle", summary };
 }
-
-const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);

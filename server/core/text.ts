@@ -1,13 +1,10 @@
 /** Small text rules the spec names. */
+import { oneLine } from "../../sdk/ts/protocol/index.js";
 
-/** Names are folded to one line (agent-protocol.md, "Others"): control characters become spaces. */
-export function oneLine(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: folding control characters is the point
-  return s.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, " ").trim();
-}
+export { oneLine };
+
+/** At most `max` characters, an ellipsis marking a cut. */
+export const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
 /** A short one-line excerpt for the feed and default names. */
-export function excerpt(s: string, max = 120): string {
-  const line = oneLine(s);
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
+export const excerpt = (s: string, max = 120): string => clip(oneLine(s), max);

@@ -60,7 +60,7 @@ export function fromQuery(schema: TSchema, query: Record<string, unknown>): Reco
   const args: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(query)) {
     const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-    const type = props[key]?.type;
+    const type = Object.hasOwn(props, key) ? props[key]?.type : undefined;
     if (typeof value !== "string") args[key] = value;
     else if (
       (type === "integer" || type === "number") &&

@@ -11,7 +11,7 @@ export const hubOps = [
     allow: ["hub"],
     acts: false,
     handler: (core) => ({
-      profiles: Object.entries(core.config.profiles).map(([name, p]) => ({
+      profiles: [...core.config.profiles].map(([name, p]) => ({
         name,
         description: p.description ?? null,
         command: p.command,

@@ -40,6 +40,21 @@ export interface JobRecord {
   updatedAt: string;
 }
 
+/**
+ * A job as the store read it: what its agent sent (report, hello) is not trusted to be what the
+ * schema says (an older roost kept it unchecked), so it comes as read, for core/stored-jobs.ts to
+ * check; JSON that does not parse comes as `Unreadable`.
+ */
+export type StoredJob = Omit<JobRecord, "report" | "agent" | "capabilities"> & {
+  report: unknown;
+  agent: unknown;
+  capabilities: unknown;
+};
+
+export class Unreadable {
+  constructor(readonly why: string) {}
+}
+
 export interface ReplyRecord {
   jobId: string;
   seq: number;

@@ -12,7 +12,15 @@ import Database from "better-sqlite3";
 import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import { MIGRATIONS } from "./migrations/index.js";
-import type { JobRecord, NewFeedEntry, NewReply, ReplyRecord, TokenRecord } from "./records.js";
+import {
+  type JobRecord,
+  type NewFeedEntry,
+  type NewReply,
+  type ReplyRecord,
+  type StoredJob,
+  type TokenRecord,
+  Unreadable,
+} from "./records.js";
 
 type Params = Record<string, unknown>;
 
@@ -136,7 +144,8 @@ export class Store {
 
   // ---- jobs ----
 
-  loadJobs(): JobRecord[] {
+  /** Every job, as kept: what its agent sent is checked by the core (core/stored-jobs.ts). */
+  loadJobs(): StoredJob[] {
     return (this.sql.allJobs.all() as Params[]).map(jobFromRow);
   }
 
@@ -158,11 +167,27 @@ export class Store {
     this.sql.updateJob.run(jobToParams(job));
   }
 
-  /** Many job writes in one transaction (coalesced report writes). */
-  updateJobs(jobs: Iterable<JobRecord>): void {
-    this.db.transaction(() => {
-      for (const job of jobs) this.sql.updateJob.run(jobToParams(job));
-    })();
+  /**
+   * Many job writes in one transaction (coalesced report writes). Should it fail, each is tried
+   * alone, so that one job's write that cannot be made loses no other's. Returns those that failed.
+   */
+  updateJobs(jobs: JobRecord[]): { job: JobRecord; error: unknown }[] {
+    try {
+      this.db.transaction(() => {
+        for (const job of jobs) this.sql.updateJob.run(jobToParams(job));
+      })();
+      return [];
+    } catch {
+      const failed: { job: JobRecord; error: unknown }[] = [];
+      for (const job of jobs) {
+        try {
+          this.sql.updateJob.run(jobToParams(job));
+        } catch (error) {
+          failed.push({ job, error });
+        }
+      }
+      return failed;
+    }
   }
 
   deleteJob(id: string): void {
@@ -447,6 +472,14 @@ function prepare(db: Database.Database) {
 
 const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
 const parse = <T>(v: unknown): T | null => (typeof v === "string" ? (JSON.parse(v) as T) : null);
+/** What an agent sent, as kept: parsed if it parses (the core checks it), else `Unreadable`. */
+function parseSent(v: unknown): unknown {
+  try {
+    return parse(v);
+  } catch (err) {
+    return new Unreadable((err as Error).message);
+  }
+}
 
 function jobToParams(j: JobRecord): Params {
   return {
@@ -476,7 +509,7 @@ function jobToParams(j: JobRecord): Params {
   };
 }
 
-function jobFromRow(r: Params): JobRecord {
+function jobFromRow(r: Params): StoredJob {
   return {
     id: r.id as string,
     token: r.token as string,
@@ -492,9 +525,9 @@ function jobFromRow(r: Params): JobRecord {
     exitCode: r.exit_code as number | null,
     pid: r.pid as number | null,
     kind: r.kind as JobRecord["kind"],
-    agent: parse(r.agent),
-    capabilities: parse<string[]>(r.capabilities) ?? [],
-    report: parse(r.report),
+    agent: parseSent(r.agent),
+    capabilities: parseSent(r.capabilities),
+    report: parseSent(r.report),
     lastSeq: r.last_seq as number,
     dispatchRequestId: r.dispatch_request_id as string | null,
     createdAt: r.created_at as string,

@@ -21,6 +21,8 @@ export interface DaemonOptions {
   /** roost.json's content (written before start). */
   config?: unknown;
   env?: Record<string, string>;
+  /** A home made beforehand (a store to start on); a fresh temp one by default. */
+  home?: string;
 }
 
 export class TestDaemon {
@@ -110,7 +112,7 @@ export class TestDaemon {
 }
 
 export async function startDaemon(opts: DaemonOptions = {}): Promise<TestDaemon> {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "roost-test-"));
+  const home = opts.home ?? fs.mkdtempSync(path.join(os.tmpdir(), "roost-test-"));
   if (opts.config !== undefined) fs.writeFileSync(path.join(home, "roost.json"), JSON.stringify(opts.config));
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env))

@@ -4,6 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { EMPTY_REPORT } from "../../server/core/registry.js";
+import { loadJobs } from "../../server/core/stored-jobs.js";
 import { MIGRATIONS } from "../../server/store/migrations/index.js";
 import type { JobRecord } from "../../server/store/records.js";
 import { Store } from "../../server/store/store.js";
@@ -83,6 +85,21 @@ describe("the store", () => {
     expect(store.loadJobs().map((j) => j.id)).toEqual(["j1", "j3"]);
   });
 
+  it("a failed flush loses no other job's report: the one write that cannot be made fails alone", () => {
+    const [a, b, c] = [newJob(store), newJob(store), newJob(store)];
+    const report = (summary: string) => ({ ...EMPTY_REPORT, summary });
+    a.report = report("a saved");
+    c.report = report("c saved");
+    // A value JSON cannot say (a BigInt): the write of b fails, whatever the others'.
+    b.report = { ...report("b"), usage: { n: 1n } } as unknown as JobRecord["report"];
+    const failed = store.updateJobs([a, b, c]);
+    expect(failed.map((f) => f.job.id)).toEqual([b.id]);
+    expect(String(failed[0]!.error)).toMatch(/BigInt/);
+    reopen();
+    const kept = Object.fromEntries(loadJobs(store).jobs.map((j) => [j.id, j.report?.summary ?? null]));
+    expect(kept).toEqual({ [a.id]: "a saved", [b.id]: null, [c.id]: "c saved" });
+  });
+
   it("numbers replies per job from 1, the first task included, continuing after a reopen", () => {
     const a = newJob(store, null, "the task");
     const b = newJob(store);
@@ -90,7 +107,7 @@ describe("the store", () => {
     expect(store.addReply(a, { text: "two", mode: "steer" })).toBe(2);
     expect(store.addReply(b, { text: "one", mode: null })).toBe(1);
     reopen();
-    const [a2] = store.loadJobs().filter((j) => j.id === a.id);
+    const [a2] = loadJobs(store).jobs.filter((j) => j.id === a.id);
     expect(a2!.lastSeq).toBe(2);
     expect(store.addReply(a2!, { text: "three", mode: null })).toBe(3);
     expect(store.pendingReplies(a.id).map((r) => [r.seq, r.text, r.mode])).toEqual([

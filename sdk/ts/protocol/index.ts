@@ -1,3 +1,4 @@
 export * from "./errors.js";
 export * from "./ops.js";
 export * from "./schema.js";
+export * from "./text.js";

@@ -18,8 +18,8 @@ export const LIMITS = {
   prLink: 2000,
   remoteAt: 2000,
   text: 65536, // a reply or a task; the spec sets none, a line is 4 MiB at most anyway
-  freeFormBytes: 65536, // `usage`, `attachSignal`, `attachRepaint`: kept as sent, within these bounds
-  freeFormDepth: 32,
+  freeFormBytes: 65536, // `usage`, `attachSignal`, `attachRepaint`: kept as sent, at most this as JSON
+  depth: 32, // any value in an op's args is nested at most this deep (the args object is level 1)
   pendingReplies: 50,
   requestIdsKept: 100,
   feedKept: 1000,

@@ -5,6 +5,7 @@
  */
 import Type, { type Static, type TLiteral, type TSchema, type TUnion } from "typebox";
 
+import { jsonBytes, tooDeep } from "./bounds.js";
 import { LIMITS } from "./limits.js";
 
 export { LIMITS, NULL_REPORT_FIELDS } from "./limits.js";
@@ -25,6 +26,18 @@ export const Token = Type.String({ minLength: 1, maxLength: 256 });
 /** agent-protocol.md, "Request ids": 1–64 of A-Z a-z 0-9 _ . : - */
 export const RequestId = Type.String({ pattern: "^[A-Za-z0-9_.:-]{1,64}$" });
 
+/**
+ * A value kept as the agent sends it (`usage`, pi's `attachSignal`): any JSON, bounded in depth and
+ * size so that a row holding it can always be encoded, pushed and written.
+ */
+const freeForm = <T extends TSchema>(schema: T) =>
+  Type.Refine(
+    schema,
+    (v) => tooDeep(v, LIMITS.depth) === null && jsonBytes(v) <= LIMITS.freeFormBytes,
+    () => `must be at most ${LIMITS.freeFormBytes} bytes as JSON and ${LIMITS.depth} levels deep`,
+  );
+
+/** A typed object of a report: only its known fields are kept (`knownFields` in server/validate.ts). */
 export const Context = Type.Object({
   tokens: Type.Optional(Type.Number()),
   window: Type.Optional(Type.Number()),
@@ -44,13 +57,13 @@ const reportFields = {
   name: nullable(text(LIMITS.name)),
   model: nullable(text(LIMITS.model)),
   thinking: nullable(text(LIMITS.thinking)),
-  // Capability fields: kept as the agent sends them.
+  // Capability fields: `context` typed (its known fields kept), the others kept as sent.
   context: nullable(Context),
-  usage: nullable(Type.Record(Type.String(), Type.Unknown())),
+  usage: nullable(freeForm(Type.Record(Type.String(), Type.Unknown()))),
   prLinks: nullable(Type.Array(text(LIMITS.prLink), { maxItems: LIMITS.prLinks })),
   remoteAt: nullable(text(LIMITS.remoteAt)),
-  attachSignal: Type.Unknown(),
-  attachRepaint: Type.Unknown(),
+  attachSignal: freeForm(Type.Unknown()),
+  attachRepaint: freeForm(Type.Unknown()),
   agentItems: nullable(Type.Boolean()),
 };
 type ReportFields = typeof reportFields;

@@ -1,0 +1,17 @@
+/** Text rules the protocol names, shared by the daemon and its clients (the CLI's table). */
+
+/**
+ * Names are folded to one line (agent-protocol.md, "Others"): control characters (C0, DEL, C1)
+ * and line separators become spaces. The bidirectional controls (U+202A–U+202E, U+2066–U+2069,
+ * U+200E, U+200F, U+061C) go: one of them in a name can make it, and what follows it on the line,
+ * read backwards in the hub and the CLI ("evil\u202Etxt.exe").
+ */
+export function oneLine(s: string): string {
+  return (
+    s
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: folding control characters is the point
+      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")
+      .replace(/[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g, "")
+      .trim()
+  );
+}
