@@ -18,6 +18,7 @@ import { onScreen } from "./core/screens.js";
 import { loadJobs, recordSetAside } from "./core/stored-jobs.js";
 import { Tokens } from "./core/tokens.js";
 import { Viewers } from "./core/viewers.js";
+import { raiseFileLimit } from "./descriptors.js";
 import { listenAddress } from "./http/address.js";
 import { runOp } from "./ops/index.js";
 import { type Paths, roostPaths } from "./paths.js";
@@ -27,6 +28,7 @@ import { Store } from "./store/store.js";
 import { ROOST_VERSION } from "./version.js";
 
 export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  raiseFileLimit(); // before anything is opened, and before HTTP's caps are computed from it
   const paths = roostPaths(env);
   makeHome(paths);
   const config = loadConfig(paths.config, env); // throws ConfigError: nothing has started yet

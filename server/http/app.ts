@@ -10,9 +10,11 @@ import fastifyWebsocket from "@fastify/websocket";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "../core/core.js";
+import { fileLimit } from "../descriptors.js";
 import { PACKAGE_ROOT } from "../version.js";
 import { codeForStatus, sendError } from "./answers.js";
 import { cookieName, installAuth, pathOf } from "./auth.js";
+import { capsFor, watchConnections } from "./connections.js";
 import { Guard } from "./guard.js";
 import { installLogin } from "./login.js";
 import { openApi } from "./openapi.js";
@@ -67,9 +69,11 @@ export async function buildHttp(core: Core, opts: HttpOptions = {}): Promise<Fas
     reply.headers(SECURITY_HEADERS);
     done();
   });
+  // No one without a token holds many connections, or any for long (connections.ts).
+  const connections = watchConnections(app, capsFor(fileLimit().soft));
   // First, so that a refused upgrade's socket is closed after its answer (the plugin's hooks).
   await app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
-  installAuth(app, guard, core.tokens, cookie);
+  installAuth(app, guard, core.tokens, cookie, (req) => connections.prove(req.raw.socket));
   app.setErrorHandler((err: FastifyError, _req, reply) => {
     const status = err.statusCode ?? 500;
     if (status >= 500) console.error("roost: http:", err);

@@ -34,7 +34,17 @@ export function identityOf(req: FastifyRequest): Identity {
 export const cookieName = (home: string) =>
   `roost_${createHash("sha256").update(home).digest("hex").slice(0, 10)}`;
 
-export function installAuth(app: FastifyInstance, guard: Guard, tokens: Tokens, cookie: string): void {
+/**
+ * `passed` is told of each request whose token passed (not of a public path's): its connection
+ * has proved itself (connections.ts).
+ */
+export function installAuth(
+  app: FastifyInstance,
+  guard: Guard,
+  tokens: Tokens,
+  cookie: string,
+  passed: (req: FastifyRequest) => void = () => {},
+): void {
   app.addHook("onRequest", (req, reply, done) => {
     const { host, origin } = req.headers;
     const refusedHost = guard.refuseHost(host);
@@ -56,6 +66,7 @@ export function installAuth(app: FastifyInstance, guard: Guard, tokens: Tokens, 
     const identity = tokens.identify(presentedToken(req, cookie));
     if (!identity) return void refuse(req, reply);
     identities.set(req, identity);
+    passed(req);
     done();
   });
 }

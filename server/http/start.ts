@@ -10,7 +10,7 @@ export async function listenHub(
   address: ListenAddress,
 ): Promise<string | null> {
   try {
-    await app.listen({ host: address.host, port: address.port });
+    await app.listen({ host: listenHost(address.host), port: address.port });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     console.error(
@@ -32,3 +32,10 @@ export async function listenHub(
   else console.log("  the login link: roost open");
   return url;
 }
+
+/**
+ * For `localhost` Fastify binds 127.0.0.1 and, on a second server of its own, ::1: a server whose
+ * connections the caps (connections.ts) never see. 127.0.0.1 alone, then: a client that resolves
+ * `localhost` tries both, and ::1 is one `http.host` away.
+ */
+const listenHost = (host: string) => (host === "localhost" ? "127.0.0.1" : host);

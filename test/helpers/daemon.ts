@@ -23,6 +23,8 @@ export interface DaemonOptions {
   env?: Record<string, string>;
   /** A home made beforehand (a store to start on); a fresh temp one by default. */
   home?: string;
+  /** A command the daemon runs under, its argv before node's (`["prlimit", "--nofile=2048:2048"]`). */
+  wrap?: string[];
 }
 
 export class TestDaemon {
@@ -37,6 +39,8 @@ export class TestDaemon {
   constructor(
     readonly home: string,
     readonly env: Record<string, string>,
+    /** What the daemon runs under: an exec'ing wrapper, so that the pid is still the daemon's. */
+    readonly wrap: string[] = [],
   ) {
     this.socket = path.join(home, "roost.sock");
   }
@@ -44,7 +48,8 @@ export class TestDaemon {
   /** Starts the daemon and waits until its socket answers. */
   async start(): Promise<void> {
     this.outputAtStart = this.output.length;
-    const proc = spawn(process.execPath, [CLI, "daemon"], {
+    const [command, ...args] = [...this.wrap, process.execPath, CLI, "daemon"];
+    const proc = spawn(command!, args, {
       env: this.env,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -126,7 +131,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<TestDaemon>
     { ROOST_HOME: home, HOME: userHome, ROOST_STOP_GRACE_MS: "1000", ROOST_PORT: "0" },
     opts.env,
   );
-  const daemon = new TestDaemon(home, env);
+  const daemon = new TestDaemon(home, env, opts.wrap);
   await daemon.start();
   return daemon;
 }
