@@ -14,7 +14,7 @@ import path from "node:path";
 export class UnsafeHome extends Error {}
 
 /** secret: no one else may even read it; file, dir: no one else may write it; socket: ours. */
-export type Kind = "secret" | "file" | "socket" | "dir";
+type Kind = "secret" | "file" | "socket" | "dir";
 
 /**
  * What roost reads or writes in a home, by name (paths.ts names them for the daemon; the pty
@@ -74,8 +74,7 @@ export function secureHome(home: string, socket: string): void {
     fs.chmodSync(found.real, 0o700); // ours: after this no one else can put anything in it
     checkEntries(found.real);
   }
-  const jobs = path.join(found.real, "jobs");
-  if (!fs.existsSync(jobs)) fs.mkdirSync(jobs, { mode: 0o700 });
+  fs.mkdirSync(path.join(found.real, "jobs"), { recursive: true, mode: 0o700 }); // none if there
 }
 
 /**
@@ -239,10 +238,14 @@ function checkStat(p: string, st: fs.Stats, kind: Kind): void {
   if (st.mode & mask)
     refuse(
       p,
-      `has mode ${octal(st.mode)}: others may ${kind === "secret" ? "read or " : ""}write it`,
+      `has mode ${octal(st.mode)}: others may ${othersMay(st.mode & mask)} it`,
       fixFor(p, kind, "mode"),
     );
 }
+
+/** What the group and others may do by these mode bits. */
+const othersMay = (bits: number) =>
+  [bits & 0o044 && "read", bits & 0o022 && "write", bits & 0o011 && "run"].filter(Boolean).join(" and ");
 
 /** What to do about `p`, by what roost uses it for and what is wrong with it. */
 function fixFor(p: string, kind: Kind, wrong: "link" | "type" | "owner" | "mode"): string {

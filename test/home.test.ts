@@ -179,7 +179,11 @@ describe("the daemon refuses a home that is not its user's", () => {
   it("refuses a token of ours that others may read: it may have leaked", async () => {
     const home = ourHome({ token: "mine\n" });
     fs.chmodSync(path.join(home, "token"), 0o644);
-    await expectRefused(home, path.join(home, "token"), /mode 0644: others may read or write it.*rm '/);
+    await expectRefused(
+      home,
+      path.join(home, "token"),
+      /mode 0644: others may read it. It may have been read: delete it \(rm '/,
+    );
   });
 
   it("refuses a token another user owns inside our 0700 home", async () => {
