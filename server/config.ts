@@ -2,10 +2,10 @@
  * roost.json (control-plane.md, "roost.json"): optional; a bad one is refused at start with the
  * file, the path inside it and what is wrong. The daemon never starts on half a config.
  */
-import fs from "node:fs";
 import path from "node:path";
 import Type, { type Static } from "typebox";
 import { oneOf } from "../sdk/ts/protocol/index.js";
+import { readOwn, UnsafeHome } from "./home.js";
 import { compileCheck } from "./validate.js";
 import { PACKAGE_ROOT } from "./version.js";
 
@@ -99,10 +99,10 @@ export const blockedPatterns = (p: Profile): string[] =>
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Config {
   let raw: string | null = null;
   try {
-    raw = fs.readFileSync(file, "utf8");
+    raw = readOwn(file); // it says what commands run: one others may write is refused (home.ts)
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT")
-      throw new ConfigError(`${file}: ${(err as Error).message}`);
+    if (err instanceof UnsafeHome) throw err;
+    throw new ConfigError(`${file}: ${(err as Error).message}`);
   }
   let parsed: unknown = {};
   if (raw !== null) {

@@ -1,6 +1,7 @@
 /**
- * The daemon (control-plane.md, "Starting it"): wiring only. Home and socket owner-only, the
- * config checked before anything starts, the jobs found again, then the socket opened.
+ * The daemon (control-plane.md, "Starting it"): wiring only. The home checked (home.ts: ours
+ * alone, or refused having changed nothing), the config checked before anything starts, the
+ * jobs found again, then the socket opened.
  */
 import fs from "node:fs";
 import type { FastifyInstance } from "fastify";
@@ -19,9 +20,10 @@ import { loadJobs, recordSetAside } from "./core/stored-jobs.js";
 import { Tokens } from "./core/tokens.js";
 import { Viewers } from "./core/viewers.js";
 import { raiseFileLimit } from "./descriptors.js";
+import { secureHome } from "./home.js";
 import { listenAddress } from "./http/address.js";
 import { runOp } from "./ops/index.js";
-import { type Paths, roostPaths } from "./paths.js";
+import { roostPaths } from "./paths.js";
 import { PtyHostClient } from "./pty/client.js";
 import { PROTOCOL_VERSION as PTY_PROTOCOL_VERSION } from "./pty/wire.js";
 import { Store } from "./store/store.js";
@@ -30,7 +32,7 @@ import { ROOST_VERSION } from "./version.js";
 export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   raiseFileLimit(); // before anything is opened, and before HTTP's caps are computed from it
   const paths = roostPaths(env);
-  makeHome(paths);
+  secureHome(paths.home, paths.socket); // throws UnsafeHome: nothing has started yet
   const config = loadConfig(paths.config, env); // throws ConfigError: nothing has started yet
   const address = listenAddress(config, env);
   if (await socketAnswers(paths.socket))
@@ -132,10 +134,3 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
 /** A close that waits at most a moment: a shutdown never hangs on a slow client. */
 const closeSoon = (closing: Promise<unknown> | undefined) =>
   Promise.race([closing?.catch(() => {}), new Promise((r) => setTimeout(r, 1000).unref())]);
-
-/** $ROOST_HOME is the owner's alone (0700), whatever the umask; and so is the jobs' folder. */
-function makeHome(paths: Paths): void {
-  fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 });
-  fs.chmodSync(paths.home, 0o700);
-  fs.mkdirSync(paths.jobsDir, { recursive: true, mode: 0o700 });
-}

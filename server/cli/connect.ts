@@ -1,6 +1,7 @@
 /** Reaching the daemon: its socket from roostPaths, and one clear message when nothing answers. */
 import { SocketClient } from "../../sdk/ts/client/socket-client.js";
 import type { OpArgs, OpName, OpResult } from "../../sdk/ts/protocol/index.js";
+import { checkSocket } from "../home.js";
 import { roostPaths } from "../paths.js";
 import { CliError } from "./command.js";
 
@@ -13,8 +14,14 @@ export class NotRunning extends CliError {
   }
 }
 
+/**
+ * A connection to the daemon's socket, once it is known that only this user can have made it
+ * (home.ts): what the CLI sends (tasks, replies, keys) must not go to a socket another user put
+ * in a directory they can write, nor what it shows come from one.
+ */
 export async function connect(env: NodeJS.ProcessEnv): Promise<SocketClient> {
   const { socket } = roostPaths(env);
+  checkSocket(socket);
   try {
     return await SocketClient.connect(socket);
   } catch (err) {

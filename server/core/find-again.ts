@@ -1,8 +1,8 @@
 /**
  * A daemon that starts finds its jobs again (control-plane.md, "Jobs outlive the daemon").
  */
-import fs from "node:fs";
 import path from "node:path";
+import { readOwn } from "../home.js";
 import { jobDir } from "../paths.js";
 import type { Core, ExitInfo } from "./core.js";
 import { ROOST } from "./feed.js";
@@ -54,7 +54,7 @@ export async function findJobsAgain(core: Core): Promise<void> {
 function readExitFile(core: Core, jobId: string): ExitInfo | null {
   try {
     const file = path.join(jobDir(core.paths, jobId), "exit.json");
-    const data = JSON.parse(fs.readFileSync(file, "utf8")) as {
+    const data = JSON.parse(readOwn(file) ?? "") as {
       exitCode: number | null;
       signal: number | null;
       at?: string;

@@ -1,6 +1,6 @@
 /**
  * Who may use the HTTP face (control-plane.md, "Auth"): the owner's token in $ROOST_HOME/token
- * (0600, made on first start) and the named tokens of `roost token --name`, each either full or
+ * (0600, made on first start; one roost did not make is refused) and the named tokens of `roost token --name`, each either full or
  * read-only (may look, never act). Only a hash of a named token is stored; its secret is shown once.
  *
  * A presented token is compared with every known one in constant time, and all are compared
@@ -9,6 +9,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import { RoostError } from "../../sdk/ts/protocol/index.js";
+import { openOwn, readOwn } from "../home.js";
 import type { TokenRecord } from "../store/records.js";
 import type { Store } from "../store/store.js";
 
@@ -96,15 +97,26 @@ export class Tokens {
   }
 }
 
-/** The owner's token: made on first start (0600, whatever the umask), kept 0600 after. */
+/**
+ * The owner's token: made on first start, 0600, never through a link. One that is there is
+ * adopted only if roost could have made it: a regular file of ours that no one else may read or
+ * write (home.ts); else the start is refused, saying to delete it so that roost makes a new one.
+ */
 export function ensureOwnerToken(file: string): string {
+  const { O_CREAT, O_EXCL, O_WRONLY } = fs.constants;
   try {
-    fs.writeFileSync(file, `${newSecret()}\n`, { mode: 0o600, flag: "wx" });
+    const fd = openOwn(file, O_CREAT | O_EXCL | O_WRONLY, "secret");
+    const secret = newSecret();
+    try {
+      fs.writeSync(fd, `${secret}\n`);
+    } finally {
+      fs.closeSync(fd);
+    }
+    return secret;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
   }
-  fs.chmodSync(file, 0o600);
-  const secret = fs.readFileSync(file, "utf8").trim();
+  const secret = readOwn(file, "secret")?.trim();
   if (!secret) throw new Error(`${file} is empty: delete it and roost makes a new token`);
   return secret;
 }

@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { checkSocket, openOwn } from "../home.js";
 import type {
   HelloResult,
   HostMessage,
@@ -75,12 +76,14 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
   /** Connects to the host of `home`, starting one if none answers. */
   static async connect(home: string, opts: ConnectOptions = {}): Promise<PtyHostClient> {
     const sockPath = path.join(home, "pty.sock");
+    checkSocket(sockPath); // the jobs' commands go to it: only this user can have made it
     const existing = await PtyHostClient.tryConnect(sockPath);
     if (existing) return existing;
 
     const hostScript = opts.hostScript ?? fileURLToPath(new URL("./host.js", import.meta.url));
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
-    const logFd = fs.openSync(path.join(home, "pty.log"), "a", 0o600);
+    const { O_APPEND, O_CREAT, O_WRONLY } = fs.constants;
+    const logFd = openOwn(path.join(home, "pty.log"), O_APPEND | O_CREAT | O_WRONLY);
     try {
       // Detached into its own session so it outlives this daemon and its terminal.
       const child = spawn(process.execPath, [hostScript, home], {

@@ -1,13 +1,15 @@
 // The roost pty host: holds every job's pseudo-terminal so the daemon can crash or restart while
 // jobs keep running. Run as `node host.js <ROOST_HOME>`. It must stay small and independent of the
-// rest of roost (node builtins, node-pty, @xterm and the files beside it only), because a running
-// host is never upgraded in place: jobs live exactly as long as it does.
+// rest of roost (node builtins, node-pty, @xterm and the files beside it only, and ../home.js,
+// itself builtins only, the one check of a home), because a running host is never upgraded in
+// place: jobs live exactly as long as it does.
 //
 // This file is the socket and the lifecycle; jobs.ts holds the jobs, screen.ts and transcript.ts
 // what each keeps of its output, ops.ts answers requests, conn.ts is one client.
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
+import { checkHome, openOwn, readOwn } from "../home.js";
 import { Conn } from "./conn.js";
 import { Jobs, screenState } from "./jobs.js";
 import { log } from "./log.js";
@@ -79,7 +81,7 @@ function shutdown(reason: string): void {
   // Unlink while still listening: a host starting now sees ours answer until the file is gone,
   // so it can never bind a socket that we would then remove.
   try {
-    if (fs.readFileSync(pidPath, "utf8").trim() === String(process.pid)) {
+    if (readOwn(pidPath)?.trim() === String(process.pid)) {
       fs.rmSync(pidPath, { force: true });
       fs.rmSync(sockPath, { force: true });
     }
@@ -130,8 +132,9 @@ function listen(): Promise<NodeJS.ErrnoException | null> {
 }
 
 async function main(): Promise<void> {
-  // The client makes home; a host that finds it gone was started for a home since removed.
-  if (!fs.statSync(home, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`no such home: ${home}`);
+  // The client makes home; a host that finds it gone was started for a home since removed. One
+  // that another user may write is refused, as the daemon refuses it (home.ts).
+  if (!checkHome(home)) throw new Error(`no such home: ${home}`);
   for (let attempt = 0; ; attempt++) {
     if (fs.existsSync(sockPath)) {
       if (await answersHello(3_000)) {
@@ -146,9 +149,18 @@ async function main(): Promise<void> {
   }
   server.on("error", (err) => log(`server error: ${err.message}`));
   fs.chmodSync(sockPath, 0o600);
-  fs.writeFileSync(pidPath, `${process.pid}\n`, { mode: 0o600 });
+  writePid();
   log(`listening on ${sockPath}`);
   checkIdle();
+}
+
+function writePid(): void {
+  const fd = openOwn(pidPath, fs.constants.O_CREAT | fs.constants.O_WRONLY | fs.constants.O_TRUNC);
+  try {
+    fs.writeSync(fd, `${process.pid}\n`);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 process.on("SIGTERM", () => shutdown("SIGTERM"));

@@ -3,6 +3,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { type IPty, spawn as ptySpawn } from "@lydell/node-pty";
+import { openOwn } from "../home.js";
 import { log } from "./log.js";
 import { dim, int, jobIdOf, type Msg, str, stringMap, strings } from "./params.js";
 import { Screen } from "./screen.js";
@@ -257,7 +258,7 @@ function holdSlave(p: IPty): number | null {
 function writeExitFile(dir: string, exit: ExitInfo): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = path.join(dir, `.exit.json.${process.pid}.tmp`);
-  const fd = fs.openSync(tmp, "w", 0o600);
+  const fd = openOwn(tmp, fs.constants.O_CREAT | fs.constants.O_WRONLY | fs.constants.O_TRUNC);
   try {
     fs.writeSync(fd, `${JSON.stringify(exit)}\n`);
     fs.fsyncSync(fd);

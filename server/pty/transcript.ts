@@ -4,6 +4,7 @@
 // job's transcript takes at most twice the bound on disk.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { openOwn } from "../home.js";
 
 /** Unwritten bytes past which output is left out rather than held: the disk has stalled. */
 const MAX_PENDING = 16 * 1024 * 1024;
@@ -83,7 +84,7 @@ export class Transcript {
   private open(): void {
     let fd: number;
     try {
-      fd = fs.openSync(this.file, "a", 0o600);
+      fd = openOwn(this.file, fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_WRONLY);
     } catch (err) {
       this.log(`cannot open ${this.file}: ${String(err)}`);
       return;

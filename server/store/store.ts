@@ -11,6 +11,7 @@ import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
+import { openOwn } from "../home.js";
 import { MIGRATIONS } from "./migrations/index.js";
 import {
   type JobRecord,
@@ -50,9 +51,14 @@ export class Store {
 
   /** `checkpoints: "thread"` (the daemon) moves WAL checkpoints off this thread (checkpointer.ts). */
   constructor(file: string, opts: { checkpoints?: "inline" | "thread" } = {}) {
-    // Owner-only; SQLite gives the -wal and -shm files the database file's mode.
-    fs.closeSync(fs.openSync(file, "a", 0o600));
-    fs.chmodSync(file, 0o600);
+    // Owner-only; SQLite gives the -wal and -shm files the database file's mode. SQLite follows
+    // links, so the file is first opened as roost's own (not a link, ours, no one else may write).
+    const fd = openOwn(file, fs.constants.O_CREAT | fs.constants.O_WRONLY);
+    try {
+      fs.fchmodSync(fd, 0o600);
+    } finally {
+      fs.closeSync(fd);
+    }
     this.db = new Database(file);
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");

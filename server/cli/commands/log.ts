@@ -5,6 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { checkHome } from "../../home.js";
 import { jobDir, roostPaths } from "../../paths.js";
 import { CliError, type Command, printJson, str, UsageError } from "../command.js";
 import { altScreenAfter, plainText, terminalReset } from "../terminal.js";
@@ -79,7 +80,9 @@ export const log: Command = {
   async run({ positionals: [id], values, json, env }) {
     const tail = parseTail(str(values, "tail"));
     if (!JOB_ID.test(id!)) throw new UsageError(`${JSON.stringify(id)} is not a job id (such as j3)`);
-    const transcript = readTranscript(jobDir(roostPaths(env), id!));
+    const paths = roostPaths(env);
+    checkHome(paths.home); // a home others may write holds what they chose, not the job's output
+    const transcript = readTranscript(jobDir(paths, id!));
     if (!transcript) throw new CliError(`no transcript for ${id} (no such job, or it printed nothing)`);
     if (json || values.plain) {
       let text = plainText(transcript.toString("utf8"));

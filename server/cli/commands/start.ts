@@ -1,11 +1,12 @@
 /**
- * `roost start` and `roost shutdown`: the daemon in the background. `start` runs `roost daemon`
- * detached (its own session, its output to $ROOST_HOME/daemon.log) and returns once the socket
- * answers; `shutdown` asks it to stop and waits until it has.
+ * `roost start` and `roost shutdown`: the daemon in the background. `start` checks the home as
+ * the daemon does (home.ts), runs `roost daemon` detached (its own session, its output to
+ * $ROOST_HOME/daemon.log) and returns once the socket answers; `shutdown` asks it to stop and waits until it has.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
+import { openOwn, secureHome } from "../../home.js";
 import { roostPaths } from "../../paths.js";
 import { CliError, type Command, out, printJson } from "../command.js";
 import { answers, connect, NotRunning } from "../connect.js";
@@ -50,13 +51,14 @@ export const start: Command = {
   examples: ["roost start"],
   async run({ json, env }) {
     const paths = roostPaths(env);
+    secureHome(paths.home, paths.socket); // as the daemon would, before writing its log there
     if (await answers(paths.socket)) {
       if (json) printJson({ started: false, running: true, socket: paths.socket, home: paths.home });
       else out(`roost is already running (listening on ${paths.socket})`);
       return 0;
     }
-    fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 });
-    const logFd = fs.openSync(paths.daemonLog, "a", 0o600);
+    const { O_APPEND, O_CREAT, O_WRONLY } = fs.constants;
+    const logFd = openOwn(paths.daemonLog, O_APPEND | O_CREAT | O_WRONLY);
     const from = fs.fstatSync(logFd).size;
     let exited: string | null = null;
     let child: ReturnType<typeof spawn>;
