@@ -13,15 +13,14 @@ import { openOwn, readOwn } from "../home.js";
 import type { TokenRecord } from "../store/records.js";
 import type { Store } from "../store/store.js";
 
-/** Who a request speaks as: `name` null for the owner's token. */
+/** Who a request speaks as: `name` null for the owner's token; `digest` the token's, to see it is still known. */
 export interface Identity {
   name: string | null;
   readOnly: boolean;
-}
-
-interface Known extends Identity {
   digest: Buffer;
 }
+
+type Known = Identity;
 
 const digestOf = (secret: string): Buffer => createHash("sha256").update(secret, "utf8").digest();
 const newSecret = (): string => randomBytes(32).toString("base64url");
@@ -60,7 +59,15 @@ export class Tokens {
     for (const k of this.known) {
       if (timingSafeEqual(k.digest, digest) && !found) found = k;
     }
-    return found && { name: found.name, readOnly: found.readOnly };
+    return found && { name: found.name, readOnly: found.readOnly, digest: found.digest };
+  }
+
+  /**
+   * Whether an identity taken earlier (at a WebSocket's upgrade) still holds: its token not revoked
+   * (nor the owner's token file changed). Checked on each message, so revoking ends its power at once.
+   */
+  holds(identity: Identity): boolean {
+    return this.known.some((k) => k.digest.equals(identity.digest));
   }
 
   create(name: string, readOnly: boolean): { secret: string; record: TokenRecord } {

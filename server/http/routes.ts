@@ -23,9 +23,16 @@ export function routedOps(): RoutedOp[] {
 }
 
 /** A request's caller: never a session; read-only as its token is. */
-export function callerOf(req: FastifyRequest, extra: Partial<Caller> = {}): Caller {
+export function callerOf(core: Core, req: FastifyRequest, extra: Partial<Caller> = {}): Caller {
   const identity = identityOf(req);
-  return { conn: null, actor: USER, readOnly: identity.readOnly, tokenName: identity.name, ...extra };
+  return {
+    conn: null,
+    actor: USER,
+    readOnly: identity.readOnly,
+    tokenName: identity.name,
+    holds: () => core.tokens.holds(identity),
+    ...extra,
+  };
 }
 
 /**
@@ -39,7 +46,7 @@ export function installOpRoutes(app: FastifyInstance, core: Core, ops: readonly 
     const args = req.body ?? {};
     if (typeof args !== "object" || args === null || Array.isArray(args))
       return sendError(reply, "bad_request", "the body must be a JSON object: the op's args");
-    return sendOutcome(reply, await runOp(core, callerOf(req), req.params.op, args));
+    return sendOutcome(reply, await runOp(core, callerOf(core, req), req.params.op, args));
   });
   app.get<{ Params: { op: string } }>("/api/:op", async (req, reply) => {
     const name = req.params.op;
@@ -47,7 +54,7 @@ export function installOpRoutes(app: FastifyInstance, core: Core, ops: readonly 
       return sendError(reply, "unsupported", `${name} is POST /api/${name}, with its args as a JSON body`);
     const query = req.query as Record<string, unknown>;
     const args = Object.hasOwn(OPS, name) ? fromQuery(OPS[name as OpName].args, query) : {};
-    return sendOutcome(reply, await runOp(core, callerOf(req), name, args));
+    return sendOutcome(reply, await runOp(core, callerOf(core, req), name, args));
   });
 }
 

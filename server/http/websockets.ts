@@ -71,6 +71,18 @@ class Channel {
     if (!this.closed) this.ws.close(code, closeReason(why));
   }
 
+  /**
+   * Ended now, not after the closing handshake (a client that never answers the close frame would
+   * keep it up to 30 s): nothing more goes out or comes in; the close frame leaves with this
+   * turn's writes, then the connection is cut.
+   */
+  cut(code: number, why: string): void {
+    if (this.closed) return;
+    this.ws.close(code, closeReason(why));
+    this.finish();
+    setImmediate(() => this.ws.terminate());
+  }
+
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
@@ -86,7 +98,7 @@ export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = 
   // The open WebSockets of each named token: a revoked token's end at once, not at their next request.
   const byToken = new Map<string, Set<Channel>>();
   const stopListening = core.tokens.onRevoke((name) => {
-    for (const channel of byToken.get(name) ?? []) channel.close(CLOSE_POLICY, "the token was revoked");
+    for (const channel of byToken.get(name) ?? []) channel.cut(CLOSE_POLICY, "the token was revoked");
   });
   app.addHook("onClose", (_app, done) => {
     stopListening();
@@ -94,7 +106,10 @@ export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = 
   });
   const opened = (req: FastifyRequest, ws: WebSocket): Channel => {
     const channel = new Channel(ws, maxUnread);
-    const name = identityOf(req).name;
+    const identity = identityOf(req);
+    // Revoked between the token's check and now: no listener above would ever hear of it.
+    if (!core.tokens.holds(identity)) channel.cut(CLOSE_POLICY, "the token was revoked");
+    const name = identity.name;
     if (name !== null) {
       const set = byToken.get(name) ?? new Set();
       byToken.set(name, set.add(channel));
@@ -112,7 +127,10 @@ export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = 
     handler: needsUpgrade,
     wsHandler: (ws, req) => {
       const channel = opened(req, ws);
-      const caller = callerOf(req, { push: (e) => channel.send(e), onClose: (c) => channel.onClose(c) });
+      const caller = callerOf(core, req, {
+        push: (e) => channel.send(e),
+        onClose: (c) => channel.onClose(c),
+      });
       // subscribe answers at once: its rows go out before any push made after them
       const outcome = runOp(core, caller, "subscribe", {}) as OpOutcome;
       channel.send(answerOf(outcome));
@@ -130,7 +148,7 @@ export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = 
     wsHandler: (ws, req) => {
       const id = (req.params as { id: string }).id;
       const channel = opened(req, ws);
-      const caller = callerOf(req, {
+      const caller = callerOf(core, req, {
         push: (e) => {
           channel.send(e);
           if (e.event === "detached") channel.close(CLOSE_NORMAL, `detached: ${e.why}`);

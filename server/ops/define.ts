@@ -18,6 +18,8 @@ export interface Caller {
   actor: Actor;
   /** A read-only token: may look, never act. */
   readOnly: boolean;
+  /** False once the token it came with is revoked (a long-lived caller: a WebSocket). */
+  holds?: () => boolean;
   /** How pushes reach this caller, and how it says it went away (for `subscribe`). */
   push?: (event: PushEvent | TerminalEvent) => void;
   onClose?: (cleanup: () => void) => void;

@@ -54,6 +54,8 @@ export function runOp(
         "bad_request",
         `unknown op ${JSON.stringify(name)}; the ops are: ${[...OP_TABLE.keys()].join(", ")}`,
       );
+    if (caller.holds && !caller.holds())
+      throw new RoostError("unauthorized", "this connection's token was revoked: log in again");
     const side = caller.conn?.session ? "session" : "hub";
     if (!op.allow.includes(side)) {
       throw new RoostError(
