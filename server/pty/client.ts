@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { RoostError } from "../../sdk/ts/protocol/index.js";
 import { checkSocket, openOwn } from "../home.js";
 import type {
   HelloResult,
@@ -238,7 +239,7 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
     if (!p) return false;
     this.pending.delete(msg.id as number);
     if (msg.ok) p.resolve(msg);
-    else p.reject(new Error(msg.error));
+    else p.reject(msg.code ? new RoostError(msg.code, msg.error) : new Error(msg.error));
     return true;
   }
 

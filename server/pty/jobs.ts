@@ -8,6 +8,7 @@ import { log } from "./log.js";
 import { dim, int, jobIdOf, type Msg, str, stringMap, strings } from "./params.js";
 import { Screen } from "./screen.js";
 import { Transcript } from "./transcript.js";
+import { TypedInput } from "./typed-input.js";
 import {
   DEFAULT_QUIET_MS,
   DEFAULT_SCROLLBACK,
@@ -25,6 +26,8 @@ export interface Job {
   readonly jobId: string;
   readonly pid: number;
   pty: IPty | null; // null once exited
+  /** What is typed into it, written as it takes it (typed-input.ts); null once exited. */
+  input: TypedInput | null;
   tail: string;
   /** Output chunks so far: the last one's seq. */
   seq: number;
@@ -70,10 +73,10 @@ export class Jobs {
     return job;
   }
 
-  live(m: Msg): Job & { pty: IPty } {
+  live(m: Msg): Job & { pty: IPty; input: TypedInput } {
     const job = this.known(m);
-    if (!job.pty) throw new Error(`job has exited: ${job.jobId}`);
-    return job as Job & { pty: IPty };
+    if (!job.pty || !job.input) throw new Error(`job has exited: ${job.jobId}`);
+    return job as Job & { pty: IPty; input: TypedInput };
   }
 
   list(): ListResult {
@@ -124,6 +127,7 @@ export class Jobs {
       jobId,
       pid: p.pid,
       pty: p,
+      input: new TypedInput(p),
       tail: "",
       seq: 0,
       exit: null,
@@ -195,6 +199,8 @@ export class Jobs {
   // node-pty reports the exit only after the last output it read, so the transcript is complete.
   private onExit(job: Job, exit: ExitInfo): void {
     job.pty = null;
+    job.input?.close();
+    job.input = null;
     job.exit = exit;
     if (job.exitWatch) clearInterval(job.exitWatch);
     job.exitWatch = null;

@@ -3,6 +3,7 @@ import { constants as osConstants } from "node:os";
 import type { Conn } from "./conn.js";
 import { type Job, type Jobs, screenState } from "./jobs.js";
 import { dim, jobIdOf, type Msg, str } from "./params.js";
+import { HostRefusal } from "./typed-input.js";
 import { type HostMessage, type Op, type OpResult, PROTOCOL_VERSION, TAIL_LIMIT } from "./wire.js";
 
 /** An answer that waits on a parse should come in milliseconds; this only keeps a connection unstuck. */
@@ -28,7 +29,7 @@ function handlers(jobs: Jobs): Handlers {
     hello: () => ({ pid: process.pid, version: PROTOCOL_VERSION }),
     spawn: (_c, m) => jobs.spawn(m),
     write: (_c, m) => {
-      jobs.live(m).pty.write(str(m, "data"));
+      jobs.live(m).input.write(str(m, "data"));
       return {};
     },
     resize: (_c, m) => {
@@ -95,7 +96,13 @@ export function answerer(jobs: Jobs): (conn: Conn, line: string) => void {
     const id = typeof msg.id === "number" ? msg.id : null;
     // The answer's place is taken before the op runs: whatever is sent meanwhile comes after it.
     const fill = conn.hold();
-    const fail = (err: unknown) => fill({ id, ok: false, error: errorText(err) });
+    const fail = (err: unknown) =>
+      fill({
+        id,
+        ok: false,
+        error: errorText(err),
+        ...(err instanceof HostRefusal ? { code: err.code } : {}),
+      });
     try {
       const op = msg.op;
       if (typeof op !== "string" || !Object.hasOwn(ops, op)) throw new Error(`unknown op: ${String(op)}`);

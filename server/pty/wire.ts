@@ -124,7 +124,7 @@ export type Request<O extends Op = Op> = { id: number; op: O } & OpParams<O>;
 /** id is null when the host could not read an id from the line it answers. */
 export type Reply<O extends Op = Op> =
   | ({ id: number | null; ok: true } & OpResult<O>)
-  | { id: number | null; ok: false; error: string };
+  | { id: number | null; ok: false; error: string; code?: "busy" }; // code: a refusal to hand on
 
 /** To the daemon (the newest connection): a job ended. */
 export interface ExitEvent extends JobExit {
