@@ -4,11 +4,13 @@
  * WebSockets (websockets.ts), OpenAPI, the login link, and the browser hub's static files.
  */
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
+import type { Duplex } from "node:stream";
 import fastifyStatic from "@fastify/static";
 import fastifyWebsocket from "@fastify/websocket";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
-import { LIMITS } from "../../sdk/ts/protocol/index.js";
+import { ERROR_CODES, type ErrorCode, LIMITS } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "../core/core.js";
 import { fileLimit } from "../descriptors.js";
 import { PACKAGE_ROOT } from "../version.js";
@@ -44,6 +46,16 @@ export async function buildHttp(core: Core, opts: HttpOptions = {}): Promise<Fas
     bodyLimit: LIMITS.lineBytes, // as a line on the socket
     requestTimeout: 30_000,
     return503OnClosing: true,
+    // What Fastify refuses before any route or hook, answered in roost's shape too.
+    frameworkErrors: (err, _req, reply) => {
+      reply.headers(SECURITY_HEADERS);
+      const why =
+        err.code === "FST_ERR_MAX_PARAM_LENGTH"
+          ? "a part of the path is over 100 characters (a job's id is at most 64)"
+          : "the path is not valid (a malformed %-escape?)";
+      return sendError(reply, err.code === "FST_ERR_MAX_PARAM_LENGTH" ? "not_found" : "bad_request", why);
+    },
+    clientErrorHandler: answerClientError,
   });
   const guard = new Guard({
     allowedHosts: core.config.http?.allowedHosts ?? [],
@@ -98,6 +110,30 @@ export async function buildHttp(core: Core, opts: HttpOptions = {}): Promise<Fas
   installWebSockets(app, core, opts.maxUnreadBytes);
   await installHub(app, opts.webRoot ?? path.join(PACKAGE_ROOT, "dist/web"));
   return app;
+}
+
+/**
+ * A request Node's parser refuses before Fastify sees it (a head over 16 KiB, bytes that are not
+ * HTTP): answered in roost's shape, then the connection closed, as Node would.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === "ECONNRESET" || socket.destroyed) return;
+  // The status from the code, as for every answer of roost's (a head too large is `limit`, 413).
+  const [code, error]: [ErrorCode, string] =
+    err.code === "HPE_HEADER_OVERFLOW"
+      ? [
+          "limit",
+          "the request's head (its path, query and headers) is over 16 KiB: send the args as a POST body",
+        ]
+      : ["bad_request", "that is not an HTTP request roost can read"];
+  const status = ERROR_CODES[code].status;
+  const body = `${JSON.stringify({ ok: false, error, code })}\n`;
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  socket.destroy();
 }
 
 /** The browser hub: the built bundle, or a page saying it is not built. */

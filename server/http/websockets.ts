@@ -15,7 +15,7 @@ import type { Core } from "../core/core.js";
 import { encoded } from "../core/encoded.js";
 import { answerOf, type OpOutcome, runOp } from "../ops/index.js";
 import { sendError } from "./answers.js";
-import { identityOf } from "./auth.js";
+import { identityOf, pathOf } from "./auth.js";
 import { callerOf } from "./routes.js";
 
 /** Close codes: 1000 normal (the job ended, or the op was refused), 1008 too slow or bad input. */
@@ -90,6 +90,11 @@ class Channel {
   }
 }
 
+const SUBSCRIBE_ROUTE = "/api/subscribe";
+const TERMINAL_ROUTE = "/api/jobs/:id/terminal";
+const WEBSOCKET_ROUTES = new Set([SUBSCRIBE_ROUTE, TERMINAL_ROUTE]);
+const STREAM_PATHS = "GET /api/subscribe and GET /api/jobs/ID/terminal";
+
 /** A plain GET on a WebSocket route: say what it is. */
 const needsUpgrade = (_req: FastifyRequest, reply: FastifyReply) =>
   sendError(reply, "bad_request", "this is a WebSocket: connect with Upgrade: websocket");
@@ -121,9 +126,20 @@ export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = 
     return channel;
   };
 
+  // An upgrade anywhere else is refused as HTTP, before the WebSocket plugin would take it
+  // (it upgrades any route, then closes at once without a word).
+  app.addHook("onRequest", (req, reply, done) => {
+    if (
+      req.headers.upgrade?.toLowerCase() !== "websocket" ||
+      WEBSOCKET_ROUTES.has(req.routeOptions.url ?? "")
+    )
+      return done();
+    sendError(reply, "not_found", `no WebSocket at ${pathOf(req.url)}: the WebSockets are ${STREAM_PATHS}`);
+  });
+
   app.route({
     method: "GET",
-    url: "/api/subscribe",
+    url: SUBSCRIBE_ROUTE,
     handler: needsUpgrade,
     wsHandler: (ws, req) => {
       const channel = opened(req, ws);
@@ -143,7 +159,7 @@ export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = 
 
   app.route<{ Params: { id: string } }>({
     method: "GET",
-    url: "/api/jobs/:id/terminal",
+    url: TERMINAL_ROUTE,
     handler: needsUpgrade,
     wsHandler: (ws, req) => {
       const id = (req.params as { id: string }).id;
