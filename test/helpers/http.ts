@@ -17,6 +17,10 @@ export interface CallOptions {
   token?: string | null;
   method?: "GET" | "POST";
   headers?: Record<string, string>;
+  /** The body as it is, in place of the args as JSON: for text JSON.stringify cannot make (`1e400`, a duplicate key). */
+  body?: string;
+  /** For a GET, the query string as it is (without `?`), in place of the args. */
+  query?: string;
 }
 
 /** `POST /api/<op>` with the args as JSON (or `GET` with them as query parameters). */
@@ -32,11 +36,12 @@ export async function api(
   let url = `${d.url}api/${op}`;
   let body: string | undefined;
   if (opts.method === "GET") {
-    const q = new URLSearchParams(Object.entries(args as object).map(([k, v]) => [k, String(v)]));
-    if (q.size > 0) url += `?${q}`;
+    const q =
+      opts.query ?? `${new URLSearchParams(Object.entries(args as object).map(([k, v]) => [k, String(v)]))}`;
+    if (q !== "") url += `?${q}`;
   } else {
     headers["content-type"] ??= "application/json";
-    body = JSON.stringify(args);
+    body = opts.body ?? JSON.stringify(args);
   }
   const res = await fetch(url, { method: opts.method ?? "POST", headers, body });
   const text = await res.text();
