@@ -9,13 +9,12 @@ import { Bridge } from "../bridge/server.js";
 import { socketAnswers } from "../sdk/ts/client/socket-client.js";
 import { loadConfig } from "./config.js";
 import { connectionClosed } from "./core/agents.js";
-import type { Core, Terminals } from "./core/core.js";
+import type { Core } from "./core/core.js";
 import { Feed } from "./core/feed.js";
 import { findJobsAgain } from "./core/find-again.js";
-import { onExit } from "./core/lifecycle.js";
+import { HostLink } from "./core/host-link.js";
 import { Pushes } from "./core/pushes.js";
 import { Registry } from "./core/registry.js";
-import { onScreen } from "./core/screens.js";
 import { loadJobs, recordSetAside } from "./core/stored-jobs.js";
 import { Tokens } from "./core/tokens.js";
 import { Viewers } from "./core/viewers.js";
@@ -24,8 +23,6 @@ import { secureHome } from "./home.js";
 import { listenAddress } from "./http/address.js";
 import { runOp } from "./ops/index.js";
 import { roostPaths } from "./paths.js";
-import { PtyHostClient } from "./pty/client.js";
-import { PROTOCOL_VERSION as PTY_PROTOCOL_VERSION } from "./pty/wire.js";
 import { Store } from "./store/store.js";
 import { ROOST_VERSION } from "./version.js";
 
@@ -58,39 +55,14 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     feed,
     pushes,
     viewers: new Viewers(() => core),
-    terminals: () => terminals(),
+    terminals: () => hostLink.terminals(),
     stopGraceMs: Number(env.ROOST_STOP_GRACE_MS) || 3000,
     tokens,
     hubUrl: () => hubUrl,
     shutdown: () => void shutdown(),
   };
 
-  // The pty host: connected on demand, and found again (with its jobs) if it goes away.
-  let host: Promise<PtyHostClient> | null = null;
-  const terminals = (): Promise<Terminals> => {
-    host ??= PtyHostClient.connect(paths.home).then(async (client) => {
-      // A pty host from an older roost keeps its jobs; it may lack what this daemon asks of it.
-      const { version } = await client.hello();
-      if (version !== PTY_PROTOCOL_VERSION) {
-        console.warn(
-          `roost: the running pty host speaks version ${version}, this roost ${PTY_PROTOCOL_VERSION}: ` +
-            "terminal views may fail until it is restarted (it ends by itself once no job runs)",
-        );
-      }
-      client.on("exit", (info) => onExit(core, info));
-      client.on("screen", (state) => onScreen(core, state));
-      client.on("output", (out) => core.viewers.output(out.jobId, out.data, out.seq));
-      client.on("close", () => {
-        host = null;
-        if (!stopping) void findJobsAgain(core).catch((err) => console.error("roost: pty host lost:", err));
-      });
-      return client;
-    });
-    host.catch(() => {
-      host = null;
-    });
-    return host;
-  };
+  const hostLink = new HostLink(core, paths.home, () => stopping);
 
   // The HTTP face is loaded and built while the jobs are found again (mostly a wait on the pty
   // host), and listens once the socket does: agents and the CLI never wait on it.
@@ -113,7 +85,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     await Promise.all([bridge.close().catch(() => {}), closeSoon(http?.close())]);
     registry.flush();
     store.close();
-    if (host) (await host.catch(() => null))?.close();
+    await hostLink.close();
     fs.rmSync(paths.socket, { force: true });
     if (code === 0) console.log("roost: stopped (the jobs keep running)");
     process.exit(code);

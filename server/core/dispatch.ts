@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type OpArgs, RoostError, type Row } from "../../sdk/ts/protocol/index.js";
-import { blockedPatterns } from "../config.js";
+import { blockedPatterns, type Profile } from "../config.js";
 import { expandHome } from "../paths.js";
 import type { JobRecord, Launch } from "../store/records.js";
 import type { Core } from "./core.js";
@@ -36,57 +36,16 @@ export async function dispatch(
     const existing = id ? core.registry.find(id) : undefined;
     if (existing) return { job: core.registry.row(existing), duplicate: true };
   }
-  const profile = core.config.profiles.get(args.profile);
-  if (!profile) {
-    const known = [...core.config.profiles.keys()].sort().join(", ");
-    throw new RoostError(
-      "bad_request",
-      `no profile ${JSON.stringify(args.profile)}; the profiles are: ${known}`,
-    );
-  }
+  const profile = profileNamed(core, args.profile);
   const cwd = checkCwd(args.cwd ?? profile.cwd ?? os.homedir());
   const name = args.name === undefined ? null : checkName(args.name);
-  const taskMode = profile.task ?? "type";
   const task = args.task?.trim() ? args.task : undefined;
-  const launch: Launch = {
-    command: task !== undefined && taskMode === "argv" ? [...profile.command, task] : [...profile.command],
-    cwd,
-    env: profile.env ?? {},
-    task: taskMode,
-    protocol: profile.protocol ?? false,
-    blockedPatterns: blockedPatterns(profile),
-    quietMs: profile.quietMs ?? DEFAULT_QUIET_MS,
-  };
-  const now = new Date().toISOString();
-  const firstReply = task !== undefined && taskMode === "type" ? { text: task, mode: null } : null;
-  const rec = core.store.createJob((num) => {
-    const record: JobRecord = {
-      id: `j${num}`,
-      token: randomBytes(24).toString("base64url"),
-      profile: args.profile,
-      launch,
-      userName: name,
-      defaultName: task !== undefined ? excerpt(task, 60) : args.profile,
-      role: null,
-      parent: null,
-      pinned: false,
-      order: core.registry.topOrder(),
-      life: "starting",
-      exitCode: null,
-      pid: null,
-      kind: "terminal",
-      agent: null,
-      capabilities: [],
-      report: null,
-      lastSeq: 0,
-      dispatchRequestId: args.requestId ?? null,
-      createdAt: now,
-      startedAt: null,
-      endedAt: null,
-      updatedAt: now,
-    };
-    return record;
-  }, firstReply);
+  const launch = launchOf(profile, cwd, task);
+  const firstReply = task !== undefined && launch.task === "type" ? { text: task, mode: null } : null;
+  const rec = core.store.createJob(
+    (num) => newRecord(core, `j${num}`, args, { launch, name, task }),
+    firstReply,
+  );
   const job = core.registry.add(rec, firstReply ? 1 : 0);
   core.feed.record(
     rec.id,
@@ -96,6 +55,62 @@ export async function dispatch(
   );
   await start(core, job);
   return { job: core.registry.row(job) };
+}
+
+function profileNamed(core: Core, name: string): Profile {
+  const profile = core.config.profiles.get(name);
+  if (profile) return profile;
+  const known = [...core.config.profiles.keys()].sort().join(", ");
+  throw new RoostError("bad_request", `no profile ${JSON.stringify(name)}; the profiles are: ${known}`);
+}
+
+/** How the job is started: the profile's command (with the task as its last word, for `argv`). */
+function launchOf(profile: Profile, cwd: string, task: string | undefined): Launch {
+  const taskMode = profile.task ?? "type";
+  return {
+    command: task !== undefined && taskMode === "argv" ? [...profile.command, task] : [...profile.command],
+    cwd,
+    env: profile.env ?? {},
+    task: taskMode,
+    protocol: profile.protocol ?? false,
+    blockedPatterns: blockedPatterns(profile),
+    quietMs: profile.quietMs ?? DEFAULT_QUIET_MS,
+  };
+}
+
+/** A new job's record, as it is before its first start. */
+function newRecord(
+  core: Core,
+  id: string,
+  args: OpArgs<"dispatch">,
+  { launch, name, task }: { launch: Launch; name: string | null; task: string | undefined },
+): JobRecord {
+  const now = new Date().toISOString();
+  return {
+    id,
+    token: randomBytes(24).toString("base64url"),
+    profile: args.profile,
+    launch,
+    userName: name,
+    defaultName: task !== undefined ? excerpt(task, 60) : args.profile,
+    role: null,
+    parent: null,
+    pinned: false,
+    order: core.registry.topOrder(),
+    life: "starting",
+    exitCode: null,
+    pid: null,
+    kind: "terminal",
+    agent: null,
+    capabilities: [],
+    report: null,
+    lastSeq: 0,
+    dispatchRequestId: args.requestId ?? null,
+    createdAt: now,
+    startedAt: null,
+    endedAt: null,
+    updatedAt: now,
+  };
 }
 
 function checkCwd(dir: string): string {

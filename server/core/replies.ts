@@ -29,19 +29,8 @@ export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Pr
   const rec = job.rec;
   const key = args.requestId ? `${rec.id}\0${args.requestId}` : null;
   if (key && args.requestId) {
-    const first = inFlight.get(key);
-    if (first) {
-      await first.catch(() => {});
-      return { duplicate: true, saved: true };
-    }
-    const seq = core.store.replyForRequest(rec.id, args.requestId);
-    if (seq !== null) {
-      // Taken once: a resend is not queued again, but a job that was to be started for it is
-      // (its reply still waits: the start was lost). One the agent took needs no start.
-      const waiting = seq > 0 && core.store.pendingReplies(rec.id).some((r) => r.seq === seq);
-      if (waiting && isEnded(job)) await start(core, job);
-      return { duplicate: true, saved: true };
-    }
+    const resent = answerToResend(core, job, key, args.requestId);
+    if (resent) return resent;
   }
   if (args.text.trim() === "/stop") {
     if (args.requestId) core.store.rememberRequestId(rec.id, args.requestId);
@@ -49,18 +38,7 @@ export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Pr
     await stop(core, job, actor);
     return { saved: true, stopped: true };
   }
-  if (args.text.startsWith("/") && rec.launch.protocol && job.link === null) {
-    throw new RoostError(
-      "busy",
-      `${rec.id}'s agent is not connected; a command (${excerpt(args.text, 40)}) means something only live: send it again once the row says connected`,
-    );
-  }
-  if (job.pending >= LIMITS.pendingReplies) {
-    throw new RoostError(
-      "full",
-      `${rec.id} has ${job.pending} replies waiting; the agent must take some first`,
-    );
-  }
+  refuseIfCannotTake(job, args.text);
   job.pending++; // counted now, so that `full` holds for the other replies of this turn
   // The reply and its feed entry, in the commit that the replies of this turn share.
   const saved = core.store.commitSoon(() => {
@@ -94,6 +72,47 @@ export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Pr
     await typePending(core, job);
   }
   return { saved: true, seq };
+}
+
+/**
+ * A resend's answer (a duplicate), or null for a request id not seen: one in flight waits for its
+ * commit; one saved starts the job again if it had ended with the reply still waiting. Not async,
+ * so that a reply not resent goes on in this turn, counted in this turn's commit.
+ */
+function answerToResend(
+  core: Core,
+  job: LiveJob,
+  key: string,
+  requestId: string,
+): Promise<OpResult<"reply">> | null {
+  const duplicate: OpResult<"reply"> = { duplicate: true, saved: true };
+  const first = inFlight.get(key);
+  if (first)
+    return first.then(
+      () => duplicate,
+      () => duplicate,
+    );
+  const seq = core.store.replyForRequest(job.rec.id, requestId);
+  if (seq === null) return null;
+  // Taken once: a resend is not queued again, but a job that was to be started for it is
+  // (its reply still waits: the start was lost). One the agent took needs no start.
+  const waiting = seq > 0 && core.store.pendingReplies(job.rec.id).some((r) => r.seq === seq);
+  if (waiting && isEnded(job)) return start(core, job).then(() => duplicate);
+  return Promise.resolve(duplicate);
+}
+
+/** A command to an agent not connected, or a reply past the pending limit, is refused. */
+function refuseIfCannotTake(job: LiveJob, text: string): void {
+  const id = job.rec.id;
+  if (text.startsWith("/") && job.rec.launch.protocol && job.link === null) {
+    throw new RoostError(
+      "busy",
+      `${id}'s agent is not connected; a command (${excerpt(text, 40)}) means something only live: send it again once the row says connected`,
+    );
+  }
+  if (job.pending >= LIMITS.pendingReplies) {
+    throw new RoostError("full", `${id} has ${job.pending} replies waiting; the agent must take some first`);
+  }
 }
 
 function deliverEvent(r: Pick<ReplyRecord, "jobId" | "seq" | "text" | "mode">): DeliverEvent {

@@ -63,17 +63,7 @@ export async function buildHttp(core: Core, opts: HttpOptions = {}): Promise<Fas
   });
   const cookie = cookieName(core.paths.home);
 
-  // An empty body is no args; anything but JSON is refused (a cross-site form cannot send JSON).
-  app.removeContentTypeParser(["application/json", "text/plain"]);
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, body, done) => {
-    const text = String(body);
-    if (text.trim() === "") return done(null, {});
-    try {
-      done(null, JSON.parse(text));
-    } catch (err) {
-      done(Object.assign(new Error(`the body is not JSON: ${(err as Error).message}`), { statusCode: 400 }));
-    }
-  });
+  parseJsonBodies(app);
 
   // Each JSON answer ends its line: curl's output, and a shell prompt after it, stay readable.
   app.setReplySerializer((payload) => `${JSON.stringify(payload)}\n`);
@@ -86,6 +76,35 @@ export async function buildHttp(core: Core, opts: HttpOptions = {}): Promise<Fas
   // First, so that a refused upgrade's socket is closed after its answer (the plugin's hooks).
   await app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
   installAuth(app, guard, core.tokens, cookie, (req) => connections.prove(req.raw.socket));
+  answerErrors(app);
+
+  const ops = routedOps();
+  const spec = openApi(ops);
+  app.get("/healthz", async () => ({ ok: true }));
+  app.get("/api/openapi.json", async () => spec);
+  installLogin(app, core.tokens, cookie);
+  installOpRoutes(app, core, ops);
+  installWebSockets(app, core, opts.maxUnreadBytes);
+  await installHub(app, opts.webRoot ?? path.join(PACKAGE_ROOT, "dist/web"));
+  return app;
+}
+
+/** An empty body is no args; anything but JSON is refused (a cross-site form cannot send JSON). */
+function parseJsonBodies(app: FastifyInstance): void {
+  app.removeContentTypeParser(["application/json", "text/plain"]);
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === "") return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(Object.assign(new Error(`the body is not JSON: ${(err as Error).message}`), { statusCode: 400 }));
+    }
+  });
+}
+
+/** Failures, and routes that are not there, answered as the ops' errors are. */
+function answerErrors(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, _req, reply) => {
     const status = err.statusCode ?? 500;
     if (status >= 500) console.error("roost: http:", err);
@@ -100,16 +119,6 @@ export async function buildHttp(core: Core, opts: HttpOptions = {}): Promise<Fas
   app.setNotFoundHandler((req, reply) =>
     sendError(reply, "not_found", `no route ${req.method} ${pathOf(req.url)}: see GET /api/openapi.json`),
   );
-
-  const ops = routedOps();
-  const spec = openApi(ops);
-  app.get("/healthz", async () => ({ ok: true }));
-  app.get("/api/openapi.json", async () => spec);
-  installLogin(app, core.tokens, cookie);
-  installOpRoutes(app, core, ops);
-  installWebSockets(app, core, opts.maxUnreadBytes);
-  await installHub(app, opts.webRoot ?? path.join(PACKAGE_ROOT, "dist/web"));
-  return app;
 }
 
 /**

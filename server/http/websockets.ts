@@ -100,32 +100,7 @@ const needsUpgrade = (_req: FastifyRequest, reply: FastifyReply) =>
   sendError(reply, "bad_request", "this is a WebSocket: connect with Upgrade: websocket");
 
 export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = LIMITS.unreadBytes): void {
-  // The open WebSockets of each named token: a revoked token's end at once, not at their next request.
-  const byToken = new Map<string, Set<Channel>>();
-  const stopListening = core.tokens.onRevoke((name) => {
-    for (const channel of byToken.get(name) ?? []) channel.cut(CLOSE_POLICY, "the token was revoked");
-  });
-  app.addHook("onClose", (_app, done) => {
-    stopListening();
-    done();
-  });
-  const opened = (req: FastifyRequest, ws: WebSocket): Channel => {
-    const channel = new Channel(ws, maxUnread);
-    const identity = identityOf(req);
-    // Revoked between the token's check and now: no listener above would ever hear of it.
-    if (!core.tokens.holds(identity)) channel.cut(CLOSE_POLICY, "the token was revoked");
-    const name = identity.name;
-    if (name !== null) {
-      const set = byToken.get(name) ?? new Set();
-      byToken.set(name, set.add(channel));
-      channel.onClose(() => {
-        set.delete(channel);
-        if (set.size === 0 && byToken.get(name) === set) byToken.delete(name);
-      });
-    }
-    return channel;
-  };
-
+  const channels = new TokenChannels(app, core, maxUnread);
   // An upgrade anywhere else is refused as HTTP, before the WebSocket plugin would take it
   // (it upgrades any route, then closes at once without a word).
   app.addHook("onRequest", (req, reply, done) => {
@@ -136,70 +111,120 @@ export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = 
       return done();
     sendError(reply, "not_found", `no WebSocket at ${pathOf(req.url)}: the WebSockets are ${STREAM_PATHS}`);
   });
-
   app.route({
     method: "GET",
     url: SUBSCRIBE_ROUTE,
     handler: needsUpgrade,
-    wsHandler: (ws, req) => {
-      const channel = opened(req, ws);
-      const caller = callerOf(core, req, {
-        push: (e) => channel.send(e),
-        onClose: (c) => channel.onClose(c),
-      });
-      // subscribe answers at once: its rows go out before any push made after them
-      const outcome = runOp(core, caller, "subscribe", {}) as OpOutcome;
-      channel.send(answerOf(outcome));
-      if (!outcome.ok) channel.close(CLOSE_NORMAL, outcome.error);
-      ws.on("message", () =>
-        channel.close(CLOSE_POLICY, "this WebSocket only carries pushes: act with POST /api/<op>"),
-      );
-    },
+    wsHandler: (ws, req) => subscribeSocket(core, req, channels.open(req, ws)),
   });
-
   app.route<{ Params: { id: string } }>({
     method: "GET",
     url: TERMINAL_ROUTE,
     handler: needsUpgrade,
-    wsHandler: (ws, req) => {
-      const id = (req.params as { id: string }).id;
-      const channel = opened(req, ws);
-      const caller = callerOf(core, req, {
-        push: (e) => {
-          channel.send(e);
-          if (e.event === "detached") channel.close(CLOSE_NORMAL, `detached: ${e.why}`);
-        },
-        onClose: (c) => channel.onClose(c),
+    wsHandler: (ws, req) => terminalSocket(core, req, channels.open(req, ws)),
+  });
+}
+
+/** The open WebSockets of each named token: a revoked token's end at once, not at their next request. */
+class TokenChannels {
+  private readonly byToken = new Map<string, Set<Channel>>();
+
+  constructor(
+    app: FastifyInstance,
+    private readonly core: Core,
+    private readonly maxUnread: number,
+  ) {
+    const stopListening = core.tokens.onRevoke((name) => {
+      for (const channel of this.byToken.get(name) ?? []) channel.cut(CLOSE_POLICY, "the token was revoked");
+    });
+    app.addHook("onClose", (_app, done) => {
+      stopListening();
+      done();
+    });
+  }
+
+  /** A WebSocket just opened, as a channel counted under its token (until it closes). */
+  open(req: FastifyRequest, ws: WebSocket): Channel {
+    const channel = new Channel(ws, this.maxUnread);
+    const identity = identityOf(req);
+    // Revoked between the token's check and now: no listener above would ever hear of it.
+    if (!this.core.tokens.holds(identity)) channel.cut(CLOSE_POLICY, "the token was revoked");
+    const name = identity.name;
+    if (name !== null) {
+      const set = this.byToken.get(name) ?? new Set();
+      this.byToken.set(name, set.add(channel));
+      channel.onClose(() => {
+        set.delete(channel);
+        if (set.size === 0 && this.byToken.get(name) === set) this.byToken.delete(name);
       });
-      // Input waits until the screen has gone out: typed keys answer what the viewer sees.
-      const attached = Promise.resolve(runOp(core, caller, "attach", { id })).then((outcome) => {
-        channel.send(answerOf(outcome));
-        if (!outcome.ok) channel.close(CLOSE_NORMAL, outcome.error);
-        return outcome.ok;
-      });
-      const handle = async (data: unknown, isBinary: boolean) => {
-        if (!(await attached)) return;
-        const request = terminalRequest(isBinary ? null : String(data));
-        if (typeof request === "string") {
-          channel.send({ ok: false, code: "bad_request", error: request });
-          return;
-        }
-        const outcome = await runOp(core, caller, request.op, { ...request.args, id });
-        // Only refusals are answered: a viewer types fast, and "done" for every key is noise.
-        if (!outcome.ok) channel.send({ op: request.op, ...answerOf(outcome) });
-      };
-      // One at a time, in the order sent: keys reach the terminal as they were typed. A client that
-      // sends faster than the terminal takes is not read until it catches up (as on the socket).
-      let queue: Promise<unknown> = attached;
-      let waiting = 0;
-      ws.on("message", (data, isBinary) => {
-        if (++waiting >= LIMITS.inFlight) ws.pause();
-        queue = queue.then(async () => {
-          await handle(data, isBinary);
-          if (--waiting < LIMITS.inFlight / 2 && ws.isPaused) ws.resume();
-        });
-      });
+    }
+    return channel;
+  }
+}
+
+/** `GET /api/subscribe`: the `subscribe` op's answer, then its pushes; nothing is read. */
+function subscribeSocket(core: Core, req: FastifyRequest, channel: Channel): void {
+  const caller = callerOf(core, req, {
+    push: (e) => channel.send(e),
+    onClose: (c) => channel.onClose(c),
+  });
+  // subscribe answers at once: its rows go out before any push made after them
+  const outcome = runOp(core, caller, "subscribe", {}) as OpOutcome;
+  channel.send(answerOf(outcome));
+  if (!outcome.ok) channel.close(CLOSE_NORMAL, outcome.error);
+  channel.ws.on("message", () =>
+    channel.close(CLOSE_POLICY, "this WebSocket only carries pushes: act with POST /api/<op>"),
+  );
+}
+
+/** `GET /api/jobs/<id>/terminal`: the `attach` op's answer, the job's output; input and resizes read. */
+function terminalSocket(core: Core, req: FastifyRequest, channel: Channel): void {
+  const id = (req.params as { id: string }).id;
+  const caller = callerOf(core, req, {
+    push: (e) => {
+      channel.send(e);
+      if (e.event === "detached") channel.close(CLOSE_NORMAL, `detached: ${e.why}`);
     },
+    onClose: (c) => channel.onClose(c),
+  });
+  // Input waits until the screen has gone out: typed keys answer what the viewer sees.
+  const attached = Promise.resolve(runOp(core, caller, "attach", { id })).then((outcome) => {
+    channel.send(answerOf(outcome));
+    if (!outcome.ok) channel.close(CLOSE_NORMAL, outcome.error);
+    return outcome.ok;
+  });
+  const handle = async (data: unknown, isBinary: boolean) => {
+    if (!(await attached)) return;
+    const request = terminalRequest(isBinary ? null : String(data));
+    if (typeof request === "string") {
+      channel.send({ ok: false, code: "bad_request", error: request });
+      return;
+    }
+    const outcome = await runOp(core, caller, request.op, { ...request.args, id });
+    // Only refusals are answered: a viewer types fast, and "done" for every key is noise.
+    if (!outcome.ok) channel.send({ op: request.op, ...answerOf(outcome) });
+  };
+  readInOrder(channel.ws, attached, handle);
+}
+
+/**
+ * One message at a time, in the order sent, after `first`: keys reach the terminal as they were
+ * typed. A client that sends faster than the terminal takes is not read until it catches up (as
+ * on the socket).
+ */
+function readInOrder(
+  ws: WebSocket,
+  first: Promise<unknown>,
+  handle: (data: unknown, isBinary: boolean) => Promise<void>,
+): void {
+  let queue: Promise<unknown> = first;
+  let waiting = 0;
+  ws.on("message", (data, isBinary) => {
+    if (++waiting >= LIMITS.inFlight) ws.pause();
+    queue = queue.then(async () => {
+      await handle(data, isBinary);
+      if (--waiting < LIMITS.inFlight / 2 && ws.isPaused) ws.resume();
+    });
   });
 }
 

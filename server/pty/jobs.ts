@@ -88,41 +88,28 @@ export class Jobs {
   }
 
   spawn(m: Msg): { pid: number } {
-    const jobId = jobIdOf(m);
-    const [file, cwd, cols, rows] = [str(m, "file"), str(m, "cwd"), dim(m, "cols"), dim(m, "rows")];
-    const [args, env] = [strings(m, "args"), stringMap(m, "env")];
-    const scrollback = int(m, "scrollback", 0, 100_000, DEFAULT_SCROLLBACK);
-    const quietMs = int(m, "quietMs", 1, 3_600_000, DEFAULT_QUIET_MS);
-    const transcriptBytes = int(m, "transcriptBytes", 1, 2 ** 40, DEFAULT_TRANSCRIPT_BYTES);
+    const spec = spawnSpecOf(m);
+    const { jobId, cwd, cols, rows } = spec;
     const earlier = this.jobs.get(jobId);
     if (earlier?.pty) throw new Error(`job already live: ${jobId}`);
-    if (!path.isAbsolute(cwd) || !fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
-      throw new Error(`cwd not found: ${cwd}`);
-    }
-    const resolved = resolveFile(file, env, cwd);
-    if (!resolved) throw new Error(`command not found: ${file}`);
+    const resolved = commandOf(spec);
 
     const screen = new Screen({
       cols,
       rows,
-      scrollback,
-      quietMs,
+      scrollback: spec.scrollback,
+      quietMs: spec.quietMs,
       onChange: () => this.events.screen(job),
       onFlow: (paused) => this.flow(job, paused),
     });
     let p: IPty;
     try {
-      p = ptySpawn(resolved, args, { name: "xterm-256color", cwd, cols, rows, env });
+      p = ptySpawn(resolved, spec.args, { name: "xterm-256color", cwd, cols, rows, env: spec.env });
     } catch (err) {
       screen.dispose();
       throw err;
     }
-    let transcript: Transcript | null = null;
-    try {
-      transcript = new Transcript(path.join(this.home, "jobs", jobId), transcriptBytes, log);
-    } catch (err) {
-      log(`no transcript for ${jobId}: ${String(err)}`);
-    }
+    const transcript = this.openTranscript(jobId, spec.transcriptBytes);
     const job: Job = {
       jobId,
       pid: p.pid,
@@ -137,6 +124,23 @@ export class Jobs {
     };
     earlier?.screen.dispose();
     this.jobs.set(jobId, job); // replaces an unforgotten exit of an earlier run of this job
+    this.follow(job, p);
+    log(`spawned ${jobId} pid ${p.pid}: ${resolved}`);
+    return { pid: p.pid };
+  }
+
+  /** The job's transcript; none (said in the log) when it cannot be opened: the job runs anyway. */
+  private openTranscript(jobId: string, bytes: number): Transcript | null {
+    try {
+      return new Transcript(path.join(this.home, "jobs", jobId), bytes, log);
+    } catch (err) {
+      log(`no transcript for ${jobId}: ${String(err)}`);
+      return null;
+    }
+  }
+
+  /** The job's output to its screen, transcript and viewers; its exit recorded. */
+  private follow(job: Job, p: IPty): void {
     // Always read: a pty nobody drains fills up and blocks the job.
     p.onData((data) => {
       const seq = ++job.seq;
@@ -151,8 +155,6 @@ export class Jobs {
       if (slave !== null) fs.close(slave, () => {});
       this.onExit(job, { exitCode, signal: signal || null, at: new Date().toISOString() });
     });
-    log(`spawned ${jobId} pid ${p.pid}: ${resolved}`);
-    return { pid: p.pid };
   }
 
   resize(job: Job & { pty: IPty }, cols: number, rows: number): void {
@@ -214,6 +216,27 @@ export class Jobs {
     }
     this.events.exit(job, exit);
   }
+}
+
+/** A spawn request's fields, each checked (params.ts). */
+function spawnSpecOf(m: Msg) {
+  const jobId = jobIdOf(m);
+  const [file, cwd, cols, rows] = [str(m, "file"), str(m, "cwd"), dim(m, "cols"), dim(m, "rows")];
+  const [args, env] = [strings(m, "args"), stringMap(m, "env")];
+  const scrollback = int(m, "scrollback", 0, 100_000, DEFAULT_SCROLLBACK);
+  const quietMs = int(m, "quietMs", 1, 3_600_000, DEFAULT_QUIET_MS);
+  const transcriptBytes = int(m, "transcriptBytes", 1, 2 ** 40, DEFAULT_TRANSCRIPT_BYTES);
+  return { jobId, file, cwd, cols, rows, args, env, scrollback, quietMs, transcriptBytes };
+}
+
+/** The command's path, once its cwd is known to be a directory. */
+function commandOf({ file, cwd, env }: { file: string; cwd: string; env: Record<string, string> }): string {
+  if (!path.isAbsolute(cwd) || !fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new Error(`cwd not found: ${cwd}`);
+  }
+  const resolved = resolveFile(file, env, cwd);
+  if (!resolved) throw new Error(`command not found: ${file}`);
+  return resolved;
 }
 
 /** True while the process exists (a zombie not yet reaped counts). */

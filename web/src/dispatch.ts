@@ -12,7 +12,7 @@ let dialog: HTMLDialogElement | null = null;
 
 export function openDispatch(ctx: Ctx): void {
   if (ctx.readOnly()) return;
-  dialog ??= makeDialog(ctx);
+  dialog ??= new DispatchDialog(ctx).el;
   document.body.append(dialog);
   const select = dialog.querySelector<HTMLSelectElement>("select[name=profile]")!;
   const chosen = select.value;
@@ -43,13 +43,19 @@ function field(label: string, control: HTMLElement, hint?: string): HTMLDivEleme
   );
 }
 
-function makeDialog(ctx: Ctx): HTMLDialogElement {
-  const status = h("p", { class: "form-status", role: "status", "aria-live": "polite" });
-  const submit = h("button", { type: "submit", class: "primary" }, "Dispatch");
-  const form = h(
-    "form",
-    { method: "dialog", class: "dispatch-form" },
-    h("h2", { id: "dispatch-title" }, "Dispatch a job"),
+/** The form's fields, as `dispatch` takes them: the task as typed, the rest trimmed, none empty. */
+function dispatchArgs(form: HTMLFormElement): Record<string, unknown> {
+  const data = new FormData(form);
+  const args: Record<string, unknown> = { profile: String(data.get("profile") ?? "") };
+  for (const k of ["task", "name", "cwd"]) {
+    const v = String(data.get(k) ?? "").trim();
+    if (v) args[k] = k === "task" ? String(data.get(k)) : v;
+  }
+  return args;
+}
+
+function fields(): HTMLElement[] {
+  return [
     field("Profile", h("select", { name: "profile", required: true })),
     field("Task", h("textarea", { name: "task", rows: "4", placeholder: "What should it do?" })),
     field(
@@ -66,53 +72,73 @@ function makeDialog(ctx: Ctx): HTMLDialogElement {
       }),
       "An absolute path on the daemon's machine.",
     ),
-    status,
-    h(
-      "div",
-      { class: "dialog-bar" },
-      h("button", { type: "button", onclick: () => dialog.close() }, "Cancel"),
-      submit,
-    ),
-  );
-  const dialog = h("dialog", { class: "dialog", "aria-labelledby": "dispatch-title" }, form);
-  const requestId = new ActionId(form);
-  form.querySelector("textarea")!.addEventListener("keydown", (ev) => {
-    if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
+  ];
+}
+
+class DispatchDialog {
+  readonly el: HTMLDialogElement;
+  private readonly form: HTMLFormElement;
+  private readonly status = h("p", { class: "form-status", role: "status", "aria-live": "polite" });
+  private readonly submit = h("button", { type: "submit", class: "primary" }, "Dispatch");
+  private readonly requestId: ActionId;
+
+  constructor(private readonly ctx: Ctx) {
+    this.form = h(
+      "form",
+      { method: "dialog", class: "dispatch-form" },
+      h("h2", { id: "dispatch-title" }, "Dispatch a job"),
+      fields(),
+      this.status,
+      h(
+        "div",
+        { class: "dialog-bar" },
+        h("button", { type: "button", onclick: () => this.el.close() }, "Cancel"),
+        this.submit,
+      ),
+    );
+    this.el = h("dialog", { class: "dialog", "aria-labelledby": "dispatch-title" }, this.form);
+    this.requestId = new ActionId(this.form);
+    this.form.querySelector("textarea")!.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
+        ev.preventDefault();
+        this.form.requestSubmit();
+      }
+    });
+    this.form.addEventListener("submit", (ev) => {
       ev.preventDefault();
-      form.requestSubmit();
-    }
-  });
-  form.addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    if (submit.disabled) return;
-    const data = new FormData(form);
-    const args: Record<string, unknown> = { profile: String(data.get("profile") ?? "") };
-    for (const k of ["task", "name", "cwd"]) {
-      const v = String(data.get(k) ?? "").trim();
-      if (v) args[k] = k === "task" ? String(data.get(k)) : v;
-    }
-    args.requestId = requestId.get();
+      if (!this.submit.disabled) void this.send();
+    });
+  }
+
+  private async send(): Promise<void> {
+    const { status, submit } = this;
+    const args = dispatchArgs(this.form);
+    args.requestId = this.requestId.get();
     submit.disabled = true;
     status.dataset.kind = "busy";
     status.textContent = "Dispatching…";
     try {
       const { job } = await op<{ job: Row; duplicate?: boolean }>("dispatch", args);
-      requestId.done();
-      status.textContent = "";
-      form.reset();
-      dialog.close();
-      ctx.announce(`Dispatched ${displayName(job)} (${job.id})`);
-      if (!location.hash.startsWith("#/jobs/") && !location.hash.startsWith("#/events")) {
-        requestAnimationFrame(() =>
-          document.querySelector<HTMLElement>(`li.row[data-id="${job.id}"]`)?.focus(),
-        );
-      }
+      this.requestId.done();
+      this.sent(job);
     } catch (err) {
       status.dataset.kind = "error";
       status.textContent = failedText(err, "press Dispatch again to retry (it will not start twice)");
     } finally {
       submit.disabled = false;
     }
-  });
-  return dialog;
+  }
+
+  /** Closed, saying so; on the rows view, the new job's row takes the focus. */
+  private sent(job: Row): void {
+    this.status.textContent = "";
+    this.form.reset();
+    this.el.close();
+    this.ctx.announce(`Dispatched ${displayName(job)} (${job.id})`);
+    if (!location.hash.startsWith("#/jobs/") && !location.hash.startsWith("#/events")) {
+      requestAnimationFrame(() =>
+        document.querySelector<HTMLElement>(`li.row[data-id="${job.id}"]`)?.focus(),
+      );
+    }
+  }
 }

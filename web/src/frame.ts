@@ -6,6 +6,7 @@ import { askToNotify, mayAskToNotify, showAttention } from "./attention.js";
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
 import { openHelp } from "./help.js";
+import type { Live } from "./live.js";
 
 export type Nav = "jobs" | "events";
 
@@ -20,133 +21,7 @@ export interface Frame {
 }
 
 export function buildFrame(ctx: Ctx): Frame {
-  const live = ctx.live;
-  const connPill = h("span", { class: "conn", role: "status" });
-  const roBadge = h(
-    "span",
-    { class: "ro-badge", hidden: true, title: "This token can watch, not act" },
-    "read-only",
-  );
-  const attentionLink = h("a", { class: "attention", href: "#/", hidden: true });
-  const dispatchBtn = h(
-    "button",
-    {
-      type: "button",
-      class: "primary",
-      "aria-keyshortcuts": "d",
-      onclick: () => ctx.openDispatch(),
-      hidden: true,
-    },
-    "+ Dispatch",
-  );
-  const notifyBtn = h(
-    "button",
-    {
-      type: "button",
-      class: "ghost",
-      hidden: true,
-      title: "Get a browser notification when a job is blocked or fails",
-      onclick: () => void askToNotify().finally(render),
-    },
-    "Notify me",
-  );
-  const helpBtn = h(
-    "button",
-    {
-      type: "button",
-      class: "ghost",
-      "aria-keyshortcuts": "?",
-      "aria-label": "Keyboard shortcuts",
-      onclick: openHelp,
-    },
-    "?",
-  );
-  const navs = [
-    h("a", { href: "#/", "data-nav": "jobs" }, "Jobs"),
-    h("a", { href: "#/events", "data-nav": "events" }, "Events"),
-  ];
-  const banner = h("div", { class: "banner", role: "alert", hidden: true });
-  const main = h("main", { id: "main", tabindex: "-1" });
-  const announcer = h("div", { class: "sr-only", "aria-live": "polite", "aria-atomic": "true" });
-  const skipToMain = (ev: Event) => {
-    ev.preventDefault();
-    main.focus();
-  };
-
-  document.body.append(
-    h("a", { class: "skip", href: "#main", onclick: skipToMain }, "Skip to content"),
-    h(
-      "header",
-      { class: "top" },
-      h(
-        "a",
-        { class: "brand", href: "#/", "aria-label": "roost: all jobs" },
-        h("span", { class: "logo" }, "◆"),
-        "roost",
-      ),
-      h("nav", { class: "tabs", "aria-label": "Views" }, navs),
-      attentionLink,
-      h("span", { class: "spacer" }),
-      connPill,
-      roBadge,
-      notifyBtn,
-      dispatchBtn,
-      helpBtn,
-    ),
-    banner,
-    main,
-    announcer,
-  );
-
-  const renderBanner = () => {
-    const c = live.connection;
-    if (c === "disconnected") {
-      const secs = Math.max(0, Math.ceil((live.retryAt - Date.now()) / 1000));
-      banner.replaceChildren(
-        h("strong", null, "Disconnected from the daemon. "),
-        `Reconnecting${secs > 0 ? ` in ${secs} s` : ""}… What you see may be out of date. `,
-        h("button", { type: "button", onclick: () => live.retryNow() }, "Retry now"),
-      );
-      banner.hidden = false;
-    } else if (c === "unauthorized") {
-      banner.replaceChildren(
-        h("strong", null, "Not logged in. "),
-        "The token was revoked or the login expired: run ",
-        h("code", null, "roost open"),
-        " on the daemon's machine and open the link it prints.",
-      );
-      banner.hidden = false;
-    } else banner.hidden = true;
-  };
-
-  function render(): void {
-    const c = live.connection;
-    connPill.className = `conn c-${c}`;
-    connPill.textContent = CONNECTION_WORDS[c];
-    document.body.classList.toggle("offline", c !== "live" && c !== "connecting");
-    renderBanner();
-    roBadge.hidden = !ctx.who?.readOnly;
-    dispatchBtn.hidden = ctx.readOnly();
-    notifyBtn.hidden = !mayAskToNotify();
-    showAttention(live, attentionLink);
-  }
-
-  return {
-    main,
-    render,
-    markNav(nav) {
-      for (const a of navs) {
-        if (a.dataset.nav === nav) a.setAttribute("aria-current", "page");
-        else a.removeAttribute("aria-current");
-      }
-    },
-    announce(text) {
-      announcer.textContent = "";
-      window.setTimeout(() => {
-        announcer.textContent = text;
-      }, 50);
-    },
-  };
+  return new PageFrame(ctx);
 }
 
 const CONNECTION_WORDS = {
@@ -155,3 +30,162 @@ const CONNECTION_WORDS = {
   unauthorized: "logged out",
   disconnected: "disconnected",
 } as const;
+
+/** The header's parts that `render` shows, hides or rewrites. */
+interface HeaderParts {
+  connPill: HTMLElement;
+  roBadge: HTMLElement;
+  attentionLink: HTMLAnchorElement;
+  notifyBtn: HTMLButtonElement;
+  dispatchBtn: HTMLButtonElement;
+  helpBtn: HTMLButtonElement;
+}
+
+/** Made hidden: `render` shows each once it knows who the page is and what it may ask. */
+function headerParts(ctx: Ctx, render: () => void): HeaderParts {
+  return {
+    connPill: h("span", { class: "conn", role: "status" }),
+    roBadge: h(
+      "span",
+      { class: "ro-badge", hidden: true, title: "This token can watch, not act" },
+      "read-only",
+    ),
+    attentionLink: h("a", { class: "attention", href: "#/", hidden: true }),
+    notifyBtn: h(
+      "button",
+      {
+        type: "button",
+        class: "ghost",
+        hidden: true,
+        title: "Get a browser notification when a job is blocked or fails",
+        onclick: () => void askToNotify().finally(render),
+      },
+      "Notify me",
+    ),
+    dispatchBtn: h(
+      "button",
+      {
+        type: "button",
+        class: "primary",
+        "aria-keyshortcuts": "d",
+        onclick: () => ctx.openDispatch(),
+        hidden: true,
+      },
+      "+ Dispatch",
+    ),
+    helpBtn: h(
+      "button",
+      {
+        type: "button",
+        class: "ghost",
+        "aria-keyshortcuts": "?",
+        "aria-label": "Keyboard shortcuts",
+        onclick: openHelp,
+      },
+      "?",
+    ),
+  };
+}
+
+function header(parts: HeaderParts, navs: HTMLAnchorElement[]): HTMLElement {
+  const brand = h(
+    "a",
+    { class: "brand", href: "#/", "aria-label": "roost: all jobs" },
+    h("span", { class: "logo" }, "◆"),
+    "roost",
+  );
+  return h(
+    "header",
+    { class: "top" },
+    brand,
+    h("nav", { class: "tabs", "aria-label": "Views" }, navs),
+    parts.attentionLink,
+    h("span", { class: "spacer" }),
+    parts.connPill,
+    parts.roBadge,
+    parts.notifyBtn,
+    parts.dispatchBtn,
+    parts.helpBtn,
+  );
+}
+
+/** What the banner says: the daemon is away (and when it is tried again), or the login is gone. */
+function bannerText(live: Live): (Node | string)[] | null {
+  if (live.connection === "disconnected") {
+    const secs = Math.max(0, Math.ceil((live.retryAt - Date.now()) / 1000));
+    return [
+      h("strong", null, "Disconnected from the daemon. "),
+      `Reconnecting${secs > 0 ? ` in ${secs} s` : ""}… What you see may be out of date. `,
+      h("button", { type: "button", onclick: () => live.retryNow() }, "Retry now"),
+    ];
+  }
+  if (live.connection === "unauthorized")
+    return [
+      h("strong", null, "Not logged in. "),
+      "The token was revoked or the login expired: run ",
+      h("code", null, "roost open"),
+      " on the daemon's machine and open the link it prints.",
+    ];
+  return null;
+}
+
+class PageFrame implements Frame {
+  readonly main = h("main", { id: "main", tabindex: "-1" });
+  private readonly parts: HeaderParts;
+  private readonly navs = [
+    h("a", { href: "#/", "data-nav": "jobs" }, "Jobs"),
+    h("a", { href: "#/events", "data-nav": "events" }, "Events"),
+  ];
+  private readonly banner = h("div", { class: "banner", role: "alert", hidden: true });
+  private readonly announcer = h("div", { class: "sr-only", "aria-live": "polite", "aria-atomic": "true" });
+
+  constructor(private readonly ctx: Ctx) {
+    this.parts = headerParts(ctx, this.render);
+    const skipToMain = (ev: Event) => {
+      ev.preventDefault();
+      this.main.focus();
+    };
+    document.body.append(
+      h("a", { class: "skip", href: "#main", onclick: skipToMain }, "Skip to content"),
+      header(this.parts, this.navs),
+      this.banner,
+      this.main,
+      this.announcer,
+    );
+  }
+
+  /** An arrow: it is handed on by itself (to `live.subscribe`, say), without the frame. */
+  readonly render = (): void => {
+    const { live } = this.ctx;
+    const c = live.connection;
+    const { connPill, roBadge, dispatchBtn, notifyBtn, attentionLink } = this.parts;
+    connPill.className = `conn c-${c}`;
+    connPill.textContent = CONNECTION_WORDS[c];
+    document.body.classList.toggle("offline", c !== "live" && c !== "connecting");
+    this.renderBanner();
+    roBadge.hidden = !this.ctx.who?.readOnly;
+    dispatchBtn.hidden = this.ctx.readOnly();
+    notifyBtn.hidden = !mayAskToNotify();
+    showAttention(live, attentionLink);
+  };
+
+  markNav(nav: Nav): void {
+    for (const a of this.navs) {
+      if (a.dataset.nav === nav) a.setAttribute("aria-current", "page");
+      else a.removeAttribute("aria-current");
+    }
+  }
+
+  announce(text: string): void {
+    this.announcer.textContent = "";
+    window.setTimeout(() => {
+      this.announcer.textContent = text;
+    }, 50);
+  }
+
+  private renderBanner(): void {
+    const text = bannerText(this.ctx.live);
+    if (text) this.banner.replaceChildren(...text);
+    this.banner.hidden = !text;
+  }
+}

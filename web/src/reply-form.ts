@@ -17,10 +17,23 @@ export interface ReplyHost {
 export class ReplyForm {
   readonly el: HTMLFormElement;
   private readonly text: HTMLTextAreaElement;
+  private readonly mode = h(
+    "select",
+    { name: "mode", "aria-label": "How the reply is delivered" },
+    h("option", { value: "followUp" }, "follow-up"),
+    h("option", { value: "steer" }, "steer (now)"),
+  );
+  private readonly send = h("button", { type: "submit", class: "primary" }, "Send");
+  private readonly requestId: ActionId;
+  private readonly id: string;
 
-  constructor(row: Row, host: ReplyHost) {
+  constructor(
+    row: Row,
+    private readonly host: ReplyHost,
+  ) {
     const id = row.id;
-    const text = h("textarea", {
+    this.id = id;
+    this.text = h("textarea", {
       name: "text",
       rows: "2",
       required: true,
@@ -28,58 +41,52 @@ export class ReplyForm {
       id: `reply-${id}`,
       placeholder: "Reply… (Enter sends, Shift+Enter a new line)",
     });
-    const mode = h(
-      "select",
-      { name: "mode", "aria-label": "How the reply is delivered" },
-      h("option", { value: "followUp" }, "follow-up"),
-      h("option", { value: "steer" }, "steer (now)"),
-    );
-    const send = h("button", { type: "submit", class: "primary" }, "Send");
-    const form = h(
+    this.el = h(
       "form",
       { class: "reply-form", "aria-label": `Reply to ${id}` },
       h("label", { class: "sr-only", for: `reply-${id}` }, `Reply to ${displayName(row)}`),
-      text,
-      h("div", { class: "reply-bar" }, mode, send),
+      this.text,
+      h("div", { class: "reply-bar" }, this.mode, this.send),
     );
-    const requestId = new ActionId(form);
-    text.addEventListener("keydown", (ev) => {
+    this.requestId = new ActionId(this.el);
+    this.text.addEventListener("keydown", (ev) => {
       if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) {
         ev.preventDefault();
-        form.requestSubmit();
+        this.el.requestSubmit();
       }
     });
-    closeOnEscape(text, () => host.close());
-    form.addEventListener("submit", async (ev) => {
+    closeOnEscape(this.text, () => host.close());
+    this.el.addEventListener("submit", (ev) => {
       ev.preventDefault();
-      const body = text.value;
-      if (!body.trim() || send.disabled) return;
-      send.disabled = true;
-      host.setStatus("Sending…", "busy");
-      try {
-        const r = await op<{ seq?: number; duplicate?: boolean }>("reply", {
-          id,
-          text: body,
-          mode: mode.value,
-          requestId: requestId.get(),
-        });
-        requestId.done();
-        text.value = "";
-        host.setStatus(
-          r.duplicate ? "Already sent (not queued twice)" : `Sent${r.seq ? ` (reply #${r.seq})` : ""}`,
-          "ok",
-        );
-      } catch (err) {
-        host.setError(err);
-      } finally {
-        send.disabled = false;
-      }
+      const body = this.text.value;
+      if (body.trim() && !this.send.disabled) void this.sendReply(body);
     });
-    this.el = form;
-    this.text = text;
   }
 
   focus(): void {
     this.text.focus();
+  }
+
+  private async sendReply(body: string): Promise<void> {
+    this.send.disabled = true;
+    this.host.setStatus("Sending…", "busy");
+    try {
+      const r = await op<{ seq?: number; duplicate?: boolean }>("reply", {
+        id: this.id,
+        text: body,
+        mode: this.mode.value,
+        requestId: this.requestId.get(),
+      });
+      this.requestId.done();
+      this.text.value = "";
+      this.host.setStatus(
+        r.duplicate ? "Already sent (not queued twice)" : `Sent${r.seq ? ` (reply #${r.seq})` : ""}`,
+        "ok",
+      );
+    } catch (err) {
+      this.host.setError(err);
+    } finally {
+      this.send.disabled = false;
+    }
   }
 }

@@ -1,8 +1,9 @@
 /** The rows view (`#/`): every job, live; pinned first, then the user's order (drag, or Alt+↑/↓). */
-import { op } from "./api.js";
+import { op, type Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
 import { RowView } from "./row.js";
+import { RowDrag } from "./row-drag.js";
 
 export interface View {
   el: HTMLElement;
@@ -14,160 +15,150 @@ export interface View {
 }
 
 export function rowsView(ctx: Ctx): View {
-  const views = new Map<string, RowView>();
-  const list = h("ol", { class: "rows", "aria-label": "Jobs" });
-  const empty = h(
+  return new RowsView(ctx);
+}
+
+/** What the view shows when there are no jobs: a way to dispatch one, for who may. */
+function emptyNote(ctx: Ctx): HTMLElement {
+  return h(
     "div",
     { class: "empty" },
     h("p", null, "No jobs yet."),
-    ctx.readOnly()
-      ? null
-      : h(
-          "p",
-          null,
-          h(
-            "button",
-            { type: "button", class: "primary", onclick: () => ctx.openDispatch() },
-            "Dispatch a job",
-          ),
-          " or press ",
-          h("kbd", null, "d"),
-          ".",
-        ),
+    ctx.readOnly() ? null : dispatchHint(ctx),
   );
-  const el = h("section", { class: "view rows-view", "aria-labelledby": "rows-title" }, [
-    h("h1", { id: "rows-title", class: "sr-only" }, "Jobs"),
-    list,
-    empty,
-  ]);
-  let lastFocused: string | null = null;
-  let dragging: string | null = null;
+}
 
-  const move = (id: string, delta: number) => {
-    const ids = ctx.live.sorted().map((r) => r.id);
+function dispatchHint(ctx: Ctx): HTMLElement {
+  return h(
+    "p",
+    null,
+    h("button", { type: "button", class: "primary", onclick: () => ctx.openDispatch() }, "Dispatch a job"),
+    " or press ",
+    h("kbd", null, "d"),
+    ".",
+  );
+}
+
+/** One RowView per job, kept in the live order as rows come, go and move. */
+class RowsView implements View {
+  readonly el: HTMLElement;
+  private readonly views = new Map<string, RowView>();
+  private readonly list = h("ol", { class: "rows", "aria-label": "Jobs" });
+  private readonly empty: HTMLElement;
+  private readonly drag: RowDrag;
+  /** The row focused last: the keyboard's, once the focus has left the rows. */
+  private lastFocused: string | null = null;
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly ctx: Ctx) {
+    this.empty = emptyNote(ctx);
+    this.el = h("section", { class: "view rows-view", "aria-labelledby": "rows-title" }, [
+      h("h1", { id: "rows-title", class: "sr-only" }, "Jobs"),
+      this.list,
+      this.empty,
+    ]);
+    this.drag = new RowDrag(this.list, {
+      order: () => this.order(),
+      reorder: (ids, moved) => void this.reorder(ids, moved),
+    });
+    this.render();
+    this.unsubscribe = ctx.live.subscribe(() => this.render());
+  }
+
+  dispose(): void {
+    this.unsubscribe();
+  }
+
+  current(): RowView | null {
+    const active = document.activeElement;
+    for (const v of this.views.values()) if (active && v.el.contains(active)) return v;
+    return (this.lastFocused && this.views.get(this.lastFocused)) || null;
+  }
+
+  step(delta: number): void {
+    const order = this.order();
+    if (!order.length) return;
+    const cur = this.current();
+    const i = cur ? order.indexOf(cur.row.id) : -1;
+    const next =
+      i < 0 ? (delta > 0 ? 0 : order.length - 1) : Math.max(0, Math.min(order.length - 1, i + delta));
+    const v = this.views.get(order[next]!);
+    v?.el.focus();
+    v?.el.scrollIntoView({ block: "nearest" });
+  }
+
+  /** The job ids in the order shown. */
+  private order(): string[] {
+    return this.ctx.live.sorted().map((r) => r.id);
+  }
+
+  /** The rows as they are now: views made, updated, put in order, or removed. */
+  private render(): void {
+    const rows = this.ctx.live.sorted();
+    const active = document.activeElement as HTMLElement | null;
+    let prev: Element | null = null;
+    for (const row of rows) {
+      const v = this.viewOf(row);
+      const want: Element | null = prev ? prev.nextElementSibling : this.list.firstElementChild;
+      if (want !== v.el) this.list.insertBefore(v.el, want);
+      prev = v.el;
+    }
+    this.removeGone(new Set(rows.map((r) => r.id)));
+    // Moving an element takes the focus from it: it goes back where it was.
+    if (active && active !== document.activeElement && this.el.contains(active))
+      active.focus({ preventScroll: true });
+    this.empty.hidden = rows.length > 0;
+    this.list.hidden = rows.length === 0;
+  }
+
+  /** The row's view, updated; or a new one, with its grip and its focus remembered. */
+  private viewOf(row: Row): RowView {
+    const had = this.views.get(row.id);
+    if (had) {
+      had.update(row);
+      return had;
+    }
+    const v = new RowView(row, this.ctx, { move: (id, delta) => this.move(id, delta) });
+    this.views.set(row.id, v);
+    if (!this.ctx.readOnly()) this.drag.wire(v);
+    v.el.addEventListener("focusin", () => {
+      this.lastFocused = row.id;
+    });
+    return v;
+  }
+
+  private removeGone(seen: Set<string>): void {
+    for (const [id, v] of this.views)
+      if (!seen.has(id)) {
+        v.el.remove();
+        this.views.delete(id);
+      }
+  }
+
+  /** Moves a row by `delta` places (its buttons, Alt+↑/↓). */
+  private move(id: string, delta: number): void {
+    const ids = this.order();
     const from = ids.indexOf(id);
     const to = Math.max(0, Math.min(ids.length - 1, from + delta));
     if (from < 0 || from === to) return;
     ids.splice(from, 1);
     ids.splice(to, 0, id);
-    void reorder(ids, id);
-  };
+    void this.reorder(ids, id);
+  }
 
-  const reorder = async (ids: string[], moved: string) => {
+  private async reorder(ids: string[], moved: string): Promise<void> {
     // Shown at once; the daemon's pushes confirm it (or put it back).
     ids.forEach((id, i) => {
-      const r = ctx.live.rows.get(id);
-      if (r) ctx.live.rows.set(id, { ...r, order: i });
+      const r = this.ctx.live.rows.get(id);
+      if (r) this.ctx.live.rows.set(id, { ...r, order: i });
     });
-    render();
-    views.get(moved)?.el.focus();
+    this.render();
+    this.views.get(moved)?.el.focus();
     try {
       await op("reorder", { ids });
-      ctx.announce(`Moved ${moved} to place ${ids.indexOf(moved) + 1}`);
+      this.ctx.announce(`Moved ${moved} to place ${ids.indexOf(moved) + 1}`);
     } catch (err) {
-      views.get(moved)?.setStatus(`Could not move: ${(err as Error).message}`, "error");
+      this.views.get(moved)?.setStatus(`Could not move: ${(err as Error).message}`, "error");
     }
-  };
-
-  const render = () => {
-    const rows = ctx.live.sorted();
-    const seen = new Set<string>();
-    const active = document.activeElement as HTMLElement | null;
-    let prev: Element | null = null;
-    for (const row of rows) {
-      seen.add(row.id);
-      let v = views.get(row.id);
-      if (!v) {
-        v = new RowView(row, ctx, { move });
-        views.set(row.id, v);
-        wireDrag(v);
-        v.el.addEventListener("focusin", () => {
-          lastFocused = row.id;
-        });
-      } else v.update(row);
-      const want: Element | null = prev ? prev.nextElementSibling : list.firstElementChild;
-      if (want !== v.el) list.insertBefore(v.el, want);
-      prev = v.el;
-    }
-    for (const [id, v] of views)
-      if (!seen.has(id)) {
-        v.el.remove();
-        views.delete(id);
-      }
-    if (active && active !== document.activeElement && el.contains(active))
-      active.focus({ preventScroll: true });
-    empty.hidden = rows.length > 0;
-    list.hidden = rows.length === 0;
-  };
-
-  const wireDrag = (v: RowView) => {
-    if (ctx.readOnly()) return;
-    const grip = h("span", {
-      class: "grip",
-      draggable: "true",
-      title: "Drag to reorder (or Alt+↑/↓)",
-      "aria-hidden": "true",
-    });
-    grip.textContent = "⠿";
-    v.el.prepend(grip);
-    grip.addEventListener("dragstart", (ev) => {
-      dragging = v.row.id;
-      ev.dataTransfer?.setData("text/plain", v.row.id);
-      if (ev.dataTransfer) ev.dataTransfer.effectAllowed = "move";
-      ev.dataTransfer?.setDragImage(v.el, 20, 20);
-      v.el.classList.add("dragging");
-    });
-    grip.addEventListener("dragend", () => {
-      dragging = null;
-      v.el.classList.remove("dragging");
-      for (const o of list.querySelectorAll(".drop-before, .drop-after"))
-        o.classList.remove("drop-before", "drop-after");
-    });
-    v.el.addEventListener("dragover", (ev) => {
-      if (!dragging || dragging === v.row.id) return;
-      ev.preventDefault();
-      const box = v.el.getBoundingClientRect();
-      const after = ev.clientY > box.top + box.height / 2;
-      v.el.classList.toggle("drop-after", after);
-      v.el.classList.toggle("drop-before", !after);
-    });
-    v.el.addEventListener("dragleave", () => v.el.classList.remove("drop-before", "drop-after"));
-    v.el.addEventListener("drop", (ev) => {
-      if (!dragging || dragging === v.row.id) return;
-      ev.preventDefault();
-      const after = v.el.classList.contains("drop-after");
-      v.el.classList.remove("drop-before", "drop-after");
-      const ids = ctx.live
-        .sorted()
-        .map((r) => r.id)
-        .filter((id) => id !== dragging);
-      ids.splice(ids.indexOf(v.row.id) + (after ? 1 : 0), 0, dragging);
-      void reorder(ids, dragging);
-    });
-  };
-
-  render();
-  const off = ctx.live.subscribe(render);
-
-  const current = () => {
-    const active = document.activeElement;
-    for (const v of views.values()) if (active && v.el.contains(active)) return v;
-    return (lastFocused && views.get(lastFocused)) || null;
-  };
-  return {
-    el,
-    dispose: off,
-    current,
-    step(delta) {
-      const order = ctx.live.sorted().map((r) => r.id);
-      if (!order.length) return;
-      const cur = current();
-      const i = cur ? order.indexOf(cur.row.id) : -1;
-      const next =
-        i < 0 ? (delta > 0 ? 0 : order.length - 1) : Math.max(0, Math.min(order.length - 1, i + delta));
-      const v = views.get(order[next]!);
-      v?.el.focus();
-      v?.el.scrollIntoView({ block: "nearest" });
-    },
-  };
+  }
 }

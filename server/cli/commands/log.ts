@@ -8,7 +8,8 @@ import path from "node:path";
 import { checkHome } from "../../home.js";
 import { jobDir, roostPaths } from "../../paths.js";
 import { CliError, type Command, printJson, str, UsageError } from "../command.js";
-import { altScreenAfter, plainText, terminalReset } from "../terminal.js";
+import { plainText } from "../plain-text.js";
+import { altScreenAfter, terminalReset } from "../terminal.js";
 
 const OLDER = "transcript.1.log";
 const NEWEST = "transcript.log";
