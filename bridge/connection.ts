@@ -11,12 +11,12 @@
  */
 import type net from "node:net";
 import { LIMITS, type ResponseEnvelope, type WireEvent } from "../sdk/ts/protocol/index.js";
+import { LineSplitter } from "../sdk/ts/protocol/lines.js";
 import type { AgentConnection } from "../server/core/agents.js";
 import { encoded } from "../server/core/encoded.js";
 import { USER } from "../server/core/feed.js";
 import type { Caller } from "../server/ops/define.js";
 import { answerOf, type OpOutcome } from "../server/ops/outcome.js";
-import { LineSplitter } from "./lines.js";
 
 /** What a turn may gather before it is written at once (about a socket's high-water mark). */
 const OUTBOX_FLUSH_BYTES = 64 * 1024;

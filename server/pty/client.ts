@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { LineSplitter } from "../../sdk/ts/protocol/lines.js";
 import { checkSocket, openOwn } from "../home.js";
 import type {
   HelloResult,
@@ -55,15 +56,15 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private closed = false;
-  private buf = "";
+  /** Unbounded: the host's answers (a screen's snapshot) are the daemon's own to bound. */
+  private readonly lines = new LineSplitter();
   private deferred = false;
   private sockClosed = false;
 
   private constructor(private readonly sock: net.Socket) {
     super();
-    sock.setEncoding("utf8");
-    sock.on("data", (chunk: string) => {
-      this.buf += chunk;
+    sock.on("data", (chunk: Buffer) => {
+      this.lines.push(chunk);
       if (!this.deferred) this.readLines();
     });
     sock.on("error", () => {}); // "close" follows and says all there is to say
@@ -200,9 +201,7 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
   }
 
   private readLines(): void {
-    for (let nl = this.buf.indexOf("\n"); nl >= 0; nl = this.buf.indexOf("\n")) {
-      const line = this.buf.slice(0, nl);
-      this.buf = this.buf.slice(nl + 1);
+    for (let line = this.lines.next(); line !== undefined; line = this.lines.next()) {
       if (!line.trim()) continue;
       let msg: HostMessage;
       try {
@@ -210,7 +209,7 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
       } catch {
         continue; // the host only writes JSON; nothing here to match a request to
       }
-      if (this.onMessage(msg) && this.buf.includes("\n")) {
+      if (this.onMessage(msg) && this.lines.waiting > 0) {
         // An answer settled a promise: let its awaiting code run before the events that came after
         // it, so that code sees them as after (what attach promises).
         this.deferred = true;

@@ -3,8 +3,10 @@
 // in that order: what is sent after its request waits behind it, so that, on this connection, an
 // attach answer comes after every output event its snapshot holds and before every one it does not.
 import type * as net from "node:net";
+import { LineSplitter } from "../../sdk/ts/protocol/lines.js";
 import type { HostMessage } from "./wire.js";
 
+/** Bytes of one request line; the daemon's are far shorter (a spawn spec, typed keys). */
 const MAX_LINE = 16 * 1024 * 1024;
 const MAX_BACKLOG = 32 * 1024 * 1024; // a client this far behind is not reading; drop it
 
@@ -25,19 +27,11 @@ export class Conn {
 
   /** Calls `onLine` for each line the client sends. */
   read(onLine: (line: string) => void): void {
-    this.sock.setEncoding("utf8");
-    let buf = "";
-    this.sock.on("data", (chunk: string) => {
-      buf += chunk;
-      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        onLine(line);
-      }
-      if (buf.length > MAX_LINE) {
-        buf = "";
-        this.send({ id: null, ok: false, error: "bad request: line too long" });
-      }
+    const lines = new LineSplitter(MAX_LINE);
+    this.sock.on("data", (chunk: Buffer) => {
+      const whole = lines.push(chunk);
+      for (let line = lines.next(); line !== undefined; line = lines.next()) onLine(line);
+      if (!whole) this.send({ id: null, ok: false, error: "bad request: line too long" });
     });
   }
 
