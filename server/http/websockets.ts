@@ -13,10 +13,12 @@ import type { WebSocket } from "ws";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "../core/core.js";
 import { encoded } from "../core/encoded.js";
+import { callerOf } from "../faces/caller.js";
+import { OrderedAnswers } from "../faces/ordered-answers.js";
+import { readRequest } from "../faces/request.js";
 import { answerOf, type OpOutcome, runOp } from "../ops/index.js";
 import { sendError } from "./answers.js";
-import { identityOf } from "./auth.js";
-import { callerOf } from "./routes.js";
+import { identityOf, tokenOf } from "./auth.js";
 
 /** Close codes: 1000 normal (the job ended, or the op was refused), 1008 too slow or bad input. */
 const CLOSE_NORMAL = 1000;
@@ -127,7 +129,8 @@ export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = 
     handler: needsUpgrade,
     wsHandler: (ws, req) => {
       const channel = opened(req, ws);
-      const caller = callerOf(core, req, {
+      const caller = callerOf({
+        token: tokenOf(req, core.tokens),
         push: (e) => channel.send(e),
         onClose: (c) => channel.onClose(c),
       });
@@ -148,7 +151,8 @@ export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = 
     wsHandler: (ws, req) => {
       const id = (req.params as { id: string }).id;
       const channel = opened(req, ws);
-      const caller = callerOf(core, req, {
+      const caller = callerOf({
+        token: tokenOf(req, core.tokens),
         push: (e) => {
           channel.send(e);
           if (e.event === "detached") channel.close(CLOSE_NORMAL, `detached: ${e.why}`);
@@ -161,26 +165,26 @@ export function installWebSockets(app: FastifyInstance, core: Core, maxUnread = 
         if (!outcome.ok) channel.close(CLOSE_NORMAL, outcome.error);
         return outcome.ok;
       });
-      const handle = async (data: unknown, isBinary: boolean) => {
-        if (!(await attached)) return;
+      // Only refusals are answered (a viewer types fast, and "done" for every key is noise): the
+      // answer to a message is its refusal, or null.
+      const refusal = async (data: unknown, isBinary: boolean): Promise<object | null> => {
         const request = terminalRequest(isBinary ? null : String(data));
-        if (typeof request === "string") {
-          channel.send({ ok: false, code: "bad_request", error: request });
-          return;
-        }
+        if (typeof request === "string") return { ok: false, code: "bad_request", error: request };
         const outcome = await runOp(core, caller, request.op, { ...request.args, id });
-        // Only refusals are answered: a viewer types fast, and "done" for every key is noise.
-        if (!outcome.ok) channel.send({ op: request.op, ...answerOf(outcome) });
+        return outcome.ok ? null : { op: request.op, ...answerOf(outcome) };
       };
-      // One at a time, in the order sent: keys reach the terminal as they were typed. A client that
-      // sends faster than the terminal takes is not read until it catches up (as on the socket).
-      let queue: Promise<unknown> = attached;
-      let waiting = 0;
+      // As on the socket: each message runs in the order sent, once the screen has gone out (keys
+      // reach the terminal as they were typed), and its refusal comes in that order. A client that
+      // sends faster than the terminal takes is not read until it catches up.
+      const answers = new OrderedAnswers<object | null>((answer) => {
+        if (answer) channel.send(answer);
+      });
       ws.on("message", (data, isBinary) => {
-        if (++waiting >= LIMITS.inFlight) ws.pause();
-        queue = queue.then(async () => {
-          await handle(data, isBinary);
-          if (--waiting < LIMITS.inFlight / 2 && ws.isPaused) ws.resume();
+        const answer = answers.hold();
+        if (answers.held >= LIMITS.inFlight) ws.pause();
+        void attached.then(async (ok) => {
+          answer(ok ? await refusal(data, isBinary) : null);
+          if (answers.held < LIMITS.inFlight / 2 && ws.isPaused) ws.resume();
         });
       });
     },
@@ -194,16 +198,11 @@ function terminalRequest(
   const usage =
     'send {"op": "input", "args": {"data": "…"}} or {"op": "resize", "args": {"cols": n, "rows": n}}';
   if (text === null) return `binary messages are not read: ${usage}`;
-  let msg: unknown;
-  try {
-    msg = JSON.parse(text);
-  } catch {
-    return `not JSON: ${usage}`;
-  }
-  const { op, args } = (msg ?? {}) as { op?: unknown; args?: unknown };
-  if ((op !== "input" && op !== "resize") || typeof args !== "object" || args === null || Array.isArray(args))
-    return usage;
-  return { op, args: args as Record<string, unknown> };
+  const read = readRequest(text);
+  if (!read.ok) return read.why === "json" ? `not JSON: ${usage}` : usage;
+  const { op, args } = read.request;
+  if ((op !== "input" && op !== "resize") || args === undefined) return usage;
+  return { op, args };
 }
 
 /** A close frame's reason is at most 123 bytes of UTF-8. */
