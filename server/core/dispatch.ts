@@ -9,10 +9,11 @@ import path from "node:path";
 import { type OpArgs, RoostError, type Row } from "../../sdk/ts/protocol/index.js";
 import { blockedPatterns } from "../config.js";
 import { expandHome } from "../paths.js";
+import { DEFAULT_QUIET_MS } from "../pty/wire.js";
 import type { JobRecord, Launch } from "../store/records.js";
 import type { Core } from "./core.js";
 import type { Actor } from "./feed.js";
-import { DEFAULT_QUIET_MS, start } from "./lifecycle.js";
+import { start } from "./lifecycle.js";
 import { excerpt, oneLine } from "./text.js";
 
 const RESERVED_NAMES = new Set(["concierge"]);
