@@ -1,13 +1,13 @@
 // The daemon's side of the pty host protocol: connects to <home>/pty.sock, starting the host if
 // nobody answers, and turns JSON lines into promises and events.
-import { spawn } from "node:child_process";
 import { EventEmitter } from "node:events";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { LineSplitter } from "../../sdk/ts/protocol/lines.js";
-import { checkSocket, openOwn } from "../home.js";
+import { startDetached, whenAnswers } from "../detached.js";
+import { checkSocket } from "../home.js";
 import type {
   HelloResult,
   HostMessage,
@@ -83,26 +83,15 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
 
     const hostScript = opts.hostScript ?? fileURLToPath(new URL("./host.js", import.meta.url));
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
-    const { O_APPEND, O_CREAT, O_WRONLY } = fs.constants;
-    const logFd = openOwn(path.join(home, "pty.log"), O_APPEND | O_CREAT | O_WRONLY);
-    try {
-      // Detached into its own session so it outlives this daemon and its terminal.
-      const child = spawn(process.execPath, [hostScript, home], {
-        detached: true,
-        stdio: ["ignore", logFd, logFd],
-        cwd: home,
-      });
-      child.unref();
-    } finally {
-      fs.closeSync(logFd);
-    }
-    const deadline = Date.now() + START_TIMEOUT_MS;
-    while (Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, RETRY_MS));
-      const client = await PtyHostClient.tryConnect(sockPath);
-      if (client) return client;
-    }
-    throw new Error(`pty host did not start; see ${path.join(home, "pty.log")}`);
+    // Its own session: it outlives this daemon and its terminal.
+    const log = path.join(home, "pty.log");
+    startDetached(hostScript, [home], { log, cwd: home }).child.unref();
+    const client = await whenAnswers(() => PtyHostClient.tryConnect(sockPath), {
+      ms: START_TIMEOUT_MS,
+      everyMs: RETRY_MS,
+    });
+    if (client) return client;
+    throw new Error(`pty host did not start; see ${log}`);
   }
 
   /** A client whose host answered hello, or null if nothing (alive) listens there. */
