@@ -32,15 +32,8 @@ export class SocketClient {
     });
   }
 
-  static connect(socketPath: string): Promise<SocketClient> {
-    return new Promise((resolve, reject) => {
-      const socket = net.connect(socketPath);
-      socket.once("connect", () => {
-        socket.off("error", reject);
-        resolve(new SocketClient(socket));
-      });
-      socket.once("error", reject);
-    });
+  static async connect(socketPath: string): Promise<SocketClient> {
+    return new SocketClient(await connectSocket(socketPath));
   }
 
   /** One op; rejects with a RoostError carrying the wire's code. */
@@ -80,6 +73,18 @@ export class SocketClient {
     if (msg.ok) w.resolve(msg.result);
     else w.reject(new RoostError(isErrorCode(msg.code) ? msg.code : "bad_request", msg.error));
   }
+}
+
+/** A connection to a unix socket, once it is made; rejects with the error that stopped it. */
+export function connectSocket(socketPath: string): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(socketPath);
+    socket.once("connect", () => {
+      socket.off("error", reject);
+      resolve(socket);
+    });
+    socket.once("error", reject);
+  });
 }
 
 /** Whether something accepts connections on the socket (no op sent): is roost running there? */
