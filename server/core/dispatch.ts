@@ -60,7 +60,7 @@ export async function dispatch(
   };
   const now = new Date().toISOString();
   const firstReply = task !== undefined && taskMode === "type" ? { text: task, mode: null } : null;
-  const rec = core.store.createJob((num) => {
+  const { job: rec, lastSeq } = core.store.createJob((num) => {
     const record: JobRecord = {
       id: `j${num}`,
       token: randomBytes(24).toString("base64url"),
@@ -88,6 +88,7 @@ export async function dispatch(
     };
     return record;
   }, firstReply);
+  rec.lastSeq = lastSeq; // committed: the first task's seq is the job's
   const job = core.registry.add(rec, firstReply ? 1 : 0);
   core.feed.record(
     rec.id,
