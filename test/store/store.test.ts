@@ -211,6 +211,22 @@ describe("group commit", () => {
     ]);
     expect(store.addReply(job.id, { text: "d", mode: null })).toBe(3);
   });
+
+  it("keeps nothing in memory of a write rolled back, even what was read inside it", async () => {
+    const job = newJob(store);
+    const inside: number[][] = [];
+    const failed = store.commitSoon(() => {
+      store.addReply(job.id, { text: "rolled back", mode: null });
+      inside.push(store.pendingReplies(job.id).map((r) => r.seq));
+      throw new Error("this write fails");
+    });
+    await expect(failed).rejects.toThrow(/this write fails/);
+    expect(inside).toEqual([[1], [1]]); // in the group, then alone: each saw its own write
+    expect(store.pendingReplies(job.id)).toEqual([]);
+    expect(store.pendingCounts().get(job.id)).toBeUndefined();
+    expect(await store.commitSoon(() => store.addReply(job.id, { text: "kept", mode: null }))).toBe(1);
+    expect(store.pendingReplies(job.id).map((r) => [r.seq, r.text])).toEqual([[1, "kept"]]);
+  });
 });
 
 describe("the daemon's store", () => {
