@@ -9,16 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import {
-  isAlive,
-  killJobsOf,
-  killPtyHost,
-  killQuietly,
-  procEnv,
-  ptyHostPid,
-  sleep,
-  until,
-} from "../test/helpers/processes.js";
+import { DaemonProcess, daemonEnv } from "../test/helpers/daemon-process.js";
+import { isAlive, killJobsOf, killQuietly, procEnv, sleep, until } from "../test/helpers/processes.js";
 import { Conn, connectWhenReady } from "./lines.js";
 
 export { childPids, isAlive, procEnv, sleep, until } from "../test/helpers/processes.js";
@@ -43,18 +35,15 @@ export interface DaemonOptions {
 const live = new Set<BenchDaemon>();
 const temps = new Set<string>();
 
-export class BenchDaemon {
-  proc: ChildProcess | null = null;
-  output = "";
-  readonly socket: string;
+export class BenchDaemon extends DaemonProcess {
   readonly probeFile: string;
 
   private constructor(
-    readonly home: string,
-    private readonly env: Record<string, string>,
+    home: string,
+    env: Record<string, string>,
     readonly profileDir: string | null,
   ) {
-    this.socket = path.join(home, "roost.sock");
+    super(home, env);
     this.probeFile = path.join(home, "probe.json");
   }
 
@@ -63,16 +52,8 @@ export class BenchDaemon {
     const home = tempDir("roost-bench-");
     if (opts.config !== undefined)
       fs.writeFileSync(path.join(home, "roost.json"), JSON.stringify(opts.config));
-    // A home of the jobs' own: dispatch's default cwd, and nothing of the machine's user.
-    const userHome = path.join(home, "user-home");
-    fs.mkdirSync(userHome);
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env))
-      if (v !== undefined && !k.startsWith("ROOST_")) env[k] = v;
+    const env = daemonEnv(home);
     delete env.NODE_OPTIONS; // the pty host and the jobs inherit it: flags go on the daemon's command line
-    // ROOST_PORT=0: the daemon's HTTP server (7777 by default) on an ephemeral port, so that
-    // daemons run side by side (the bench's, the tests') never collide.
-    Object.assign(env, { ROOST_HOME: home, HOME: userHome, ROOST_STOP_GRACE_MS: "1000", ROOST_PORT: "0" });
     const d = new BenchDaemon(home, env, opts.profileDir ?? null);
     live.add(d);
     return d;
@@ -82,10 +63,6 @@ export class BenchDaemon {
     const d = BenchDaemon.create(opts);
     await d.start();
     return d;
-  }
-
-  get pid(): number {
-    return this.proc!.pid!;
   }
 
   /** Starts the process; resolves once a connection to its socket is accepted. */
@@ -105,26 +82,7 @@ export class BenchDaemon {
       flags.push("--cpu-prof", `--cpu-prof-dir=${this.profileDir}`, `--import=${pathToFileURL(PROBE).href}`);
       env.BENCH_PROBE_FILE = this.probeFile;
     }
-    this.output = "";
-    const proc = spawn(process.execPath, [...flags, CLI, "daemon"], {
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    this.proc = proc;
-    proc.stdout!.on("data", (d) => {
-      this.output += d;
-    });
-    proc.stderr!.on("data", (d) => {
-      this.output += d;
-    });
-    return proc;
-  }
-
-  /** Why waiting for the daemon is pointless: it exited (with what it said). */
-  exitReason(): string | null {
-    const proc = this.proc;
-    if (!proc || (proc.exitCode === null && proc.signalCode === null)) return null;
-    return `the daemon exited (${proc.exitCode ?? proc.signalCode}):\n${this.output}`;
+    return this.spawnDaemon([process.execPath, ...flags, CLI, "daemon"], { env });
   }
 
   /** A new connection to the daemon's socket. */
@@ -139,30 +97,15 @@ export class BenchDaemon {
       () => {
         const why = this.exitReason();
         if (why) throw new Error(why);
-        return /^ {2}hub (http:\S+)$/m.exec(this.output)?.[1] ?? null;
+        return this.hubLine();
       },
       ms,
     );
   }
 
-  /** The owner's HTTP token ($ROOST_HOME/token). */
-  token(): string {
-    return fs.readFileSync(path.join(this.home, "token"), "utf8").trim();
-  }
-
   /** Ends the daemon with a signal and waits for its exit (SIGTERM lets --cpu-prof write its file). */
   async stop(signal: NodeJS.Signals = "SIGTERM", ms = 10000): Promise<void> {
-    const proc = this.proc;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
-    proc.kill(signal);
-    const timer = setTimeout(() => proc.kill("SIGKILL"), ms);
-    await exited;
-    clearTimeout(timer);
-  }
-
-  ptyHostPid(): number | null {
-    return ptyHostPid(this.home);
+    await this.kill(signal, ms);
   }
 
   /** Ends the pty host (and with it nothing else: kill the jobs first) and waits until it is gone. */
@@ -180,8 +123,7 @@ export class BenchDaemon {
   /** Kills by pid what this daemon started (the daemon, the jobs, the pty host); removes the home. Synchronous. */
   cleanup(): void {
     if (this.proc && this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill("SIGKILL");
-    killPtyHost(this.home);
-    fs.rmSync(this.home, { recursive: true, force: true });
+    this.removeAll();
     live.delete(this);
   }
 }

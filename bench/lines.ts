@@ -1,41 +1,33 @@
 /**
- * A JSON-lines client on raw sockets (no roost code in between): requests matched to answers by
- * id, events handed to a listener. For setup and for the scenarios whose rates are modest; the
+ * A JSON-lines client on raw sockets (no roost client in between: requests written as they are,
+ * answers read with the protocol's line splitter): requests matched to answers by id, events
+ * handed to a listener. For setup and for the scenarios whose rates are modest; the
  * report-throughput scenario drives its sockets itself, without parsing.
  */
-import net from "node:net";
+import type net from "node:net";
 import { performance } from "node:perf_hooks";
+import { connectSocket } from "../sdk/ts/client/socket-client.js";
+import { LineSplitter } from "../sdk/ts/protocol/lines.js";
+import type { Response } from "../test/helpers/raw-client.js";
 
-export interface Answer {
-  id: unknown;
-  ok: boolean;
-  result?: any;
-  error?: string;
-  code?: string;
-}
+/** An answer as it came: `{id, ok, result}` or `{id, ok, error, code}`. */
+export type Answer = Response;
 
 export class Conn {
   onEvent: (event: any) => void = () => {};
-  private parts: string[] = [];
+  private readonly lines = new LineSplitter();
   private nextId = 1;
   private readonly waiting = new Map<number, (a: Answer) => void>();
   readonly closed: Promise<void>;
 
   private constructor(readonly socket: net.Socket) {
-    socket.setEncoding("utf8");
-    socket.on("data", (chunk: string) => {
-      // Only the new chunk is searched: a long answer (a `list` of 10,000 rows) arrives in many.
-      let start = 0;
-      for (let nl = chunk.indexOf("\n"); nl !== -1; nl = chunk.indexOf("\n", start)) {
-        const line =
-          this.parts.length === 0 ? chunk.slice(start, nl) : this.parts.join("") + chunk.slice(start, nl);
-        this.parts = [];
-        start = nl + 1;
+    socket.on("data", (chunk: Buffer) => {
+      this.lines.push(chunk);
+      for (let line = this.lines.next(); line !== undefined; line = this.lines.next()) {
         const msg = JSON.parse(line);
         if ("event" in msg) this.onEvent(msg);
         else this.answered(msg as Answer);
       }
-      if (start < chunk.length) this.parts.push(chunk.slice(start));
     });
     socket.on("error", () => {});
     this.closed = new Promise((resolve) =>
@@ -48,15 +40,8 @@ export class Conn {
     );
   }
 
-  static connect(path: string): Promise<Conn> {
-    return new Promise((resolve, reject) => {
-      const socket = net.connect(path);
-      socket.once("connect", () => {
-        socket.off("error", reject);
-        resolve(new Conn(socket));
-      });
-      socket.once("error", reject);
-    });
+  static async connect(path: string): Promise<Conn> {
+    return new Conn(await connectSocket(path));
   }
 
   /** Sends a request; resolves with its answer (never rejects: a closed connection is an answer too). */

@@ -11,23 +11,19 @@
  */
 import type net from "node:net";
 import { LIMITS, type ResponseEnvelope, type WireEvent } from "../sdk/ts/protocol/index.js";
+import { LineSplitter } from "../sdk/ts/protocol/lines.js";
 import type { AgentConnection } from "../server/core/agents.js";
 import { encoded } from "../server/core/encoded.js";
-import { USER } from "../server/core/feed.js";
+import { callerOf } from "../server/faces/caller.js";
+import { OrderedAnswers } from "../server/faces/ordered-answers.js";
+import { type RequestId, readRequest } from "../server/faces/request.js";
 import type { Caller } from "../server/ops/define.js";
-import { answerOf, type OpOutcome } from "../server/ops/outcome.js";
-import { LineSplitter } from "./lines.js";
+import { answerOf, type OpOutcome, outcomeOfThrown } from "../server/ops/outcome.js";
 
 /** What a turn may gather before it is written at once (about a socket's high-water mark). */
 const OUTBOX_FLUSH_BYTES = 64 * 1024;
 
 export type RunOp = (caller: Caller, op: string, args: unknown) => OpOutcome | Promise<OpOutcome>;
-
-type RequestId = number | string | null;
-interface Slot {
-  id: RequestId;
-  outcome: OpOutcome | null;
-}
 
 export interface ConnectionOptions {
   maxLineBytes?: number;
@@ -39,7 +35,8 @@ export class Connection {
   readonly state: AgentConnection;
   private readonly caller: Caller;
   private readonly lines: LineSplitter;
-  private readonly slots: Slot[] = [];
+  /** The answers, in the requests' order; the places held are the requests in flight. */
+  private readonly answers = new OrderedAnswers<ResponseEnvelope>((answer) => this.write(answer));
   private readonly cleanups: (() => void)[] = [];
   private readonly maxInFlight: number;
   private readonly maxUnread: number;
@@ -61,13 +58,11 @@ export class Connection {
     this.maxInFlight = opts.maxInFlight ?? LIMITS.inFlight;
     this.maxUnread = opts.maxUnreadBytes ?? LIMITS.unreadBytes;
     this.state = { link: { send: (e) => this.send(e) }, session: false, jobId: null, hello: null };
-    this.caller = {
+    this.caller = callerOf({
       conn: this.state,
-      actor: USER,
-      readOnly: false,
       push: (e) => this.send(e),
       onClose: (cleanup) => this.cleanups.push(cleanup),
-    };
+    });
     socket.on("data", (chunk: Buffer) => this.receive(chunk));
     socket.on("drain", () => this.pump());
     socket.on("end", () => {
@@ -104,7 +99,7 @@ export class Connection {
    * its answers; pauses reading otherwise (resumed when an answer goes out or the socket drains).
    */
   private pump(): void {
-    while (!this.closed && this.slots.length < this.maxInFlight && !this.socket.writableNeedDrain) {
+    while (!this.closed && this.answers.held < this.maxInFlight && !this.socket.writableNeedDrain) {
       const line = this.lines.next();
       if (line === undefined) break;
       if (line.trim() !== "") this.handle(line);
@@ -113,77 +108,45 @@ export class Connection {
     if (this.readEnded) {
       // No more requests will come (a client that closed its side and one that is gone look the
       // same here): end once every request taken is answered.
-      if (this.slots.length === 0 && this.lines.waiting === 0) {
+      if (this.answers.held === 0 && this.lines.waiting === 0) {
         this.flushOutbox();
         this.socket.end();
       }
       return;
     }
-    if (this.slots.length >= this.maxInFlight || this.socket.writableNeedDrain) this.socket.pause();
+    if (this.answers.held >= this.maxInFlight || this.socket.writableNeedDrain) this.socket.pause();
     else if (this.socket.isPaused()) this.socket.resume();
   }
 
   private handle(line: string): void {
-    let msg: unknown;
-    try {
-      msg = JSON.parse(line);
-    } catch (err) {
-      this.answer(null, { ok: false, code: "bad_request", error: `not JSON: ${(err as Error).message}` });
+    const read = readRequest(line);
+    if (!read.ok) {
+      this.answers.send(envelopeOf(read.id, { ok: false, code: "bad_request", error: read.error }));
       return;
     }
-    const envelope = msg as { id?: unknown; op?: unknown; args?: unknown };
-    const id = validId(envelope?.id);
-    if (typeof msg !== "object" || msg === null || Array.isArray(msg) || typeof envelope.op !== "string") {
-      this.answer(id, {
-        ok: false,
-        code: "bad_request",
-        error: 'a request is {"id": n, "op": "name", "args": {...}}',
-      });
-      return;
-    }
-    if (
-      envelope.args !== undefined &&
-      (typeof envelope.args !== "object" || envelope.args === null || Array.isArray(envelope.args))
-    ) {
-      this.answer(id, { ok: false, code: "bad_request", error: "args must be an object" });
-      return;
-    }
+    const { id, op, args } = read.request;
     let outcome: OpOutcome | Promise<OpOutcome>;
     try {
-      outcome = this.run(this.caller, envelope.op, envelope.args);
+      outcome = this.run(this.caller, op, args);
     } catch (err) {
-      outcome = failed(err); // the op layer answers every failure; a throw is a bug, still answered
+      outcome = outcomeOfThrown(err); // the op layer answers every failure; a throw is a bug, still answered
     }
     if (!(outcome instanceof Promise)) {
-      this.answer(id, outcome);
+      this.answers.send(envelopeOf(id, outcome));
       return;
     }
-    const slot: Slot = { id, outcome: null };
-    this.slots.push(slot);
+    const answer = this.answers.hold();
     void outcome.then(
       (o) => {
-        slot.outcome = o;
-        this.flush();
+        answer(envelopeOf(id, o));
+        this.pump();
       },
       (err) => {
-        slot.outcome = failed(err); // never left in flight: the answers after it would wait forever
-        this.flush();
+        // Never left in flight: the answers after it would wait forever.
+        answer(envelopeOf(id, outcomeOfThrown(err)));
+        this.pump();
       },
     );
-  }
-
-  /** An answer now, unless earlier requests are still running: answers keep the requests' order. */
-  private answer(id: RequestId, outcome: OpOutcome): void {
-    if (this.slots.length === 0) this.write(envelopeOf(id, outcome));
-    else this.slots.push({ id, outcome });
-  }
-
-  private flush(): void {
-    while (this.slots.length > 0 && this.slots[0]!.outcome !== null) {
-      const slot = this.slots.shift()!;
-      this.write(envelopeOf(slot.id, slot.outcome!));
-    }
-    this.pump();
   }
 
   private write(message: ResponseEnvelope | WireEvent): void {
@@ -197,7 +160,7 @@ export class Connection {
         console.error("roost: an event could not be encoded:", err);
         return;
       }
-      text = JSON.stringify(envelopeOf(message.id, failed(err)));
+      text = JSON.stringify(envelopeOf(message.id, outcomeOfThrown(err)));
     }
     // One write per turn of the event loop, not one per answer: each write is a system call
     // that wakes the reader, and a client that pipelines gets many answers in one turn.
@@ -242,16 +205,6 @@ export class Connection {
     for (const cleanup of this.cleanups.splice(0)) cleanup();
     this.onClosed(this);
   }
-}
-
-function validId(id: unknown): RequestId {
-  return typeof id === "number" || (typeof id === "string" && id.length <= 200) ? id : null;
-}
-
-/** A failure that is roost's, not the client's (the code the op layer gives its own bugs). */
-function failed(err: unknown): OpOutcome {
-  console.error("roost: a request failed in the bridge:", err);
-  return { ok: false, code: "busy", error: `roost could not answer this: ${(err as Error)?.message ?? err}` };
 }
 
 const envelopeOf = (id: RequestId, outcome: OpOutcome): ResponseEnvelope => ({ id, ...answerOf(outcome) });

@@ -162,7 +162,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const jobs = await dispatchJobs(d, "inert", AGENTS, 4);
     for (const [n, job] of jobs.entries()) agents.push(await BenchAgent.connect(d.socket, job, n));
     await Promise.all(agents.map((a) => a.introduce("bench-fan", ["report"], nextReport(a))));
-    subs = await Subscribers.start(wsUrl, d.token(), SUBSCRIBERS);
+    subs = await Subscribers.start(wsUrl, d.token, SUBSCRIBERS);
     const childPid = subs.child.pid!;
 
     const rounds: Round[] = [];

@@ -350,7 +350,7 @@ async function run(ctx: ScenarioContext, face: Face): Promise<ScenarioResult> {
     let slots = socketSlots;
     if (face === "http") {
       const url = await d.hubUrl();
-      const h = new HttpHub(url, d.token(), HTTP_SOCKETS);
+      const h = new HttpHub(url, d.token, HTTP_SOCKETS);
       httpHub = h;
       const who = await h.request("whoami", {});
       if (!who.ok) throw new Error(`POST /api/whoami: ${who.code}: ${who.error}`);

@@ -15,6 +15,7 @@
  */
 import net from "node:net";
 import { performance } from "node:perf_hooks";
+import { LineSplitter } from "../../sdk/ts/protocol/lines.js";
 import { BenchDaemon, dispatchJobs, INERT_CONFIG, type InertJob, sleep, until } from "../harness.js";
 import { type Conn, connectWhenReady } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
@@ -37,7 +38,7 @@ class Agent {
   connectedAt: number | null = null;
   errors: string[] = [];
   private nextId = 1;
-  private buffered = "";
+  private lines = new LineSplitter();
   private readonly acks = new Map<number, number>();
 
   constructor(
@@ -49,15 +50,14 @@ class Agent {
   connect(): Promise<void> {
     return new Promise((resolve, reject) => {
       const s = net.connect(this.path);
-      s.setEncoding("utf8");
       s.once("error", reject);
       s.once("connect", () => {
         s.off("error", reject);
         s.on("error", () => {});
         this.socket = s;
-        this.buffered = "";
+        this.lines = new LineSplitter();
         this.connectedAt = performance.now();
-        s.on("data", (chunk: string) => this.receive(chunk));
+        s.on("data", (chunk: Buffer) => this.receive(chunk));
         s.on("close", () => {
           if (this.socket === s) this.socket = null;
         });
@@ -80,10 +80,9 @@ class Agent {
     return id;
   }
 
-  private receive(chunk: string): void {
-    const lines = (this.buffered + chunk).split("\n");
-    this.buffered = lines.pop()!;
-    for (const line of lines) {
+  private receive(chunk: Buffer): void {
+    this.lines.push(chunk);
+    for (let line = this.lines.next(); line !== undefined; line = this.lines.next()) {
       const m = JSON.parse(line) as {
         event?: string;
         seq?: number;

@@ -175,17 +175,17 @@ async function timedStart(d: BenchDaemon): Promise<Run> {
 function listRaw(conn: Conn): Promise<string> {
   const socket = conn.socket;
   socket.removeAllListeners("data");
-  const parts: string[] = [];
+  const parts: Buffer[] = [];
   return new Promise((resolve) => {
-    socket.on("data", (chunk: string) => {
-      const nl = chunk.indexOf("\n");
+    socket.on("data", (chunk: Buffer) => {
+      const nl = chunk.indexOf(10);
       if (nl === -1) {
         parts.push(chunk);
         return;
       }
-      parts.push(chunk.slice(0, nl));
+      parts.push(chunk.subarray(0, nl));
       socket.removeAllListeners("data");
-      resolve(parts.join(""));
+      resolve(Buffer.concat(parts).toString("utf8"));
     });
     socket.write(`${JSON.stringify({ id: 1, op: "list", args: {} })}\n`);
   });

@@ -9,10 +9,11 @@ import path from "node:path";
 import { type OpArgs, RoostError, type Row } from "../../sdk/ts/protocol/index.js";
 import { blockedPatterns, type Profile } from "../config.js";
 import { expandHome } from "../paths.js";
+import { DEFAULT_QUIET_MS } from "../pty/wire.js";
 import type { JobRecord, Launch } from "../store/records.js";
 import type { Core } from "./core.js";
 import type { Actor } from "./feed.js";
-import { DEFAULT_QUIET_MS, start } from "./lifecycle.js";
+import { start } from "./lifecycle.js";
 import { excerpt, oneLine } from "./text.js";
 
 const RESERVED_NAMES = new Set(["concierge"]);
@@ -42,10 +43,11 @@ export async function dispatch(
   const task = args.task?.trim() ? args.task : undefined;
   const launch = launchOf(profile, cwd, task);
   const firstReply = task !== undefined && launch.task === "type" ? { text: task, mode: null } : null;
-  const rec = core.store.createJob(
+  const { job: rec, lastSeq } = core.store.createJob(
     (num) => newRecord(core, `j${num}`, args, { launch, name, task }),
     firstReply,
   );
+  rec.lastSeq = lastSeq; // committed: the first task's seq is the job's
   const job = core.registry.add(rec, firstReply ? 1 : 0);
   core.feed.record(
     rec.id,

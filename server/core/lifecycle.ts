@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { LIMITS, RoostError, type Row } from "../../sdk/ts/protocol/index.js";
 import { jobDir } from "../paths.js";
+import { DEFAULT_QUIET_MS } from "../pty/wire.js";
 import type { JobRecord } from "../store/records.js";
 import type { Core, ExitInfo } from "./core.js";
 import { type Actor, ROOST } from "./feed.js";
@@ -13,9 +14,6 @@ import { EMPTY_REPORT, type LiveJob } from "./registry.js";
 import { serialPer } from "./serial.js";
 import { clip, excerpt } from "./text.js";
 import { terminalStarted } from "./typist.js";
-
-/** Without output this long, a terminal agent is idle (its row says so; follow-ups are typed). */
-export const DEFAULT_QUIET_MS = 1500;
 
 const ENDED: ReadonlySet<Row["life"]> = new Set(["exited", "stopped"]);
 

@@ -48,7 +48,7 @@ export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Pr
     // between the two types it again. Until then the reply itself carries it.
     const typed = !rec.launch.protocol && job.link === null;
     const reply = { text: args.text, mode: args.mode ?? null, requestId: args.requestId };
-    const seq = core.store.addReply(rec, reply, !typed);
+    const seq = core.store.addReply(rec.id, reply, !typed);
     core.feed.record(rec.id, "reply", excerpt(args.text), actor);
     return { seq, typed };
   });
@@ -63,6 +63,8 @@ export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Pr
   } finally {
     if (key) inFlight.delete(key);
   }
+  // Committed: the seq is the job's now (a write that failed took none).
+  rec.lastSeq = Math.max(rec.lastSeq, seq);
   core.registry.changed(job, false);
   if (isEnded(job)) {
     await start(core, job); // a reply to an ended job starts it again; it is delivered once it reports

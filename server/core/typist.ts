@@ -4,6 +4,7 @@
  * output for a quiet spell), one per idle spell, in order. Typed is taken: the reply is acked
  * and its request id kept in one write, just after the typing.
  */
+import { DEFAULT_QUIET_MS } from "../pty/wire.js";
 import type { Core } from "./core.js";
 import type { LiveJob } from "./registry.js";
 import { serialPer } from "./serial.js";
@@ -46,7 +47,7 @@ export function terminalStarted(core: Core, job: LiveJob): void {
 function watchForQuiet(core: Core, job: LiveJob): void {
   const q = quietOf(job);
   if (q.timer) clearTimeout(q.timer);
-  const ms = 2 * (job.rec.launch.quietMs ?? 1500);
+  const ms = 2 * (job.rec.launch.quietMs ?? DEFAULT_QUIET_MS);
   q.timer = setTimeout(() => {
     q.timer = null;
     if (q.at < q.typedAt) screenSaid(core, job, { busy: false });

@@ -13,8 +13,9 @@ import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { ERROR_CODES, type ErrorCode, LIMITS } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "../core/core.js";
 import { fileLimit } from "../descriptors.js";
+import { outcomeOfThrown } from "../ops/outcome.js";
 import { PACKAGE_ROOT } from "../version.js";
-import { codeForStatus, sendError } from "./answers.js";
+import { codeForStatus, sendError, sendOutcome } from "./answers.js";
 import { cookieName, installAuth, pathOf } from "./auth.js";
 import { capsFor, watchConnections } from "./connections.js";
 import { Guard } from "./guard.js";
@@ -107,7 +108,8 @@ function parseJsonBodies(app: FastifyInstance): void {
 function answerErrors(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, _req, reply) => {
     const status = err.statusCode ?? 500;
-    if (status >= 500) console.error("roost: http:", err);
+    // Not one of Fastify's refusals: an exception, answered as one thrown by an op is.
+    if (status >= 500) return sendOutcome(reply, outcomeOfThrown(err));
     const message =
       err.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE"
         ? "send the args as JSON, with Content-Type: application/json"

@@ -30,6 +30,9 @@ export function identityOf(req: FastifyRequest): Identity {
   return id;
 }
 
+/** The token a request came with, as its caller carries it (faces/caller.ts): read-only as it is. */
+export const tokenOf = (req: FastifyRequest, tokens: Tokens) => ({ identity: identityOf(req), tokens });
+
 /** The login cookie's name: one per roost home, so that two daemons on one machine keep theirs. */
 export const cookieName = (home: string) =>
   `roost_${createHash("sha256").update(home).digest("hex").slice(0, 10)}`;

@@ -4,15 +4,15 @@
  * parameters for those that only look. Same schemas, results and codes as the unix socket:
  * both faces call `runOp`.
  */
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { TSchema } from "typebox";
 import { OPS, type OpName } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "../core/core.js";
-import { USER } from "../core/feed.js";
-import type { Caller } from "../ops/define.js";
+import { callerOf } from "../faces/caller.js";
+import { isObject } from "../faces/request.js";
 import { OP_TABLE, runOp } from "../ops/index.js";
 import { sendError, sendOutcome } from "./answers.js";
-import { identityOf } from "./auth.js";
+import { tokenOf } from "./auth.js";
 import type { RoutedOp } from "./openapi.js";
 
 /** The ops HTTP serves: the hub's, less those on the owner's socket only. */
@@ -20,19 +20,6 @@ export function routedOps(): RoutedOp[] {
   return [...OP_TABLE.values()]
     .filter((op) => op.allow.includes("hub") && !op.socketOnly)
     .map((op) => ({ name: op.name, get: !op.acts && !op.stream, acts: op.acts, stream: op.stream === true }));
-}
-
-/** A request's caller: never a session; read-only as its token is. */
-export function callerOf(core: Core, req: FastifyRequest, extra: Partial<Caller> = {}): Caller {
-  const identity = identityOf(req);
-  return {
-    conn: null,
-    actor: USER,
-    readOnly: identity.readOnly,
-    tokenName: identity.name,
-    holds: () => core.tokens.holds(identity),
-    ...extra,
-  };
 }
 
 /**
@@ -44,9 +31,12 @@ export function installOpRoutes(app: FastifyInstance, core: Core, ops: readonly 
   const postOnly = new Set(ops.filter((op) => op.acts).map((op) => op.name as string));
   app.post<{ Params: { op: string } }>("/api/:op", async (req, reply) => {
     const args = req.body ?? {};
-    if (typeof args !== "object" || args === null || Array.isArray(args))
+    if (!isObject(args))
       return sendError(reply, "bad_request", "the body must be a JSON object: the op's args");
-    return sendOutcome(reply, await runOp(core, callerOf(core, req), req.params.op, args));
+    return sendOutcome(
+      reply,
+      await runOp(core, callerOf({ token: tokenOf(req, core.tokens) }), req.params.op, args),
+    );
   });
   app.get<{ Params: { op: string } }>("/api/:op", async (req, reply) => {
     const name = req.params.op;
@@ -54,7 +44,7 @@ export function installOpRoutes(app: FastifyInstance, core: Core, ops: readonly 
       return sendError(reply, "unsupported", `${name} is POST /api/${name}, with its args as a JSON body`);
     const query = req.query as Record<string, unknown>;
     const args = Object.hasOwn(OPS, name) ? fromQuery(OPS[name as OpName].args, query) : {};
-    return sendOutcome(reply, await runOp(core, callerOf(core, req), name, args));
+    return sendOutcome(reply, await runOp(core, callerOf({ token: tokenOf(req, core.tokens) }), name, args));
   });
 }
 

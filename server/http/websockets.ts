@@ -13,10 +13,12 @@ import type { WebSocket } from "ws";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "../core/core.js";
 import { encoded } from "../core/encoded.js";
+import { callerOf } from "../faces/caller.js";
+import { OrderedAnswers } from "../faces/ordered-answers.js";
+import { readRequest } from "../faces/request.js";
 import { answerOf, type OpOutcome, runOp } from "../ops/index.js";
 import { sendError } from "./answers.js";
-import { identityOf, pathOf } from "./auth.js";
-import { callerOf } from "./routes.js";
+import { identityOf, pathOf, tokenOf } from "./auth.js";
 
 /** Close codes: 1000 normal (the job ended, or the op was refused), 1008 too slow or bad input. */
 const CLOSE_NORMAL = 1000;
@@ -164,7 +166,8 @@ class TokenChannels {
 
 /** `GET /api/subscribe`: the `subscribe` op's answer, then its pushes; nothing is read. */
 function subscribeSocket(core: Core, req: FastifyRequest, channel: Channel): void {
-  const caller = callerOf(core, req, {
+  const caller = callerOf({
+    token: tokenOf(req, core.tokens),
     push: (e) => channel.send(e),
     onClose: (c) => channel.onClose(c),
   });
@@ -180,7 +183,8 @@ function subscribeSocket(core: Core, req: FastifyRequest, channel: Channel): voi
 /** `GET /api/jobs/<id>/terminal`: the `attach` op's answer, the job's output; input and resizes read. */
 function terminalSocket(core: Core, req: FastifyRequest, channel: Channel): void {
   const id = (req.params as { id: string }).id;
-  const caller = callerOf(core, req, {
+  const caller = callerOf({
+    token: tokenOf(req, core.tokens),
     push: (e) => {
       channel.send(e);
       if (e.event === "detached") channel.close(CLOSE_NORMAL, `detached: ${e.why}`);
@@ -193,37 +197,37 @@ function terminalSocket(core: Core, req: FastifyRequest, channel: Channel): void
     if (!outcome.ok) channel.close(CLOSE_NORMAL, outcome.error);
     return outcome.ok;
   });
-  const handle = async (data: unknown, isBinary: boolean) => {
-    if (!(await attached)) return;
+  // Only refusals are answered (a viewer types fast, and "done" for every key is noise): the
+  // answer to a message is its refusal, or null.
+  const refusal = async (data: unknown, isBinary: boolean): Promise<object | null> => {
     const request = terminalRequest(isBinary ? null : String(data));
-    if (typeof request === "string") {
-      channel.send({ ok: false, code: "bad_request", error: request });
-      return;
-    }
+    if (typeof request === "string") return { ok: false, code: "bad_request", error: request };
     const outcome = await runOp(core, caller, request.op, { ...request.args, id });
-    // Only refusals are answered: a viewer types fast, and "done" for every key is noise.
-    if (!outcome.ok) channel.send({ op: request.op, ...answerOf(outcome) });
+    return outcome.ok ? null : { op: request.op, ...answerOf(outcome) };
   };
-  readInOrder(channel.ws, attached, handle);
+  readInOrder(channel, attached, refusal);
 }
 
 /**
- * One message at a time, in the order sent, after `first`: keys reach the terminal as they were
- * typed. A client that sends faster than the terminal takes is not read until it catches up (as
- * on the socket).
+ * As on the socket: each message runs in the order sent, once `first` has settled (keys reach the
+ * terminal as they were typed), and its answer comes in that order. A client that sends faster
+ * than the terminal takes is not read until it catches up.
  */
 function readInOrder(
-  ws: WebSocket,
-  first: Promise<unknown>,
-  handle: (data: unknown, isBinary: boolean) => Promise<void>,
+  channel: Channel,
+  first: Promise<boolean>,
+  answerTo: (data: unknown, isBinary: boolean) => Promise<object | null>,
 ): void {
-  let queue: Promise<unknown> = first;
-  let waiting = 0;
+  const ws = channel.ws;
+  const answers = new OrderedAnswers<object | null>((answer) => {
+    if (answer) channel.send(answer);
+  });
   ws.on("message", (data, isBinary) => {
-    if (++waiting >= LIMITS.inFlight) ws.pause();
-    queue = queue.then(async () => {
-      await handle(data, isBinary);
-      if (--waiting < LIMITS.inFlight / 2 && ws.isPaused) ws.resume();
+    const answer = answers.hold();
+    if (answers.held >= LIMITS.inFlight) ws.pause();
+    void first.then(async (ok) => {
+      answer(ok ? await answerTo(data, isBinary) : null);
+      if (answers.held < LIMITS.inFlight / 2 && ws.isPaused) ws.resume();
     });
   });
 }
@@ -235,16 +239,11 @@ function terminalRequest(
   const usage =
     'send {"op": "input", "args": {"data": "…"}} or {"op": "resize", "args": {"cols": n, "rows": n}}';
   if (text === null) return `binary messages are not read: ${usage}`;
-  let msg: unknown;
-  try {
-    msg = JSON.parse(text);
-  } catch {
-    return `not JSON: ${usage}`;
-  }
-  const { op, args } = (msg ?? {}) as { op?: unknown; args?: unknown };
-  if ((op !== "input" && op !== "resize") || typeof args !== "object" || args === null || Array.isArray(args))
-    return usage;
-  return { op, args: args as Record<string, unknown> };
+  const read = readRequest(text);
+  if (!read.ok) return read.why === "json" ? `not JSON: ${usage}` : usage;
+  const { op, args } = read.request;
+  if ((op !== "input" && op !== "resize") || args === undefined) return usage;
+  return { op, args };
 }
 
 /** A close frame's reason is at most 123 bytes of UTF-8. */

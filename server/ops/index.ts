@@ -2,7 +2,7 @@
  * The op table: every op the daemon answers, on the socket and over HTTP. `runOp` is the
  * only path in: look up, check who may call, validate the args (compiled once), run, wrap.
  */
-import { isErrorCode, OPS, type OpName, RoostError } from "../../sdk/ts/protocol/index.js";
+import { OPS, type OpName, RoostError } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "../core/core.js";
 import { compileCheck } from "../validate.js";
 import { agentOps } from "./agent.js";
@@ -10,7 +10,7 @@ import { daemonOps } from "./daemon.js";
 import type { Caller, OpDef } from "./define.js";
 import { hubOps } from "./hub.js";
 import { jobOps } from "./jobs.js";
-import type { OpOutcome } from "./outcome.js";
+import { type OpOutcome, outcomeOfThrown } from "./outcome.js";
 import { replyOps } from "./replies.js";
 import { terminalOps } from "./terminal.js";
 
@@ -75,22 +75,10 @@ export function runOp(
     const checked = op.check(args ?? {});
     if (!checked.ok) throw new RoostError("bad_request", `${name}: ${checked.message}`);
     const result = op.handler(core, checked.value as never, caller);
-    return result instanceof Promise ? result.then(success, failure) : success(result);
+    return result instanceof Promise ? result.then(success, outcomeOfThrown) : success(result);
   } catch (err) {
-    return failure(err);
+    return outcomeOfThrown(err);
   }
 }
 
 const success = (result: unknown): OpOutcome => ({ ok: true, result });
-
-function failure(err: unknown): OpOutcome {
-  if (err instanceof RoostError && isErrorCode(err.code))
-    return { ok: false, code: err.code, error: err.message };
-  // A bug, not the caller's fault: said plainly, logged, and the daemon goes on.
-  console.error("roost: op failed:", err);
-  return {
-    ok: false,
-    code: "busy",
-    error: `roost could not do this: ${(err as Error)?.message ?? err} (see daemon.log)`,
-  };
-}

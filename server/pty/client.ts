@@ -1,13 +1,14 @@
 // The daemon's side of the pty host protocol: connects to <home>/pty.sock, starting the host if
 // nobody answers, and turns JSON lines into promises and events.
-import { spawn } from "node:child_process";
 import { EventEmitter } from "node:events";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { RoostError } from "../../sdk/ts/protocol/index.js";
-import { checkSocket, openOwn } from "../home.js";
+import { LineSplitter } from "../../sdk/ts/protocol/lines.js";
+import { startDetached, whenAnswers } from "../detached.js";
+import { checkSocket } from "../home.js";
 import type {
   HelloResult,
   HostMessage,
@@ -56,15 +57,15 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private closed = false;
-  private buf = "";
+  /** Unbounded: the host's answers (a screen's snapshot) are the daemon's own to bound. */
+  private readonly lines = new LineSplitter();
   private deferred = false;
   private sockClosed = false;
 
   private constructor(private readonly sock: net.Socket) {
     super();
-    sock.setEncoding("utf8");
-    sock.on("data", (chunk: string) => {
-      this.buf += chunk;
+    sock.on("data", (chunk: Buffer) => {
+      this.lines.push(chunk);
       if (!this.deferred) this.readLines();
     });
     sock.on("error", () => {}); // "close" follows and says all there is to say
@@ -83,26 +84,15 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
 
     const hostScript = opts.hostScript ?? fileURLToPath(new URL("./host.js", import.meta.url));
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
-    const { O_APPEND, O_CREAT, O_WRONLY } = fs.constants;
-    const logFd = openOwn(path.join(home, "pty.log"), O_APPEND | O_CREAT | O_WRONLY);
-    try {
-      // Detached into its own session so it outlives this daemon and its terminal.
-      const child = spawn(process.execPath, [hostScript, home], {
-        detached: true,
-        stdio: ["ignore", logFd, logFd],
-        cwd: home,
-      });
-      child.unref();
-    } finally {
-      fs.closeSync(logFd);
-    }
-    const deadline = Date.now() + START_TIMEOUT_MS;
-    while (Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, RETRY_MS));
-      const client = await PtyHostClient.tryConnect(sockPath);
-      if (client) return client;
-    }
-    throw new Error(`pty host did not start; see ${path.join(home, "pty.log")}`);
+    // Its own session: it outlives this daemon and its terminal.
+    const log = path.join(home, "pty.log");
+    startDetached(hostScript, [home], { log, cwd: home }).child.unref();
+    const client = await whenAnswers(() => PtyHostClient.tryConnect(sockPath), {
+      ms: START_TIMEOUT_MS,
+      everyMs: RETRY_MS,
+    });
+    if (client) return client;
+    throw new Error(`pty host did not start; see ${log}`);
   }
 
   /** A client whose host answered hello, or null if nothing (alive) listens there. */
@@ -201,9 +191,7 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
   }
 
   private readLines(): void {
-    for (let nl = this.buf.indexOf("\n"); nl >= 0; nl = this.buf.indexOf("\n")) {
-      const line = this.buf.slice(0, nl);
-      this.buf = this.buf.slice(nl + 1);
+    for (let line = this.lines.next(); line !== undefined; line = this.lines.next()) {
       if (!line.trim()) continue;
       let msg: HostMessage;
       try {
@@ -211,7 +199,7 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
       } catch {
         continue; // the host only writes JSON; nothing here to match a request to
       }
-      if (this.onMessage(msg) && this.buf.includes("\n")) {
+      if (this.onMessage(msg) && this.lines.waiting > 0) {
         // An answer settled a promise: let its awaiting code run before the events that came after
         // it, so that code sees them as after (what attach promises).
         this.deferred = true;

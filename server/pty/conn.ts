@@ -3,20 +3,19 @@
 // in that order: what is sent after its request waits behind it, so that, on this connection, an
 // attach answer comes after every output event its snapshot holds and before every one it does not.
 import type * as net from "node:net";
+import { LineSplitter } from "../../sdk/ts/protocol/lines.js";
+import { OrderedAnswers } from "../faces/ordered-answers.js";
 import type { HostMessage } from "./wire.js";
 
+/** Bytes of one request line; the daemon's are far shorter (a spawn spec, typed keys). */
 const MAX_LINE = 16 * 1024 * 1024;
 const MAX_BACKLOG = 32 * 1024 * 1024; // a client this far behind is not reading; drop it
-
-/** A place in a connection's order, filled by the answer once it is known. */
-interface Slot {
-  msg: HostMessage | null;
-}
 
 export class Conn {
   /** Jobs whose output events this connection gets. */
   readonly attached = new Set<string>();
-  private readonly waiting: Slot[] = [];
+  /** Events, too, go in this order: after the answers held before them. */
+  private readonly order = new OrderedAnswers<HostMessage>((msg) => this.write(msg));
 
   constructor(
     readonly sock: net.Socket,
@@ -25,37 +24,22 @@ export class Conn {
 
   /** Calls `onLine` for each line the client sends. */
   read(onLine: (line: string) => void): void {
-    this.sock.setEncoding("utf8");
-    let buf = "";
-    this.sock.on("data", (chunk: string) => {
-      buf += chunk;
-      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        onLine(line);
-      }
-      if (buf.length > MAX_LINE) {
-        buf = "";
-        this.send({ id: null, ok: false, error: "bad request: line too long" });
-      }
+    const lines = new LineSplitter(MAX_LINE);
+    this.sock.on("data", (chunk: Buffer) => {
+      const whole = lines.push(chunk);
+      for (let line = lines.next(); line !== undefined; line = lines.next()) onLine(line);
+      if (!whole) this.send({ id: null, ok: false, error: "bad request: line too long" });
     });
   }
 
   /** Sends now, or after the answers still being worked out. */
   send(msg: HostMessage): void {
-    if (this.waiting.length > 0) this.waiting.push({ msg });
-    else this.write(msg);
+    this.order.send(msg);
   }
 
   /** Holds a place for an answer: what is sent meanwhile goes after it. Fill it once. */
   hold(): (msg: HostMessage) => void {
-    const slot: Slot = { msg: null };
-    this.waiting.push(slot);
-    return (msg) => {
-      if (slot.msg) return;
-      slot.msg = msg;
-      while (this.waiting[0]?.msg) this.write(this.waiting.shift()!.msg!);
-    };
+    return this.order.hold();
   }
 
   private write(msg: HostMessage): void {

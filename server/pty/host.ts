@@ -1,8 +1,9 @@
 // The roost pty host: holds every job's pseudo-terminal so the daemon can crash or restart while
 // jobs keep running. Run as `node host.js <ROOST_HOME>`. It must stay small and independent of the
-// rest of roost (node builtins, node-pty, @xterm and the files beside it only, and ../home.js,
-// itself builtins only, the one check of a home), because a running host is never upgraded in
-// place: jobs live exactly as long as it does.
+// rest of roost (node builtins, node-pty, @xterm and the files beside it only, ../home.js, itself
+// builtins only, the one check of a home, and two pieces every connection shares, which import
+// nothing: the protocol's line splitter and ../faces/ordered-answers.js), because a running host is
+// never upgraded in place: jobs live exactly as long as it does.
 //
 // This file is the socket and the lifecycle; jobs.ts holds the jobs, screen.ts and transcript.ts
 // what each keeps of its output, ops.ts answers requests, conn.ts is one client.

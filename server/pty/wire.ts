@@ -7,7 +7,10 @@ export const PROTOCOL_VERSION = 2;
 export const TAIL_LIMIT = 64 * 1024;
 /** Lines a job's screen keeps above the visible rows, unless its spawn spec says otherwise. */
 export const DEFAULT_SCROLLBACK = 1000;
-/** A job with no output for this long is no longer busy, unless its spawn spec says otherwise. */
+/**
+ * A job with no output for this long is no longer busy, unless its spawn spec says otherwise; a
+ * terminal agent is then idle (its row says so; follow-ups are typed). The daemon's default too.
+ */
 export const DEFAULT_QUIET_MS = 1500;
 /** A job's transcript.log is rotated past this size, unless its spawn spec says otherwise. */
 export const DEFAULT_TRANSCRIPT_BYTES = 4 * 1024 * 1024;

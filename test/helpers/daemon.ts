@@ -1,14 +1,15 @@
 /**
- * A real daemon for tests: its own process on a fresh temp ROOST_HOME, spoken to over its real
- * socket. Teardown kills by pid everything it started: the jobs, the pty host, the daemon.
+ * A real daemon for tests: its own process (daemon-process.ts) on a fresh temp ROOST_HOME, spoken
+ * to over its real socket. Teardown kills by pid everything it started: the jobs, the pty host,
+ * the daemon.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { socketAnswers } from "../../sdk/ts/client/socket-client.js";
-import { killPtyHost, ptyHostPid, sleep } from "./processes.js";
+import { DaemonProcess, daemonEnv } from "./daemon-process.js";
+import { sleep } from "./processes.js";
 import { RawClient } from "./raw-client.js";
 
 export { childPids, isAlive, sleep, until } from "./processes.js";
@@ -27,59 +28,37 @@ export interface DaemonOptions {
   wrap?: string[];
 }
 
-export class TestDaemon {
-  proc: ChildProcess | null = null;
-  output = "";
+export class TestDaemon extends DaemonProcess {
   /** The hub's address (`http://127.0.0.1:PORT/`), known once started. */
   url = "";
   private outputAtStart = 0;
-  readonly socket: string;
   private readonly clients: RawClient[] = [];
 
   constructor(
-    readonly home: string,
-    readonly env: Record<string, string>,
+    home: string,
+    env: Record<string, string>,
     /** What the daemon runs under: an exec'ing wrapper, so that the pid is still the daemon's. */
     readonly wrap: string[] = [],
   ) {
-    this.socket = path.join(home, "roost.sock");
+    super(home, env);
   }
 
-  /** Starts the daemon and waits until its socket answers. */
+  /** Starts the daemon and waits until its socket answers; its output is kept across restarts. */
   async start(): Promise<void> {
     this.outputAtStart = this.output.length;
-    const [command, ...args] = [...this.wrap, process.execPath, CLI, "daemon"];
-    const proc = spawn(command!, args, {
-      env: this.env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    this.proc = proc;
-    proc.stdout!.on("data", (d) => {
-      this.output += d;
-    });
-    proc.stderr!.on("data", (d) => {
-      this.output += d;
-    });
+    this.spawnDaemon([...this.wrap, process.execPath, CLI, "daemon"], { keepOutput: true });
     const deadline = Date.now() + 15000;
     while (Date.now() < deadline) {
-      if (proc.exitCode !== null) throw new Error(`the daemon exited with ${proc.exitCode}:\n${this.output}`);
-      const hub = /^ {2}hub (http:\S+)$/m.exec(this.output.slice(this.outputAtStart));
+      const exited = this.exitReason();
+      if (exited) throw new Error(exited);
+      const hub = this.hubLine(this.outputAtStart);
       if (hub && (await socketAnswers(this.socket))) {
-        this.url = hub[1]!;
+        this.url = hub;
         return;
       }
       await sleep(25);
     }
     throw new Error(`the daemon did not start:\n${this.output}`);
-  }
-
-  /** The owner's HTTP token ($ROOST_HOME/token). */
-  get token(): string {
-    return fs.readFileSync(path.join(this.home, "token"), "utf8").trim();
-  }
-
-  get pid(): number {
-    return this.proc!.pid!;
   }
 
   /** A raw socket client; closed at teardown. */
@@ -89,49 +68,23 @@ export class TestDaemon {
     return c;
   }
 
-  /** Ends the daemon with a signal and waits for its exit. */
-  async kill(signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> {
-    const proc = this.proc;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return proc?.exitCode ?? null;
-    const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
-    proc.kill(signal);
-    return exited;
-  }
-
   async restart(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
     await this.kill(signal);
     await this.start();
-  }
-
-  ptyHostPid(): number | null {
-    return ptyHostPid(this.home);
   }
 
   /** Kills what this test started, by pid: the jobs (the pty host's children), the host, the daemon. */
   async cleanup(): Promise<void> {
     for (const c of this.clients) c.close();
     await this.kill("SIGKILL");
-    killPtyHost(this.home);
-    fs.rmSync(this.home, { recursive: true, force: true });
+    this.removeAll();
   }
 }
 
 export async function startDaemon(opts: DaemonOptions = {}): Promise<TestDaemon> {
   const home = opts.home ?? fs.mkdtempSync(path.join(os.tmpdir(), "roost-test-"));
   if (opts.config !== undefined) fs.writeFileSync(path.join(home, "roost.json"), JSON.stringify(opts.config));
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (v !== undefined && !k.startsWith("ROOST_")) env[k] = v;
-  // A home of its own for the jobs, so that a shell job reads none of the machine's rc files.
-  const userHome = path.join(home, "user-home");
-  fs.mkdirSync(userHome);
-  // Any free port: tests run side by side.
-  Object.assign(
-    env,
-    { ROOST_HOME: home, HOME: userHome, ROOST_STOP_GRACE_MS: "1000", ROOST_PORT: "0" },
-    opts.env,
-  );
-  const daemon = new TestDaemon(home, env, opts.wrap);
+  const daemon = new TestDaemon(home, daemonEnv(home, opts.env), opts.wrap);
   await daemon.start();
   return daemon;
 }

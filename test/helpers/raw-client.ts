@@ -1,8 +1,11 @@
 /**
  * A raw socket client for tests: writes bytes and lines as they are, reads every line the daemon
- * sends, answers matched by id. No roost code in between.
+ * sends (with the protocol's line splitter, test/protocol/lines.test.ts), answers matched by id.
+ * No roost client in between.
  */
-import net from "node:net";
+import type net from "node:net";
+import { connectSocket } from "../../sdk/ts/client/socket-client.js";
+import { LineSplitter } from "../../sdk/ts/protocol/lines.js";
 
 export interface Response {
   id: unknown;
@@ -15,18 +18,15 @@ export interface Response {
 export class RawClient {
   readonly responses: Response[] = [];
   readonly events: any[] = [];
-  private buffer = "";
+  private readonly lines = new LineSplitter();
   private nextId = 1;
   private readonly waiters: (() => void)[] = [];
   readonly closed: Promise<void>;
 
   private constructor(readonly socket: net.Socket) {
-    socket.setEncoding("utf8");
-    socket.on("data", (chunk: string) => {
-      this.buffer += chunk;
-      for (let nl = this.buffer.indexOf("\n"); nl !== -1; nl = this.buffer.indexOf("\n")) {
-        const line = this.buffer.slice(0, nl);
-        this.buffer = this.buffer.slice(nl + 1);
+    socket.on("data", (chunk: Buffer) => {
+      this.lines.push(chunk);
+      for (let line = this.lines.next(); line !== undefined; line = this.lines.next()) {
         const msg = JSON.parse(line);
         if ("event" in msg) this.events.push(msg);
         else this.responses.push(msg);
@@ -37,12 +37,8 @@ export class RawClient {
     this.closed = new Promise((resolve) => socket.on("close", () => resolve()));
   }
 
-  static connect(path: string): Promise<RawClient> {
-    return new Promise((resolve, reject) => {
-      const socket = net.connect(path);
-      socket.once("connect", () => resolve(new RawClient(socket)));
-      socket.once("error", reject);
-    });
+  static async connect(path: string): Promise<RawClient> {
+    return new RawClient(await connectSocket(path));
   }
 
   get isClosed(): boolean {

@@ -29,9 +29,10 @@ const reopen = () => {
   store = new Store(file);
 };
 
+/** A job as dispatch makes it: its last seq set once the store has created it. */
 function newJob(s: Store, requestId: string | null = null, task: string | null = null): JobRecord {
   const now = new Date().toISOString();
-  return s.createJob(
+  const { job, lastSeq } = s.createJob(
     (num) => ({
       id: `j${num}`,
       token: "t",
@@ -59,6 +60,8 @@ function newJob(s: Store, requestId: string | null = null, task: string | null =
     }),
     task ? { text: task, mode: null } : null,
   );
+  job.lastSeq = lastSeq;
+  return job;
 }
 
 describe("the store", () => {
@@ -104,12 +107,12 @@ describe("the store", () => {
     const a = newJob(store, null, "the task");
     const b = newJob(store);
     expect(a.lastSeq).toBe(1);
-    expect(store.addReply(a, { text: "two", mode: "steer" })).toBe(2);
-    expect(store.addReply(b, { text: "one", mode: null })).toBe(1);
+    expect(store.addReply(a.id, { text: "two", mode: "steer" })).toBe(2);
+    expect(store.addReply(b.id, { text: "one", mode: null })).toBe(1);
     reopen();
     const [a2] = loadJobs(store).jobs.filter((j) => j.id === a.id);
     expect(a2!.lastSeq).toBe(2);
-    expect(store.addReply(a2!, { text: "three", mode: null })).toBe(3);
+    expect(store.addReply(a2!.id, { text: "three", mode: null })).toBe(3);
     expect(store.pendingReplies(a.id).map((r) => [r.seq, r.text, r.mode])).toEqual([
       [1, "the task", null],
       [2, "two", "steer"],
@@ -119,9 +122,9 @@ describe("the store", () => {
 
   it("acks cumulatively over the user's replies, and one peer item exactly", () => {
     const job = newJob(store);
-    store.addReply(job, { text: "u1", mode: null });
-    store.addReply(job, { text: "peer", mode: null, kind: "message" });
-    store.addReply(job, { text: "u3", mode: null });
+    store.addReply(job.id, { text: "u1", mode: null });
+    store.addReply(job.id, { text: "peer", mode: null, kind: "message" });
+    store.addReply(job.id, { text: "u3", mode: null });
     expect(store.ack(job.id, 3, false)).toBe(2); // u1 and u3; the peer item waits for its own ack
     expect(store.pendingReplies(job.id).map((r) => r.seq)).toEqual([2]);
     expect(store.ack(job.id, 2, true)).toBe(1);
@@ -130,7 +133,7 @@ describe("the store", () => {
     expect(store.pendingCounts().get(job.id)).toBe(3);
     store.flushAcks();
     expect(store.pendingCounts().get(job.id)).toBeUndefined();
-    store.addReply(job, { text: "u4", mode: null });
+    store.addReply(job.id, { text: "u4", mode: null });
     expect(store.ack(job.id, 4, false)).toBe(1);
     reopen(); // close writes what is left
     expect(store.pendingCounts().get(job.id)).toBeUndefined();
@@ -139,7 +142,7 @@ describe("the store", () => {
 
   it("keeps a job's last 100 reply request ids, written with the reply", () => {
     const job = newJob(store);
-    for (let i = 0; i < 101; i++) store.addReply(job, { text: `r${i}`, mode: null, requestId: `id-${i}` });
+    for (let i = 0; i < 101; i++) store.addReply(job.id, { text: `r${i}`, mode: null, requestId: `id-${i}` });
     expect(store.replyForRequest(job.id, "id-0")).toBeNull();
     expect(store.replyForRequest(job.id, "id-1")).toBe(2);
     expect(store.replyForRequest(job.id, "id-100")).toBe(101);
@@ -178,7 +181,7 @@ describe("group commit", () => {
     const job = newJob(store);
     const seqs = await Promise.all(
       Array.from({ length: 5 }, (_, i) =>
-        store.commitSoon(() => store.addReply(job, { text: `r${i}`, mode: null })),
+        store.commitSoon(() => store.addReply(job.id, { text: `r${i}`, mode: null })),
       ),
     );
     expect(seqs).toEqual([1, 2, 3, 4, 5]);
@@ -190,20 +193,39 @@ describe("group commit", () => {
   it("fails only the write that fails, and leaves no gap in the seqs", async () => {
     const job = newJob(store);
     const results = await Promise.allSettled([
-      store.commitSoon(() => store.addReply(job, { text: "a", mode: null })),
+      store.commitSoon(() => store.addReply(job.id, { text: "a", mode: null })),
       store.commitSoon(() => {
-        store.addReply(job, { text: "doomed", mode: null });
+        store.addReply(job.id, { text: "doomed", mode: null });
         throw new Error("this write fails");
       }),
-      store.commitSoon(() => store.addReply(job, { text: "c", mode: null })),
+      store.commitSoon(() => store.addReply(job.id, { text: "c", mode: null })),
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect(results.map((r) => (r.status === "fulfilled" ? r.value : null))).toEqual([1, null, 2]);
-    expect(job.lastSeq).toBe(2);
+    // The store's own count: the seq the failed write took was rolled back with it.
+    expect(store.loadJobs().find((j) => j.id === job.id)!.lastSeq).toBe(2);
+    expect(job.lastSeq).toBe(0); // the record is the caller's to set, once committed
     expect(store.pendingReplies(job.id).map((r) => [r.seq, r.text])).toEqual([
       [1, "a"],
       [2, "c"],
     ]);
+    expect(store.addReply(job.id, { text: "d", mode: null })).toBe(3);
+  });
+
+  it("keeps nothing in memory of a write rolled back, even what was read inside it", async () => {
+    const job = newJob(store);
+    const inside: number[][] = [];
+    const failed = store.commitSoon(() => {
+      store.addReply(job.id, { text: "rolled back", mode: null });
+      inside.push(store.pendingReplies(job.id).map((r) => r.seq));
+      throw new Error("this write fails");
+    });
+    await expect(failed).rejects.toThrow(/this write fails/);
+    expect(inside).toEqual([[1], [1]]); // in the group, then alone: each saw its own write
+    expect(store.pendingReplies(job.id)).toEqual([]);
+    expect(store.pendingCounts().get(job.id)).toBeUndefined();
+    expect(await store.commitSoon(() => store.addReply(job.id, { text: "kept", mode: null }))).toBe(1);
+    expect(store.pendingReplies(job.id).map((r) => [r.seq, r.text])).toEqual([[1, "kept"]]);
   });
 });
 
@@ -216,7 +238,8 @@ describe("the daemon's store", () => {
       expect(own.db.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
       const before = fs.statSync(path.join(dir, "threaded.db")).size;
       const job = newJob(own as unknown as Store);
-      for (let i = 0; i < 3000; i++) own.addReply(job, { text: `reply ${i} ${"x".repeat(200)}`, mode: null });
+      for (let i = 0; i < 3000; i++)
+        own.addReply(job.id, { text: `reply ${i} ${"x".repeat(200)}`, mode: null });
       // The pages reach the database file only by a checkpoint: none runs on this thread.
       await until(
         "the WAL checkpointed into the file",

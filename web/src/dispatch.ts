@@ -3,6 +3,7 @@
  * working directory. Sent again after a failure, the same form keeps its requestId: the daemon
  * answers `duplicate` instead of starting a second job.
  */
+import { LIMITS } from "../../sdk/ts/protocol/limits.js";
 import { ActionId, failedText, op, type Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
@@ -60,7 +61,12 @@ function fields(): HTMLElement[] {
     field("Task", h("textarea", { name: "task", rows: "4", placeholder: "What should it do?" })),
     field(
       "Name",
-      h("input", { name: "name", maxlength: "100", placeholder: "optional", autocomplete: "off" }),
+      h("input", {
+        name: "name",
+        maxlength: String(LIMITS.name),
+        placeholder: "optional",
+        autocomplete: "off",
+      }),
     ),
     field(
       "Working directory",

@@ -1,4 +1,5 @@
 /** A row's rename form: the name to edit, Save, Cancel (or Esc). */
+import { LIMITS } from "../../sdk/ts/protocol/limits.js";
 import { closeOnEscape, h } from "./dom.js";
 
 export interface RenameHost {
@@ -14,7 +15,7 @@ export class RenameForm {
   constructor(id: string, host: RenameHost) {
     const input = h("input", {
       name: "name",
-      maxlength: "100",
+      maxlength: String(LIMITS.name),
       required: true,
       "aria-label": `New name for ${id}`,
     });

@@ -3,6 +3,7 @@
  * Enter sends, Shift+Enter is a new line, Esc closes. The same text sent again after a failure
  * keeps its requestId, so the daemon does not queue it twice.
  */
+import { LIMITS } from "../../sdk/ts/protocol/limits.js";
 import { ActionId, op, type Row } from "./api.js";
 import { closeOnEscape, h } from "./dom.js";
 import { displayName } from "./row-words.js";
@@ -37,7 +38,7 @@ export class ReplyForm {
       name: "text",
       rows: "2",
       required: true,
-      maxlength: "65536",
+      maxlength: String(LIMITS.text),
       id: `reply-${id}`,
       placeholder: "Reply… (Enter sends, Shift+Enter a new line)",
     });

@@ -5,11 +5,13 @@
  * within the protocol's limits, and carries any other op (`call`) on the job's connection.
  *
  * Node builtins only: the protocol's schema set is imported for its TYPES alone (they vanish in
- * the build), and its numbers from protocol/limits, which imports nothing (a test checks both).
+ * the build), its numbers from protocol/limits and its line splitter from protocol/lines, each of
+ * which imports nothing (a test checks all three).
  */
 import net from "node:net";
 import type { AgentInfo, DeliverEvent, Report } from "../protocol/index.js";
 import { LIMITS, NULL_REPORT_FIELDS } from "../protocol/limits.js";
+import { LineSplitter } from "../protocol/lines.js";
 
 /** The job this process speaks for, as roost set it in the environment. */
 export interface JobEnv {
@@ -139,7 +141,7 @@ export class Reporter {
   private refused = false;
   private delay: number;
   private reconnectTimer: NodeJS.Timeout | null = null;
-  private buffer = "";
+  private lines = new LineSplitter();
   private nextId = 1;
   private readonly waiting = new Map<number, Waiter>();
   private readonly connectWaiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
@@ -252,12 +254,11 @@ export class Reporter {
     this.connecting = true;
     const socket = net.connect(this.job.socket);
     this.socket = socket;
-    socket.setEncoding("utf8");
     socket.on("connect", () => {
       this.connecting = false;
       this.connected = true;
       this.delay = this.backoff.min;
-      this.buffer = "";
+      this.lines = new LineSplitter();
       // hello, then the latest report: requests on one connection are answered in order, so
       // both can be written at once.
       const hello = { protocol: 1, agent: this.agent, capabilities: this.capabilities };
@@ -273,7 +274,7 @@ export class Reporter {
       if (this.latest) void this.sendReport(30000).catch(() => {});
       for (const w of this.connectWaiters.splice(0)) w.resolve();
     });
-    socket.on("data", (chunk: string) => this.receive(chunk));
+    socket.on("data", (chunk: Buffer) => this.receive(chunk));
     socket.on("error", () => {}); // the close that follows says it
     socket.on("close", () => {
       if (this.socket !== socket) return;
@@ -336,11 +337,9 @@ export class Reporter {
     });
   }
 
-  private receive(chunk: string): void {
-    this.buffer += chunk;
-    for (let nl = this.buffer.indexOf("\n"); nl !== -1; nl = this.buffer.indexOf("\n")) {
-      const line = this.buffer.slice(0, nl);
-      this.buffer = this.buffer.slice(nl + 1);
+  private receive(chunk: Buffer): void {
+    this.lines.push(chunk);
+    for (let line = this.lines.next(); line !== undefined; line = this.lines.next()) {
       if (!line.trim()) continue;
       let msg: Record<string, unknown>;
       try {

@@ -5,18 +5,19 @@
 import net from "node:net";
 import type { OpArgs, OpName, OpResult, ResponseEnvelope, WireEvent } from "../protocol/index.js";
 import { isErrorCode, RoostError } from "../protocol/index.js";
+import { LineSplitter } from "../protocol/lines.js";
 
 export class SocketClient {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  private buffer = "";
+  /** Unbounded: an answer (a `list` of many rows) may be longer than a request may. */
+  private readonly lines = new LineSplitter();
   private closedError: Error | null = null;
   onEvent: (event: WireEvent) => void = () => {};
   onClose: () => void = () => {};
 
   private constructor(private readonly socket: net.Socket) {
-    socket.setEncoding("utf8");
-    socket.on("data", (chunk: string) => this.receive(chunk));
+    socket.on("data", (chunk: Buffer) => this.receive(chunk));
     socket.on("error", (err) => {
       this.closedError = err;
     });
@@ -31,15 +32,8 @@ export class SocketClient {
     });
   }
 
-  static connect(socketPath: string): Promise<SocketClient> {
-    return new Promise((resolve, reject) => {
-      const socket = net.connect(socketPath);
-      socket.once("connect", () => {
-        socket.off("error", reject);
-        resolve(new SocketClient(socket));
-      });
-      socket.once("error", reject);
-    });
+  static async connect(socketPath: string): Promise<SocketClient> {
+    return new SocketClient(await connectSocket(socketPath));
   }
 
   /** One op; rejects with a RoostError carrying the wire's code. */
@@ -62,13 +56,10 @@ export class SocketClient {
     this.socket.destroy();
   }
 
-  private receive(chunk: string): void {
-    this.buffer += chunk;
-    for (let nl = this.buffer.indexOf("\n"); nl !== -1; nl = this.buffer.indexOf("\n")) {
-      const line = this.buffer.slice(0, nl);
-      this.buffer = this.buffer.slice(nl + 1);
+  private receive(chunk: Buffer): void {
+    this.lines.push(chunk);
+    for (let line = this.lines.next(); line !== undefined; line = this.lines.next())
       if (line.trim()) this.message(JSON.parse(line) as ResponseEnvelope | WireEvent);
-    }
   }
 
   private message(msg: ResponseEnvelope | WireEvent): void {
@@ -82,6 +73,18 @@ export class SocketClient {
     if (msg.ok) w.resolve(msg.result);
     else w.reject(new RoostError(isErrorCode(msg.code) ? msg.code : "bad_request", msg.error));
   }
+}
+
+/** A connection to a unix socket, once it is made; rejects with the error that stopped it. */
+export function connectSocket(socketPath: string): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(socketPath);
+    socket.once("connect", () => {
+      socket.off("error", reject);
+      resolve(socket);
+    });
+    socket.once("error", reject);
+  });
 }
 
 /** Whether something accepts connections on the socket (no op sent): is roost running there? */

@@ -3,10 +3,10 @@
  * the daemon does (home.ts), runs `roost daemon` detached (its own session, its output to
  * $ROOST_HOME/daemon.log) and returns once the socket answers; `shutdown` asks it to stop and waits until it has.
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
-import { openOwn, secureHome } from "../../home.js";
+import { startDetached, whenAnswers } from "../../detached.js";
+import { secureHome } from "../../home.js";
 import { roostPaths } from "../../paths.js";
 import { CliError, type Command, out, printJson } from "../command.js";
 import { answers, connect, NotRunning } from "../connect.js";
@@ -57,47 +57,38 @@ export const start: Command = {
       else out(`roost is already running (listening on ${paths.socket})`);
       return 0;
     }
-    const { O_APPEND, O_CREAT, O_WRONLY } = fs.constants;
-    const logFd = openOwn(paths.daemonLog, O_APPEND | O_CREAT | O_WRONLY);
-    const from = fs.fstatSync(logFd).size;
+    const { child, logFrom: from } = startDetached(CLI_ENTRY, ["daemon"], {
+      log: paths.daemonLog,
+      cwd: paths.home,
+      // Absolute paths, so the daemon finds the same home from its own working directory.
+      env: { ...env, ROOST_HOME: paths.home, ...(env.ROOST_SOCKET ? { ROOST_SOCKET: paths.socket } : {}) },
+    });
     let exited: string | null = null;
-    let child: ReturnType<typeof spawn>;
-    try {
-      child = spawn(process.execPath, [CLI_ENTRY, "daemon"], {
-        detached: true,
-        stdio: ["ignore", logFd, logFd],
-        // Absolute paths, so the daemon finds the same home from its own working directory.
-        env: { ...env, ROOST_HOME: paths.home, ...(env.ROOST_SOCKET ? { ROOST_SOCKET: paths.socket } : {}) },
-        cwd: paths.home,
-      });
-    } finally {
-      fs.closeSync(logFd);
-    }
     child.on("error", (err) => {
       exited = `could not be run: ${err.message}`;
     });
     child.on("exit", (code, signal) => {
       exited = signal ? `was killed by ${signal}` : `exited with code ${code}`;
     });
-    const deadline = Date.now() + START_TIMEOUT_MS;
-    while (exited === null && Date.now() < deadline) {
-      if (await answers(paths.socket)) {
-        child.unref();
-        if (json)
-          printJson({
-            started: true,
-            running: true,
-            pid: child.pid,
-            socket: paths.socket,
-            home: paths.home,
-            log: paths.daemonLog,
-          });
-        else out(`roost started (pid ${child.pid}): listening on ${paths.socket}; log ${paths.daemonLog}`);
-        return 0;
-      }
-      await sleep(POLL_MS);
-    }
+    const answered = await whenAnswers(() => answers(paths.socket), {
+      ms: START_TIMEOUT_MS,
+      everyMs: POLL_MS,
+      gone: () => exited !== null,
+    });
     child.unref();
+    if (answered) {
+      if (json)
+        printJson({
+          started: true,
+          running: true,
+          pid: child.pid,
+          socket: paths.socket,
+          home: paths.home,
+          log: paths.daemonLog,
+        });
+      else out(`roost started (pid ${child.pid}): listening on ${paths.socket}; log ${paths.daemonLog}`);
+      return 0;
+    }
     const why =
       exited ?? `(pid ${child.pid}) did not answer on ${paths.socket} within ${START_TIMEOUT_MS / 1000} s`;
     throw new CliError(

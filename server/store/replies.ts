@@ -1,0 +1,160 @@
+/**
+ * Replies and acks in the store (agent-protocol.md, "Replies" and "Request ids"): each reply's
+ * seq, taken in the transaction that saves it; the request ids kept; the replies not yet taken,
+ * read once and then kept in step in memory; acks, written together.
+ */
+import { LIMITS } from "../../sdk/ts/protocol/index.js";
+import type { GroupCommit } from "./group-commit.js";
+import type { NewReply, ReplyRecord } from "./records.js";
+import { type Params, replyFromRow } from "./rows.js";
+import type { Statements } from "./statements.js";
+
+const ACK_FLUSH_MS = 50;
+
+export class Replies {
+  /** Each job's replies not yet taken, once read (see `pendingOf`). */
+  private readonly pending = new Map<string, ReplyRecord[]>();
+  /** Acks taken but not yet written (see `ack`). */
+  private readonly acks: { jobId: string; seq: number; exact: boolean }[] = [];
+  private ackTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly sql: Statements,
+    private readonly commits: GroupCommit,
+    private readonly isOpen: () => boolean,
+  ) {}
+
+  /**
+   * Saves a reply: the job's next seq, the reply and its request id, in one transaction (the one
+   * under way, as in a group commit, else its own), so a reply answered `saved` is on disk with
+   * its id. With `keepIdNow` false (a terminal agent) the id rides on the reply and is kept by
+   * `markTyped`. Returns the seq it took: the job's record is the caller's to bring up to it
+   * once the transaction has committed (a rolled-back one took none).
+   */
+  add(jobId: string, reply: NewReply, keepIdNow = true): number {
+    return this.commits.within(() => {
+      const at = new Date().toISOString();
+      const taken = this.sql.nextSeq.get({ id: jobId, updated_at: at }) as { last_seq: number } | undefined;
+      if (!taken) throw new Error(`no job ${jobId} in the store`);
+      const record: ReplyRecord = {
+        jobId,
+        seq: taken.last_seq,
+        text: reply.text,
+        mode: reply.mode,
+        kind: reply.kind ?? null,
+        requestId: keepIdNow ? null : (reply.requestId ?? null), // else kept below, at once
+        at,
+      };
+      this.sql.insertReply.run({
+        job_id: jobId,
+        seq: record.seq,
+        text: record.text,
+        mode: record.mode,
+        kind: record.kind,
+        request_id: record.requestId,
+        at,
+      });
+      if (reply.requestId && keepIdNow) this.keepRequestId(jobId, reply.requestId, record.seq);
+      this.commits.afterCommit(() => {
+        // A list read inside the transaction holds the reply already.
+        const list = this.pending.get(jobId);
+        if (list && (list.at(-1)?.seq ?? 0) < record.seq) list.push(record);
+      });
+      return record.seq;
+    });
+  }
+
+  /** A terminal agent's reply was typed: taken, and its request id kept, in one write. */
+  markTyped(jobId: string, seq: number, requestId: string | null): void {
+    this.commits.run(() => {
+      this.sql.ackExact.run(jobId, seq);
+      if (requestId) this.keepRequestId(jobId, requestId, seq);
+    });
+    this.pending.set(
+      jobId,
+      this.pendingOf(jobId).filter((r) => r.seq !== seq),
+    );
+  }
+
+  /** Saves a request id that made no reply (a `/stop`), so its resend is a duplicate too. */
+  rememberRequestId(jobId: string, requestId: string): void {
+    this.commits.run(() => this.keepRequestId(jobId, requestId, 0));
+  }
+
+  /** Keeps a request id, and only the job's last 100. */
+  private keepRequestId(jobId: string, requestId: string, seq: number): void {
+    this.sql.insertRequestId.run({ job_id: jobId, request_id: requestId, seq });
+    this.sql.pruneRequestIds.run({ job_id: jobId, keep: LIMITS.requestIdsKept });
+  }
+
+  /**
+   * The seq a request id saved (0 for a `/stop`), or null when the job has not seen it: among
+   * the kept ids, or on a reply not yet taken (a terminal agent's, before it is typed).
+   */
+  forRequest(jobId: string, requestId: string): number | null {
+    const row = (this.sql.replyForRequest.get(jobId, requestId) ??
+      this.sql.pendingForRequest.get(jobId, requestId)) as { seq: number } | undefined;
+    return row ? row.seq : null;
+  }
+
+  /** The job's replies not yet taken, oldest first. */
+  pendingReplies(jobId: string): ReplyRecord[] {
+    return [...this.pendingOf(jobId)];
+  }
+
+  /**
+   * Known once read: then kept in step with each reply and ack (at most 50 user replies a job).
+   * A list read inside a transaction is not kept: what it holds may yet be rolled back.
+   */
+  private pendingOf(jobId: string): ReplyRecord[] {
+    let list = this.pending.get(jobId);
+    if (!list) {
+      list = (this.sql.pendingReplies.all(jobId) as Params[]).map(replyFromRow);
+      this.commits.afterCommit(() => {
+        if (!this.pending.has(jobId)) this.pending.set(jobId, list!);
+      });
+    }
+    return list;
+  }
+
+  /** The number of replies waiting per job, for every job that has some. */
+  pendingCounts(): Map<string, number> {
+    const rows = this.sql.pendingCounts.all() as { job_id: string; n: number }[];
+    return new Map(rows.map((r) => [r.job_id, r.n]));
+  }
+
+  /**
+   * An ack: cumulative over the user's replies up to `seq`, or one exact item. Returns how many
+   * it took. Written with the other acks of the next 50 ms, in one commit: an ack lost to a crash
+   * only sends its replies again, and the agent's client skips what it had finished (its
+   * agent.json), so an ack need not cost a commit of its own.
+   */
+  ack(jobId: string, seq: number, exact: boolean): number {
+    const list = this.pendingOf(jobId);
+    const taken = (r: ReplyRecord) => (exact ? r.seq === seq : r.seq <= seq && r.kind === null);
+    const left = list.filter((r) => !taken(r));
+    const count = list.length - left.length;
+    if (count === 0) return 0;
+    this.pending.set(jobId, left);
+    this.acks.push({ jobId, seq, exact });
+    this.ackTimer ??= setTimeout(() => this.flushAcks(), ACK_FLUSH_MS);
+    return count;
+  }
+
+  /** Writes the acks taken since the last time (also at close, and before a job is removed). */
+  flushAcks(): void {
+    if (this.ackTimer) clearTimeout(this.ackTimer);
+    this.ackTimer = null;
+    if (this.acks.length === 0 || !this.isOpen()) return;
+    const acks = this.acks.splice(0);
+    this.commits.run(() => {
+      for (const a of acks) (a.exact ? this.sql.ackExact : this.sql.ackUpTo).run(a.jobId, a.seq);
+    });
+  }
+
+  /** A job removed: its acks written first, its pending list forgotten. */
+  forget(jobId: string): void {
+    this.flushAcks();
+    this.pending.delete(jobId);
+  }
+}

@@ -1,0 +1,105 @@
+/** Rows as SQLite keeps them, and the records the core works with (records.ts): each way, once. */
+import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
+import { type JobRecord, type ReplyRecord, type StoredJob, type TokenRecord, Unreadable } from "./records.js";
+
+export type Params = Record<string, unknown>;
+
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+const parse = <T>(v: unknown): T | null => (typeof v === "string" ? (JSON.parse(v) as T) : null);
+/** What an agent sent, as kept: parsed if it parses (the core checks it), else `Unreadable`. */
+function parseSent(v: unknown): unknown {
+  try {
+    return parse(v);
+  } catch (err) {
+    return new Unreadable((err as Error).message);
+  }
+}
+
+export function jobToParams(j: JobRecord): Params {
+  return {
+    id: j.id,
+    token: j.token,
+    profile: j.profile,
+    launch: JSON.stringify(j.launch),
+    user_name: j.userName,
+    default_name: j.defaultName,
+    role: j.role,
+    parent: j.parent,
+    pinned: j.pinned ? 1 : 0,
+    ord: j.order,
+    life: j.life,
+    exit_code: j.exitCode,
+    pid: j.pid,
+    kind: j.kind,
+    agent: json(j.agent),
+    capabilities: JSON.stringify(j.capabilities),
+    report: json(j.report),
+    last_seq: j.lastSeq,
+    dispatch_request_id: j.dispatchRequestId,
+    created_at: j.createdAt,
+    started_at: j.startedAt,
+    ended_at: j.endedAt,
+    updated_at: j.updatedAt,
+  };
+}
+
+export function jobFromRow(r: Params): StoredJob {
+  return {
+    id: r.id as string,
+    token: r.token as string,
+    profile: r.profile as string,
+    launch: parse(r.launch)!,
+    userName: r.user_name as string | null,
+    defaultName: r.default_name as string,
+    role: r.role as JobRecord["role"],
+    parent: r.parent as string | null,
+    pinned: r.pinned === 1,
+    order: r.ord as number,
+    life: r.life as JobRecord["life"],
+    exitCode: r.exit_code as number | null,
+    pid: r.pid as number | null,
+    kind: r.kind as JobRecord["kind"],
+    agent: parseSent(r.agent),
+    capabilities: parseSent(r.capabilities),
+    report: parseSent(r.report),
+    lastSeq: r.last_seq as number,
+    dispatchRequestId: r.dispatch_request_id as string | null,
+    createdAt: r.created_at as string,
+    startedAt: r.started_at as string | null,
+    endedAt: r.ended_at as string | null,
+    updatedAt: r.updated_at as string,
+  };
+}
+
+export function replyFromRow(r: Params): ReplyRecord {
+  return {
+    jobId: r.job_id as string,
+    seq: r.seq as number,
+    text: r.text as string,
+    mode: r.mode as ReplyRecord["mode"],
+    kind: r.kind as string | null,
+    requestId: r.request_id as string | null,
+    at: r.at as string,
+  };
+}
+
+export function eventFromRow(r: Params): FeedEntry {
+  return {
+    cursor: r.cursor as number,
+    at: r.at as string,
+    id: r.job_id as string,
+    kind: r.kind as string,
+    text: r.text as string,
+    who: r.who as string,
+    whoId: r.who_id as string | null,
+  };
+}
+
+export function tokenFromRow(r: Params): TokenRecord {
+  return {
+    name: r.name as string,
+    hash: r.hash as string,
+    readOnly: r.read_only === 1,
+    createdAt: r.created_at as string,
+  };
+}
