@@ -1,8 +1,9 @@
 /** The hub's ops on jobs (control-plane.md, "The hub's ops"). */
 
 import { RoostError } from "../../sdk/ts/protocol/index.js";
-import { checkName, dispatch } from "../core/dispatch.js";
+import { dispatch } from "../core/dispatch.js";
 import { remove, respawn, stop } from "../core/lifecycle.js";
+import { checkName } from "../core/names.js";
 import { defineOp } from "./define.js";
 
 export const jobOps = [
