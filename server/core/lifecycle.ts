@@ -10,7 +10,6 @@ import type { JobRecord } from "../store/records.js";
 import type { Core, ExitInfo } from "./core.js";
 import { type Actor, ROOST } from "./feed.js";
 import { EMPTY_REPORT, type LiveJob } from "./registry.js";
-import { serialPer } from "./serial.js";
 import { clip, excerpt } from "./text.js";
 import { terminalStarted } from "./typist.js";
 
@@ -23,13 +22,11 @@ export const isEnded = (job: LiveJob) => ENDED.has(job.rec.life);
 
 /**
  * A job's life changes one at a time (start, stop, respawn, rm): two that cross would start two
- * processes for one job, or one for a job already removed. Each waits for the one under way, and
- * one for a job removed meanwhile is not_found.
+ * processes for one job, or one for a job already removed. Each waits for the one under way (the
+ * job's `lifeChanges`), and one for a job removed meanwhile is not_found.
  */
-const lifeChanges = serialPer<LiveJob>();
-
 function oneAtATime<T>(core: Core, job: LiveJob, change: () => Promise<T>): Promise<T> {
-  return lifeChanges(job, () => {
+  return job.lifeChanges.run(() => {
     if (core.registry.find(job.rec.id) !== job)
       throw new RoostError("not_found", `${job.rec.id} was removed meanwhile`);
     return change();

@@ -18,23 +18,17 @@ import type { LiveJob } from "./registry.js";
 import { excerpt } from "./text.js";
 import { typePending } from "./typist.js";
 
-/**
- * Replies in flight: saved in the commit at the end of this turn, not yet answered. A resend
- * of one meanwhile waits for that commit and is a duplicate, as after it.
- */
-const inFlight = new Map<string, Promise<unknown>>();
-
 export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Promise<OpResult<"reply">> {
   const job = core.registry.get(args.id);
   const rec = job.rec;
-  const key = args.requestId ? `${rec.id}\0${args.requestId}` : null;
-  if (key && args.requestId) {
-    const first = inFlight.get(key);
+  const requestId = args.requestId;
+  if (requestId) {
+    const first = job.repliesInFlight.get(requestId); // saved in this turn's commit, not yet answered
     if (first) {
       await first.catch(() => {});
       return { duplicate: true, saved: true };
     }
-    const seq = core.store.replyForRequest(rec.id, args.requestId);
+    const seq = core.store.replyForRequest(rec.id, requestId);
     if (seq !== null) {
       // Taken once: a resend is not queued again, but a job that was to be started for it is
       // (its reply still waits: the start was lost). One the agent took needs no start.
@@ -74,7 +68,7 @@ export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Pr
     core.feed.record(rec.id, "reply", excerpt(args.text), actor);
     return { seq, typed };
   });
-  if (key) inFlight.set(key, saved);
+  if (requestId) job.repliesInFlight.set(requestId, saved);
   let seq: number;
   let typed: boolean;
   try {
@@ -83,7 +77,7 @@ export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Pr
     job.pending--;
     throw err;
   } finally {
-    if (key) inFlight.delete(key);
+    if (requestId) job.repliesInFlight.delete(requestId);
   }
   core.registry.changed(job, false);
   if (isEnded(job)) {

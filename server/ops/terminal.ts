@@ -1,7 +1,7 @@
 /** A job's live terminal: watch it (`attach`), type into it, resize it. */
 import { RoostError } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "../core/core.js";
-import type { Viewer } from "../core/viewers.js";
+import type { Watcher } from "../core/viewers.js";
 import { type Caller, defineOp } from "./define.js";
 
 function running(core: Core, id: string) {
@@ -11,28 +11,8 @@ function running(core: Core, id: string) {
   return job;
 }
 
-/** Each caller's viewers, one per job, let go when the caller goes away. */
-const attached = new WeakMap<Caller, Map<string, Viewer>>();
-
-function viewersOf(core: Core, caller: Caller): Map<string, Viewer> {
-  let mine = attached.get(caller);
-  if (mine) return mine;
-  const made = new Map<string, Viewer>();
-  caller.onClose!(() => {
-    for (const [id, viewer] of made) core.viewers.detach(id, viewer);
-  });
-  attached.set(caller, made);
-  mine = made;
-  return mine;
-}
-
-function detach(core: Core, caller: Caller, id: string): void {
-  const mine = attached.get(caller);
-  const viewer = mine?.get(id);
-  if (!viewer) return;
-  mine!.delete(id);
-  core.viewers.detach(id, viewer);
-}
+/** A stream op's caller: runOp has checked that it has `push` and `onClose`. */
+const watcherOf = (caller: Caller): Watcher => caller as Caller & Watcher;
 
 export const terminalOps = [
   defineOp({
@@ -41,13 +21,7 @@ export const terminalOps = [
     acts: false,
     stream: true,
     handler: (core, args, caller) => {
-      const job = running(core, args.id);
-      const mine = viewersOf(core, caller);
-      detach(core, caller, args.id); // attaching again: a fresh screen, one stream
-      const push = caller.push!;
-      const viewer: Viewer = { push: (event) => push(event) };
-      mine.set(args.id, viewer);
-      return core.viewers.attach(job, viewer);
+      return core.viewers.attachFor(watcherOf(caller), running(core, args.id));
     },
   }),
   defineOp({
@@ -56,7 +30,7 @@ export const terminalOps = [
     acts: false,
     stream: true,
     handler: (core, args, caller) => {
-      detach(core, caller, args.id);
+      core.viewers.detachFor(watcherOf(caller), args.id);
       return {};
     },
   }),
