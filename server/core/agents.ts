@@ -105,7 +105,7 @@ export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">
   return {};
 }
 
-export function ackOp(core: Core, args: OpArgs<"ack">): OpResult<"ack"> {
+export function agentAck(core: Core, args: OpArgs<"ack">): OpResult<"ack"> {
   const job = authorize(core, args.id, args.token);
   ack(core, job, args.seq, args.exact ?? false);
   return {};

@@ -20,6 +20,14 @@ const ENDED: ReadonlySet<Row["life"]> = new Set(["exited", "stopped"]);
 
 export const isEnded = (job: LiveJob) => ENDED.has(job.rec.life);
 
+/** The job, if it is running (`input`, `resize`, `attach` act only on a live terminal). */
+export function runningJob(core: Core, id: string): LiveJob {
+  const job = core.registry.get(id);
+  if (job.rec.life !== "running")
+    throw new RoostError("bad_request", `${id} is not running (${job.rec.life})`);
+  return job;
+}
+
 /**
  * A job's life changes one at a time (start, stop, respawn, rm): two that cross would start two
  * processes for one job, or one for a job already removed. Each waits for the one under way (the
