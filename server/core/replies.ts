@@ -1,5 +1,5 @@
 /**
- * Replies delivered (protocol.md, "Replies: `deliver` and `ack`"): on the job's reporting
+ * Replies delivered (protocol.md, `ack`): on the job's reporting
  * connection, pending until acked, all pending ones sent again on each new reporting connection.
  * Saving one is the `reply` op's (reply.ts).
  */

@@ -1,4 +1,4 @@
-/** `ack` (protocol.md, "Replies: `deliver` and `ack`"): logic in core/agents.ts and core/replies.ts. */
+/** `ack` (protocol.md, `ack`): logic in core/agents.ts and core/replies.ts. */
 import { agentAck } from "../core/agents.js";
 import { defineOp } from "./define.js";
 

@@ -1,4 +1,4 @@
-/** `ack` (protocol.md, "Replies: `deliver` and `ack`"): the agent took its replies up to `seq`. */
+/** `ack` (protocol.md, `ack`): the agent took its replies up to `seq`. */
 import Type from "typebox";
 import { Empty, JobId, Token } from "../schema.js";
 
