@@ -39,17 +39,39 @@ type AnyOp = OpDef<OpName> & { check: ReturnType<typeof compileCheck> };
 export { answerOf, type OpOutcome } from "./outcome.js";
 
 /**
- * Every op, each in its file `./<op>.ts` (design.md, "Where an op lives"), by family: the agent's,
- * the jobs', the replies', following the daemon, a job's terminal, the hub's pages. An unknown
+ * Every op, each in its file `./<op>.ts` (design.md, "Where an op lives"), by family. An unknown
  * op's answer lists them in this order.
  */
 const defs = [
-  ...[helloOp, reportOp, ackOp],
-  ...[listOp, dispatchOp, stopOp, rmOp, respawnOp, pinOp, renameOp, reorderOp],
-  ...[replyOp, pendingOp],
-  ...[subscribeOp, eventsOp, shutdownOp],
-  ...[attachOp, detachOp, inputOp, resizeOp],
-  ...[profilesOp, whoamiOp, tokenOp],
+  // the agent's, on its job's connection
+  helloOp,
+  reportOp,
+  ackOp,
+  // the jobs'
+  listOp,
+  dispatchOp,
+  stopOp,
+  rmOp,
+  respawnOp,
+  pinOp,
+  renameOp,
+  reorderOp,
+  // the replies'
+  replyOp,
+  pendingOp,
+  // following the daemon
+  subscribeOp,
+  eventsOp,
+  shutdownOp,
+  // a job's terminal
+  attachOp,
+  detachOp,
+  inputOp,
+  resizeOp,
+  // the hub's pages, and the HTTP tokens
+  profilesOp,
+  whoamiOp,
+  tokenOp,
 ] as unknown as OpDef<OpName>[];
 
 // Every op of the schema set has its handler, and no handler is without its schema.
