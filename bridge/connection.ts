@@ -79,10 +79,11 @@ export class Connection {
 
   private receive(chunk: Buffer): void {
     if (!this.lines.push(chunk)) {
+      // `limit`, as HTTP answers a body over the same bound (protocol.md, "Error codes").
       this.write({
         id: null,
         ok: false,
-        code: "bad_request",
+        code: "limit",
         error: `a line is over ${LIMITS.lineBytes} bytes: connection closed`,
       });
       this.flushOutbox();

@@ -88,3 +88,24 @@ describe("bidirectional controls in a name", () => {
     expect(r.error).toContain("empty once folded");
   });
 });
+
+describe("the name rules, one for every way a name comes in", () => {
+  it("a reserved or empty name is refused when asked for, and ignored (never refused) when an agent reports it", async () => {
+    const { job } = await hub.ok("dispatch", { profile: "silent" });
+    for (const name of ["concierge", "Concierge"]) {
+      const refused = await hub.request("rename", { id: job.id, name });
+      expect(refused).toMatchObject({ ok: false, code: "bad_request" });
+      expect(refused.error).toContain("reserved");
+    }
+    const { agent, token } = await rawAgent(d, hub, job.id);
+    for (const name of ["concierge", " CONCIERGE\n", "\u202E"]) {
+      await agent.ok("report", { id: job.id, token, report: { state: "working", name, summary: name } });
+      const [row] = (await hub.ok("list", { id: job.id })).rows;
+      expect(row.name, JSON.stringify(name)).toBe("silent"); // the name ignored, the report kept
+      expect(row.summary).toBe(name);
+    }
+    await agent.ok("report", { id: job.id, token, report: { state: "working", name: "a\nworker" } });
+    expect((await hub.ok("list", { id: job.id })).rows[0].name).toBe("a worker");
+    await hub.ok("rm", { id: job.id });
+  });
+});

@@ -37,7 +37,7 @@ import traceback
 from collections import deque
 from typing import Any, Callable, Deque, Dict, List, Optional
 
-__all__ = ["RoostAgent", "RoostError", "Reply", "PROTOCOL", "LIMITS"]
+__all__ = ["RoostAgent", "RoostError", "Reply", "PROTOCOL", "LIMITS", "ERROR_CODES", "DISCONNECTED"]
 
 PROTOCOL = 1
 
@@ -52,6 +52,26 @@ LIMITS = {
     "name": 200,
     "model": 200,
 }
+
+#: The daemon's error codes, as ``RoostError.code`` has them (docs/protocol.md, "Error codes";
+#: the same list as ERROR_CODES in sdk/ts/protocol/errors.ts, which a test holds this to).
+ERROR_CODES = (
+    "bad_request",  # malformed: the message says what to fix
+    "unauthorized",  # not this job's token, or the job has ended: stop speaking for it
+    "policy",  # not allowed here
+    "not_found",  # no such job
+    "unsupported",  # not for this kind of job or connection
+    "conflict",  # someone else holds it
+    "blocked",  # it waits on something not yet done
+    "locked",  # it is being changed by another request
+    "limit",  # the request is over 4 MiB: not read, and the connection closed
+    "full",  # 50 replies wait for the job
+    "rate_limited",  # too many in a short time
+    "busy",  # try again shortly
+)
+
+#: This client's own code, never the daemon's: the connection was lost before the answer came.
+DISCONNECTED = "disconnected"
 
 #: The row's text: sent at most this often (seconds). Any other change is sent at once.
 TEXT_INTERVAL = 2.0

@@ -16,6 +16,7 @@ import { knownFields } from "../validate.js";
 import { ROOST_VERSION } from "../version.js";
 import type { Core } from "./core.js";
 import { isEnded } from "./lifecycle.js";
+import { reportedName } from "./names.js";
 import { type AgentLink, EMPTY_REPORT, type LiveJob } from "./registry.js";
 import { ack, sendPending } from "./replies.js";
 import { setReport } from "./state.js";
@@ -90,10 +91,8 @@ export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">
   const given = args.report as Record<string, unknown>;
   for (const key of REPORT_FIELDS) (next as Record<string, unknown>)[key] = given[key] ?? null;
   if (next.context) next.context = knownFields(Context, next.context);
-  // "concierge" is roost's own agent's name: a session cannot take it, not even for itself.
-  if (next.name !== null && (oneLine(next.name).toLowerCase() === "concierge" || !oneLine(next.name)))
-    next.name = null;
-  else if (next.name !== null) next.name = oneLine(next.name);
+  // The name rules (names.ts): a reported name that breaks one is ignored, never refused.
+  next.name = reportedName(next.name);
   rec.kind = "protocol";
   const newLink = job.link !== conn.link;
   if (newLink) {
@@ -106,7 +105,7 @@ export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">
   return {};
 }
 
-export function ackOp(core: Core, args: OpArgs<"ack">): OpResult<"ack"> {
+export function agentAck(core: Core, args: OpArgs<"ack">): OpResult<"ack"> {
   const job = authorize(core, args.id, args.token);
   ack(core, job, args.seq, args.exact ?? false);
   return {};

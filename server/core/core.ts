@@ -30,6 +30,11 @@ export interface Terminals {
   detach(jobId: string): Promise<unknown>;
 }
 
+/**
+ * The daemon, as every op sees it. All a daemon keeps is reachable from here: in its parts (the
+ * registry's jobs, each a `LiveJob` with its own state; the viewers; the pushes' subscribers),
+ * never at a module's level, so that two daemons in one process share nothing.
+ */
 export interface Core {
   config: Config;
   paths: Paths;

@@ -14,18 +14,8 @@ import type { JobRecord, Launch } from "../store/records.js";
 import type { Core } from "./core.js";
 import type { Actor } from "./feed.js";
 import { start } from "./lifecycle.js";
-import { excerpt, oneLine } from "./text.js";
-
-const RESERVED_NAMES = new Set(["concierge"]);
-
-export function checkName(name: string): string {
-  const folded = oneLine(name);
-  if (!folded) throw new RoostError("bad_request", "name is empty once folded to one line");
-  if (RESERVED_NAMES.has(folded.toLowerCase())) {
-    throw new RoostError("bad_request", `name ${JSON.stringify(folded)} is reserved for roost's own agent`);
-  }
-  return folded;
-}
+import { checkName } from "./names.js";
+import { excerpt } from "./text.js";
 
 export async function dispatch(
   core: Core,

@@ -11,7 +11,6 @@ import type { JobRecord } from "../store/records.js";
 import type { Core, ExitInfo } from "./core.js";
 import { type Actor, ROOST } from "./feed.js";
 import { EMPTY_REPORT, type LiveJob } from "./registry.js";
-import { serialPer } from "./serial.js";
 import { clip, excerpt } from "./text.js";
 import { terminalStarted } from "./typist.js";
 
@@ -19,15 +18,21 @@ const ENDED: ReadonlySet<Row["life"]> = new Set(["exited", "stopped"]);
 
 export const isEnded = (job: LiveJob) => ENDED.has(job.rec.life);
 
+/** The job, if it is running (`input`, `resize`, `attach` act only on a live terminal). */
+export function runningJob(core: Core, id: string): LiveJob {
+  const job = core.registry.get(id);
+  if (job.rec.life !== "running")
+    throw new RoostError("bad_request", `${id} is not running (${job.rec.life})`);
+  return job;
+}
+
 /**
  * A job's life changes one at a time (start, stop, respawn, rm): two that cross would start two
- * processes for one job, or one for a job already removed. Each waits for the one under way, and
- * one for a job removed meanwhile is not_found.
+ * processes for one job, or one for a job already removed. Each waits for the one under way (the
+ * job's `lifeChanges`), and one for a job removed meanwhile is not_found.
  */
-const lifeChanges = serialPer<LiveJob>();
-
 function oneAtATime<T>(core: Core, job: LiveJob, change: () => Promise<T>): Promise<T> {
-  return lifeChanges(job, () => {
+  return job.lifeChanges.run(() => {
     if (core.registry.find(job.rec.id) !== job)
       throw new RoostError("not_found", `${job.rec.id} was removed meanwhile`);
     return change();

@@ -14,12 +14,18 @@ import type { JobRecord } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import type { Actor } from "./feed.js";
 import type { Pushes } from "./pushes.js";
+import { OneAtATime } from "./serial.js";
+import type { Quiet } from "./typist.js";
 
 /** The job's reporting connection: replies go out on it (agent-protocol.md, `report`). */
 export interface AgentLink {
   send(event: WireEvent): void;
 }
 
+/**
+ * A job as the live daemon holds it: its record, and all the state only a running daemon has of
+ * it (here, not in the modules that use it, so that two daemons in one process share nothing).
+ */
 export interface LiveJob {
   rec: JobRecord;
   link: AgentLink | null;
@@ -27,7 +33,33 @@ export interface LiveJob {
   /** Who is ending the process (`stop`, `rm`, `respawn`), while they are: its exit is a stop, not a failure. */
   stopping: Actor | null;
   exitWaiters: (() => void)[];
+  /** Its life's changes (start, stop, rm, respawn), one at a time (lifecycle.ts). */
+  lifeChanges: OneAtATime;
+  /** Replies typed into its terminal, one typist at a time (typist.ts). */
+  typing: OneAtATime;
+  /** A terminal agent's screen's last word and roost's last typing (typist.ts); null until started. */
+  quiet: Quiet | null;
+  /** Its profile's `blockedPatterns`, compiled once it first shows a screen (screens.ts). */
+  blockedPatterns: RegExp[] | null;
+  /**
+   * Replies with a request id saved in the commit at the end of this turn, not yet answered, by
+   * request id (reply.ts): a resend meanwhile waits for that commit and is a duplicate, as after it.
+   */
+  repliesInFlight: Map<string, Promise<unknown>>;
 }
+
+const liveJob = (rec: JobRecord, pending: number): LiveJob => ({
+  rec,
+  link: null,
+  pending,
+  stopping: null,
+  exitWaiters: [],
+  lifeChanges: new OneAtATime(),
+  typing: new OneAtATime(),
+  quiet: null,
+  blockedPatterns: null,
+  repliesInFlight: new Map(),
+});
 
 const REPORT_FLUSH_MS = 200;
 /** After a failed write: not so soon that a full disk fills the log. */
@@ -48,13 +80,7 @@ export class Registry {
   ) {
     const pending = store.pendingCounts();
     for (const rec of jobs) {
-      this.jobs.set(rec.id, {
-        rec,
-        link: null,
-        pending: pending.get(rec.id) ?? 0,
-        stopping: null,
-        exitWaiters: [],
-      });
+      this.jobs.set(rec.id, liveJob(rec, pending.get(rec.id) ?? 0));
     }
   }
 
@@ -73,7 +99,7 @@ export class Registry {
   }
 
   add(rec: JobRecord, pending: number): LiveJob {
-    const job: LiveJob = { rec, link: null, pending, stopping: null, exitWaiters: [] };
+    const job = liveJob(rec, pending);
     this.jobs.set(rec.id, job);
     this.pushes.row(rec.id, () => this.row(job));
     return job;

@@ -1,123 +1,14 @@
 /**
- * Replies (agent-protocol.md, "Replies" and "Request ids"): saved first, then delivered on the
- * job's reporting connection (or typed into a terminal agent); pending until acked; all pending
- * ones sent again on each new reporting connection.
+ * Replies delivered (protocol.md, `ack`): on the job's reporting
+ * connection, pending until acked, all pending ones sent again on each new reporting connection.
+ * Saving one is the `reply` op's (reply.ts).
  */
-import {
-  type DeliverEvent,
-  LIMITS,
-  type OpArgs,
-  type OpResult,
-  RoostError,
-} from "../../sdk/ts/protocol/index.js";
+import { type DeliverEvent, RoostError } from "../../sdk/ts/protocol/index.js";
 import type { ReplyRecord } from "../store/records.js";
 import type { Core } from "./core.js";
-import type { Actor } from "./feed.js";
-import { isEnded, start, stop } from "./lifecycle.js";
 import type { LiveJob } from "./registry.js";
-import { excerpt } from "./text.js";
-import { typePending } from "./typist.js";
 
-/**
- * Replies in flight: saved in the commit at the end of this turn, not yet answered. A resend
- * of one meanwhile waits for that commit and is a duplicate, as after it.
- */
-const inFlight = new Map<string, Promise<unknown>>();
-
-export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Promise<OpResult<"reply">> {
-  const job = core.registry.get(args.id);
-  const rec = job.rec;
-  const key = args.requestId ? `${rec.id}\0${args.requestId}` : null;
-  if (key && args.requestId) {
-    const resent = answerToResend(core, job, key, args.requestId);
-    if (resent) return resent;
-  }
-  if (args.text.trim() === "/stop") {
-    if (args.requestId) core.store.rememberRequestId(rec.id, args.requestId);
-    core.feed.record(rec.id, "reply", "/stop", actor);
-    await stop(core, job, actor);
-    return { saved: true, stopped: true };
-  }
-  refuseIfCannotTake(job, args.text);
-  job.pending++; // counted now, so that `full` holds for the other replies of this turn
-  // The reply and its feed entry, in the commit that the replies of this turn share.
-  const saved = core.store.commitSoon(() => {
-    if (core.registry.find(rec.id) !== job)
-      throw new RoostError("not_found", `${rec.id} was removed meanwhile`);
-    // A terminal agent's request id is kept once its text is typed (the spec's order): a crash
-    // between the two types it again. Until then the reply itself carries it.
-    const typed = !rec.launch.protocol && job.link === null;
-    const reply = { text: args.text, mode: args.mode ?? null, requestId: args.requestId };
-    const seq = core.store.addReply(rec.id, reply, !typed);
-    core.feed.record(rec.id, "reply", excerpt(args.text), actor);
-    return { seq, typed };
-  });
-  if (key) inFlight.set(key, saved);
-  let seq: number;
-  let typed: boolean;
-  try {
-    ({ seq, typed } = await saved);
-  } catch (err) {
-    job.pending--;
-    throw err;
-  } finally {
-    if (key) inFlight.delete(key);
-  }
-  // Committed: the seq is the job's now (a write that failed took none).
-  rec.lastSeq = Math.max(rec.lastSeq, seq);
-  core.registry.changed(job, false);
-  if (isEnded(job)) {
-    await start(core, job); // a reply to an ended job starts it again; it is delivered once it reports
-  } else if (job.link) {
-    job.link.send(deliverEvent({ jobId: rec.id, seq, text: args.text, mode: args.mode ?? null }));
-  } else if (typed) {
-    await typePending(core, job);
-  }
-  return { saved: true, seq };
-}
-
-/**
- * A resend's answer (a duplicate), or null for a request id not seen: one in flight waits for its
- * commit; one saved starts the job again if it had ended with the reply still waiting. Not async,
- * so that a reply not resent goes on in this turn, counted in this turn's commit.
- */
-function answerToResend(
-  core: Core,
-  job: LiveJob,
-  key: string,
-  requestId: string,
-): Promise<OpResult<"reply">> | null {
-  const duplicate: OpResult<"reply"> = { duplicate: true, saved: true };
-  const first = inFlight.get(key);
-  if (first)
-    return first.then(
-      () => duplicate,
-      () => duplicate,
-    );
-  const seq = core.store.replyForRequest(job.rec.id, requestId);
-  if (seq === null) return null;
-  // Taken once: a resend is not queued again, but a job that was to be started for it is
-  // (its reply still waits: the start was lost). One the agent took needs no start.
-  const waiting = seq > 0 && core.store.pendingReplies(job.rec.id).some((r) => r.seq === seq);
-  if (waiting && isEnded(job)) return start(core, job).then(() => duplicate);
-  return Promise.resolve(duplicate);
-}
-
-/** A command to an agent not connected, or a reply past the pending limit, is refused. */
-function refuseIfCannotTake(job: LiveJob, text: string): void {
-  const id = job.rec.id;
-  if (text.startsWith("/") && job.rec.launch.protocol && job.link === null) {
-    throw new RoostError(
-      "busy",
-      `${id}'s agent is not connected; a command (${excerpt(text, 40)}) means something only live: send it again once the row says connected`,
-    );
-  }
-  if (job.pending >= LIMITS.pendingReplies) {
-    throw new RoostError("full", `${id} has ${job.pending} replies waiting; the agent must take some first`);
-  }
-}
-
-function deliverEvent(r: Pick<ReplyRecord, "jobId" | "seq" | "text" | "mode">): DeliverEvent {
+export function deliverEvent(r: Pick<ReplyRecord, "jobId" | "seq" | "text" | "mode">): DeliverEvent {
   const event: DeliverEvent = { event: "deliver", id: r.jobId, seq: r.seq, text: r.text };
   if (r.mode) event.mode = r.mode;
   return event;

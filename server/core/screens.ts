@@ -4,23 +4,16 @@
  */
 import type { Core } from "./core.js";
 import { isEnded } from "./lifecycle.js";
-import type { LiveJob } from "./registry.js";
 import { compilePatterns, rowFromScreen, type ScreenView } from "./screen-rows.js";
 import { setReport } from "./state.js";
 import { screenSaid } from "./typist.js";
-
-const patterns = new WeakMap<LiveJob, RegExp[]>();
 
 export function onScreen(core: Core, state: ScreenView & { jobId: string }): void {
   const job = core.registry.find(state.jobId);
   if (!job || isEnded(job)) return;
   if (job.rec.kind === "terminal") {
-    let compiled = patterns.get(job);
-    if (!compiled) {
-      compiled = compilePatterns(job.rec.launch.blockedPatterns);
-      patterns.set(job, compiled);
-    }
-    const next = rowFromScreen(state, compiled);
+    job.blockedPatterns ??= compilePatterns(job.rec.launch.blockedPatterns); // once per job
+    const next = rowFromScreen(state, job.blockedPatterns);
     if (JSON.stringify(next) !== JSON.stringify(job.rec.report)) setReport(core, job, next);
   }
   if (!job.rec.launch.protocol) screenSaid(core, job, state);

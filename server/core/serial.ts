@@ -1,16 +1,14 @@
 /**
- * One at a time per key: each task starts once the one before it for the same key has settled
- * (failed or not). Used where two requests that cross must not both act (a job's life changes;
- * typing into a terminal).
+ * One at a time: each task starts once the one before it has settled (failed or not). Used where
+ * two requests that cross must not both act: a job's life changes, and typing into its terminal.
+ * Each job holds its own (registry.ts, `LiveJob`), so nothing is shared beyond the job.
  */
-export function serialPer<K extends object>(): <T>(key: K, task: () => Promise<T>) => Promise<T> {
-  const tails = new WeakMap<K, Promise<unknown>>();
-  return (key, task) => {
-    const run = (tails.get(key) ?? Promise.resolve()).then(task);
-    tails.set(
-      key,
-      run.catch(() => {}),
-    );
+export class OneAtATime {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(task);
+    this.tail = run.catch(() => {});
     return run;
-  };
+  }
 }

@@ -7,7 +7,7 @@ import type { Core } from "./core.js";
 import type { LiveJob } from "./registry.js";
 import { excerpt } from "./text.js";
 
-const MEANINGFUL_STATES = new Set(["blocked", "done", "failed"]);
+const MEANINGFUL_STATES: ReadonlySet<string> = new Set(["blocked", "done", "failed"]);
 
 export function setReport(core: Core, job: LiveJob, next: FullReport): void {
   const previous = job.rec.report;

@@ -7,26 +7,18 @@
 import { DEFAULT_QUIET_MS } from "../pty/wire.js";
 import type { Core } from "./core.js";
 import type { LiveJob } from "./registry.js";
-import { serialPer } from "./serial.js";
 
-const typing = serialPer<LiveJob>();
-
-/** What a terminal agent's screen last said, and when roost last typed into it. */
-interface Quiet {
+/** What a terminal agent's screen last said, and when roost last typed into it (the job's `quiet`). */
+export interface Quiet {
   busy: boolean;
   at: number;
   typedAt: number;
   timer: NodeJS.Timeout | null;
 }
-const quiet = new WeakMap<LiveJob, Quiet>();
 
 const quietOf = (job: LiveJob): Quiet => {
-  let q = quiet.get(job);
-  if (!q) {
-    q = { busy: true, at: 0, typedAt: Date.now(), timer: null };
-    quiet.set(job, q);
-  }
-  return q;
+  job.quiet ??= { busy: true, at: 0, typedAt: Date.now(), timer: null };
+  return job.quiet;
 };
 
 /** Idle: the screen said so after roost last typed (output that answered the typing, then quiet). */
@@ -34,9 +26,8 @@ const isIdle = (q: Quiet) => !q.busy && q.at >= q.typedAt;
 
 /** A terminal agent's process started: it is busy until its screen first goes quiet. */
 export function terminalStarted(core: Core, job: LiveJob): void {
-  const old = quiet.get(job);
-  if (old?.timer) clearTimeout(old.timer);
-  quiet.delete(job);
+  if (job.quiet?.timer) clearTimeout(job.quiet.timer);
+  job.quiet = null;
   watchForQuiet(core, job);
 }
 
@@ -63,9 +54,9 @@ export function screenSaid(core: Core, job: LiveJob, state: { busy: boolean }): 
   if (!state.busy) void typePending(core, job).catch((err) => console.error("roost: typing failed:", err));
 }
 
-/** Types what is pending and may be typed now; one typist per job, so nothing is typed twice. */
+/** Types what is pending and may be typed now; one typist per job (its `typing`), so nothing is typed twice. */
 export function typePending(core: Core, job: LiveJob): Promise<void> {
-  return typing(job, async () => {
+  return job.typing.run(async () => {
     if (job.pending === 0 || job.rec.life !== "running" || job.link !== null) return;
     const q = quietOf(job);
     let followUpTyped = false;

@@ -12,6 +12,15 @@ export interface Viewer {
   push(event: TerminalEvent): void;
 }
 
+/**
+ * Who attaches (the `attach` op's caller: a socket connection, a WebSocket): it takes the pushes
+ * and says when it goes away. It has one viewer per job, let go with it.
+ */
+export interface Watcher {
+  push(event: TerminalEvent): void;
+  onClose(cleanup: () => void): void;
+}
+
 interface Chunk {
   data: string;
   seq: number;
@@ -24,8 +33,39 @@ interface Watch {
 
 export class Viewers {
   private readonly byJob = new Map<string, Map<Viewer, Watch>>();
+  /** Each watcher's viewers, by job. */
+  private readonly byWatcher = new WeakMap<Watcher, Map<string, Viewer>>();
 
   constructor(private readonly core: () => Core) {}
+
+  /** `attach`: the watcher's viewer of the job; attaching again gives a fresh screen, one stream. */
+  attachFor(watcher: Watcher, job: LiveJob): Promise<{ screen: string; cols: number; rows: number }> {
+    const mine = this.viewersOf(watcher);
+    this.detachFor(watcher, job.rec.id);
+    const viewer: Viewer = { push: (event) => watcher.push(event) };
+    mine.set(job.rec.id, viewer);
+    return this.attach(job, viewer);
+  }
+
+  /** `detach`: the watcher's viewer of the job let go (none is no error). */
+  detachFor(watcher: Watcher, jobId: string): void {
+    const mine = this.byWatcher.get(watcher);
+    const viewer = mine?.get(jobId);
+    if (!viewer) return;
+    mine!.delete(jobId);
+    this.detach(jobId, viewer);
+  }
+
+  private viewersOf(watcher: Watcher): Map<string, Viewer> {
+    const mine = this.byWatcher.get(watcher);
+    if (mine) return mine;
+    const made = new Map<string, Viewer>();
+    watcher.onClose(() => {
+      for (const [id, viewer] of made) this.detach(id, viewer);
+    });
+    this.byWatcher.set(watcher, made);
+    return made;
+  }
 
   async attach(job: LiveJob, viewer: Viewer): Promise<{ screen: string; cols: number; rows: number }> {
     if (job.rec.life !== "running")

@@ -5,7 +5,7 @@ import { answerOf, type OpOutcome } from "../ops/index.js";
 
 export function sendOutcome(reply: FastifyReply, outcome: OpOutcome): FastifyReply {
   if (outcome.ok) return reply.code(200).send(answerOf(outcome));
-  return sendError(reply, outcome.code as ErrorCode, outcome.error);
+  return sendError(reply, outcome.code, outcome.error);
 }
 
 export function sendError(reply: FastifyReply, code: ErrorCode, error: string): FastifyReply {

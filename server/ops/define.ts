@@ -1,8 +1,16 @@
 /**
- * The shape of an op (design.md, "One op table"): its name, who may call it, and its handler.
- * Args and results are the schema set's (sdk/ts/protocol/ops.ts); auth never lives in a handler.
+ * The shape of an op (design.md, "Where an op lives"): its name, who may call it, and its handler.
+ * Args and results are the schema set's (sdk/ts/protocol/ops/<op>.ts); auth never lives in a
+ * handler, and a handler checks what it was given and calls the core, which holds the rules.
  */
-import type { OpArgs, OpName, OpResult, PushEvent, TerminalEvent } from "../../sdk/ts/protocol/index.js";
+import {
+  type OpArgs,
+  type OpName,
+  type OpResult,
+  type PushEvent,
+  RoostError,
+  type TerminalEvent,
+} from "../../sdk/ts/protocol/index.js";
 import type { AgentConnection } from "../core/agents.js";
 import type { Core } from "../core/core.js";
 import type { Actor } from "../core/feed.js";
@@ -38,3 +46,14 @@ export interface OpDef<K extends OpName> {
 }
 
 export const defineOp = <K extends OpName>(def: OpDef<K>): OpDef<K> => def;
+
+/** The caller's socket connection, for the agent's ops (`hello`, `report`): never over HTTP. */
+export function socketConnection(caller: Caller): AgentConnection {
+  if (!caller.conn) throw new RoostError("unsupported", "this op is for an agent's socket connection");
+  return caller.conn;
+}
+
+/** A caller that stays open: what runOp has checked a `stream` op's caller to be. */
+export type StreamCaller = Caller & Required<Pick<Caller, "push" | "onClose">>;
+
+export const streamOf = (caller: Caller): StreamCaller => caller as StreamCaller;

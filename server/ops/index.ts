@@ -5,14 +5,31 @@
 import { OPS, type OpName, RoostError } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "../core/core.js";
 import { compileCheck } from "../validate.js";
-import { agentOps } from "./agent.js";
-import { daemonOps } from "./daemon.js";
+import { ackOp } from "./ack.js";
+import { attachOp } from "./attach.js";
 import type { Caller, OpDef } from "./define.js";
-import { hubOps } from "./hub.js";
-import { jobOps } from "./jobs.js";
+import { detachOp } from "./detach.js";
+import { dispatchOp } from "./dispatch.js";
+import { eventsOp } from "./events.js";
+import { helloOp } from "./hello.js";
+import { inputOp } from "./input.js";
+import { listOp } from "./list.js";
 import { type OpOutcome, outcomeOfThrown } from "./outcome.js";
-import { replyOps } from "./replies.js";
-import { terminalOps } from "./terminal.js";
+import { pendingOp } from "./pending.js";
+import { pinOp } from "./pin.js";
+import { profilesOp } from "./profiles.js";
+import { renameOp } from "./rename.js";
+import { reorderOp } from "./reorder.js";
+import { replyOp } from "./reply.js";
+import { reportOp } from "./report.js";
+import { resizeOp } from "./resize.js";
+import { respawnOp } from "./respawn.js";
+import { rmOp } from "./rm.js";
+import { shutdownOp } from "./shutdown.js";
+import { stopOp } from "./stop.js";
+import { subscribeOp } from "./subscribe.js";
+import { tokenOp } from "./token.js";
+import { whoamiOp } from "./whoami.js";
 
 const SOCKET_ONLY_WHY = "the agent protocol, and HTTP tokens, are for the owner's socket";
 const STREAM_ROUTES = "GET /api/subscribe, or GET /api/jobs/ID/terminal to attach";
@@ -21,13 +38,40 @@ type AnyOp = OpDef<OpName> & { check: ReturnType<typeof compileCheck> };
 
 export { answerOf, type OpOutcome } from "./outcome.js";
 
+/**
+ * Every op, each in its file `./<op>.ts` (design.md, "Where an op lives"), by family. An unknown
+ * op's answer lists them in this order.
+ */
 const defs = [
-  ...agentOps,
-  ...jobOps,
-  ...replyOps,
-  ...daemonOps,
-  ...terminalOps,
-  ...hubOps,
+  // the agent's, on its job's connection
+  helloOp,
+  reportOp,
+  ackOp,
+  // the jobs'
+  listOp,
+  dispatchOp,
+  stopOp,
+  rmOp,
+  respawnOp,
+  pinOp,
+  renameOp,
+  reorderOp,
+  // the replies'
+  replyOp,
+  pendingOp,
+  // following the daemon
+  subscribeOp,
+  eventsOp,
+  shutdownOp,
+  // a job's terminal
+  attachOp,
+  detachOp,
+  inputOp,
+  resizeOp,
+  // the hub's pages, and the HTTP tokens
+  profilesOp,
+  whoamiOp,
+  tokenOp,
 ] as unknown as OpDef<OpName>[];
 
 // Every op of the schema set has its handler, and no handler is without its schema.

@@ -23,6 +23,13 @@ export const REPLY_MODES = ["steer", "followUp"] as const;
 
 export const JobId = Type.String({ minLength: 1, maxLength: 64 });
 export const Token = Type.String({ minLength: 1, maxLength: 256 });
+/**
+ * A name the user or a session gives a job (dispatch's `name`, `rename`): at most LIMITS.name
+ * characters, not empty. The daemon then folds it and refuses a reserved one (server/core/names.ts).
+ */
+export const JobName = Type.String({ minLength: 1, maxLength: LIMITS.name });
+/** The args or the result of an op that has none. */
+export const Empty = Type.Object({});
 /** agent-protocol.md, "Request ids": 1–64 of A-Z a-z 0-9 _ . : - */
 export const RequestId = Type.String({ pattern: "^[A-Za-z0-9_.:-]{1,64}$" });
 

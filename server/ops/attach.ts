@@ -1,0 +1,11 @@
+/** `attach` (terminals.md, "Watching and typing"): logic in core/viewers.ts. */
+import { runningJob } from "../core/lifecycle.js";
+import { defineOp, streamOf } from "./define.js";
+
+export const attachOp = defineOp({
+  name: "attach",
+  allow: ["hub"],
+  acts: false,
+  stream: true,
+  handler: (core, args, caller) => core.viewers.attachFor(streamOf(caller), runningJob(core, args.id)),
+});

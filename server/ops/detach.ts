@@ -1,0 +1,13 @@
+/** `detach` (terminals.md, "Watching and typing"): logic in core/viewers.ts. */
+import { defineOp, streamOf } from "./define.js";
+
+export const detachOp = defineOp({
+  name: "detach",
+  allow: ["hub"],
+  acts: false,
+  stream: true,
+  handler: (core, args, caller) => {
+    core.viewers.detachFor(streamOf(caller), args.id);
+    return {};
+  },
+});

@@ -1,0 +1,10 @@
+/** `dispatch` (protocol.md, "The hub's ops"): a new job; logic in core/dispatch.ts. */
+import { dispatch } from "../core/dispatch.js";
+import { defineOp } from "./define.js";
+
+export const dispatchOp = defineOp({
+  name: "dispatch",
+  allow: ["hub"],
+  acts: true,
+  handler: (core, args, caller) => dispatch(core, args, caller.actor),
+});

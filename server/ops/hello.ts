@@ -1,0 +1,11 @@
+/** `hello` (protocol.md, "The agent's ops"): makes the connection a session; logic in core/agents.ts. */
+import { hello } from "../core/agents.js";
+import { defineOp, socketConnection } from "./define.js";
+
+export const helloOp = defineOp({
+  name: "hello",
+  allow: ["hub", "session"],
+  acts: true,
+  socketOnly: true,
+  handler: (core, args, caller) => hello(core, socketConnection(caller), args),
+});

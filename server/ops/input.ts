@@ -1,0 +1,13 @@
+/** `input` (terminals.md, "Watching and typing"): logic in core/input.ts. */
+import { input } from "../core/input.js";
+import { defineOp } from "./define.js";
+
+export const inputOp = defineOp({
+  name: "input",
+  allow: ["hub"],
+  acts: true,
+  handler: async (core, args) => {
+    await input(core, args);
+    return {};
+  },
+});

@@ -1,0 +1,11 @@
+/** `list` (protocol.md, "The hub's ops"): the rows in the user's order (core/registry.ts), or one job's. */
+import { defineOp } from "./define.js";
+
+export const listOp = defineOp({
+  name: "list",
+  allow: ["hub"],
+  acts: false,
+  handler: (core, args) => ({
+    rows: args.id === undefined ? core.registry.rows() : [core.registry.row(core.registry.get(args.id))],
+  }),
+});

@@ -1,0 +1,10 @@
+/** `profiles` (protocol.md, "The hub's ops"): what `dispatch` takes; logic in core/profiles.ts. */
+import { profiles } from "../core/profiles.js";
+import { defineOp } from "./define.js";
+
+export const profilesOp = defineOp({
+  name: "profiles",
+  allow: ["hub"],
+  acts: false,
+  handler: (core) => profiles(core),
+});

@@ -1,0 +1,13 @@
+/** `rename` (protocol.md, "The hub's ops"): logic in core/rename.ts, the name rules in core/names.ts. */
+import { rename } from "../core/rename.js";
+import { defineOp } from "./define.js";
+
+export const renameOp = defineOp({
+  name: "rename",
+  allow: ["hub"],
+  acts: true,
+  handler: (core, args, caller) => {
+    rename(core, args, caller.actor);
+    return {};
+  },
+});

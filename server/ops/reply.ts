@@ -1,0 +1,10 @@
+/** `reply` (protocol.md, "The hub's ops"): the user's answer to a job; logic in core/reply.ts. */
+import { reply } from "../core/reply.js";
+import { defineOp } from "./define.js";
+
+export const replyOp = defineOp({
+  name: "reply",
+  allow: ["hub"],
+  acts: true,
+  handler: (core, args, caller) => reply(core, args, caller.actor),
+});

@@ -1,0 +1,13 @@
+/** `stop` (protocol.md, "roost's choices"): answers once the process has ended; logic in core/lifecycle.ts. */
+import { stop } from "../core/lifecycle.js";
+import { defineOp } from "./define.js";
+
+export const stopOp = defineOp({
+  name: "stop",
+  allow: ["hub"],
+  acts: true,
+  handler: async (core, args, caller) => {
+    await stop(core, core.registry.get(args.id), caller.actor);
+    return {};
+  },
+});
