@@ -38,7 +38,10 @@ export class TypedInput {
   ) {}
 
   write(data: string): void {
-    if (this.fd === null) return this.pty.write(data);
+    if (this.fd === null) {
+      this.pty.write(data);
+      return;
+    }
     const bytes = Buffer.from(data, "utf8");
     if (this.waitingBytes + bytes.length > INPUT_WAITING_MAX)
       throw new HostRefusal(
@@ -67,8 +70,9 @@ export class TypedInput {
         written = fs.writeSync(this.fd!, head);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        if (code === "EAGAIN" || code === "EWOULDBLOCK") return this.later();
-        return this.close(); // EIO and the like: the terminal is gone, and its exit follows
+        if (code === "EAGAIN" || code === "EWOULDBLOCK") this.later();
+        else this.close(); // EIO and the like: the terminal is gone, and its exit follows
+        return;
       }
       this.waitingBytes -= written;
       if (written < head.length) this.waiting[0] = head.subarray(written);
