@@ -28,6 +28,8 @@ const under =
 const BASE = [
   "server/config.ts",
   "server/descriptors.ts",
+  "server/detached.ts",
+  "server/faces/ordered-answers.ts", // no imports: the pty host keeps its answers in order with it too
   "server/home.ts",
   "server/paths.ts",
   "server/validate.ts",
@@ -68,15 +70,21 @@ const PARTS: Part[] = [
     holds: under("server/ops"),
     may: ["the core", "the daemon's base", "the schema set"],
   },
+  // What both faces share: who is asking, the shape of a request.
+  {
+    name: "the faces' pieces",
+    holds: (f) => f.startsWith("server/faces/") && !BASE.includes(f),
+    may: ["the op table", "the core", "the daemon's base", "the schema set"],
+  },
   {
     name: "the socket face",
     holds: under("bridge"),
-    may: ["the op table", "the core", "the daemon's base", "the schema set"],
+    may: ["the faces' pieces", "the op table", "the core", "the daemon's base", "the schema set"],
   },
   {
     name: "the HTTP face",
     holds: under("server/http"),
-    may: ["the op table", "the core", "the daemon's base", "the schema set"],
+    may: ["the faces' pieces", "the op table", "the core", "the daemon's base", "the schema set"],
   },
   {
     name: "the daemon's wiring",
@@ -84,6 +92,7 @@ const PARTS: Part[] = [
     may: [
       "the socket face",
       "the HTTP face",
+      "the faces' pieces",
       "the op table",
       "the core",
       "the store",
