@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { afterEach } from "vitest";
 import { startDaemon, type TestDaemon, until } from "./daemon.js";
 import { isAlive, procEnv } from "./processes.js";
@@ -28,6 +29,22 @@ export const jobDir = (d: TestDaemon, id: string) => path.join(d.home, "jobs", i
 export const handled = (d: TestDaemon, id: string) => lines(path.join(jobDir(d, id), "handled.jsonl"));
 /** Every delivery the test agent saw, in order. */
 export const deliveries = (d: TestDaemon, id: string) => lines(path.join(jobDir(d, id), "deliveries.jsonl"));
+
+/**
+ * Whether the ack of reply `seq` is in the daemon's store (acks are written a moment after they
+ * come): a kill -9 after this cannot send that reply again. Read from the store file itself.
+ */
+export function ackStored(d: TestDaemon, id: string, seq: number): boolean {
+  const db = new Database(path.join(d.home, "roost.db"), { readonly: true, fileMustExist: true });
+  try {
+    const r = db.prepare("SELECT acked FROM replies WHERE job_id = ? AND seq = ?").get(id, seq) as
+      | { acked: number }
+      | undefined;
+    return r?.acked === 1;
+  } finally {
+    db.close();
+  }
+}
 
 /** The job's row, from `list {id}`. */
 export async function row(c: RawClient, id: string): Promise<any> {
