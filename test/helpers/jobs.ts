@@ -8,7 +8,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach } from "vitest";
 import { startDaemon, type TestDaemon, until } from "./daemon.js";
-import { isAlive, procEnv } from "./processes.js";
+import { descendants, isAlive, procEnv } from "./processes.js";
 import type { RawClient } from "./raw-client.js";
 
 export { procEnv } from "./processes.js";
@@ -74,6 +74,20 @@ export function untilRow(
 /** Waits until the process is gone (reaped, or a zombie: not running). */
 export function untilGone(pid: number, ms = 10000): Promise<boolean> {
   return until(`pid ${pid} gone`, () => !isAlive(pid), ms);
+}
+
+/**
+ * The process under a job (at any depth) running `command`, by its command line: an example
+ * agent's step, which runs in a session of its own (so that a stop can end it whole).
+ */
+export function stepProcess(jobPid: number, command: string): number | null {
+  for (const pid of descendants(jobPid)) {
+    try {
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+      if (argv.join(" ") === command) return pid; // the command itself, not the sh -c that runs it
+    } catch {}
+  }
+  return null;
 }
 
 /** A fresh directory for a job to work in; removed with `rmTemp`. */
