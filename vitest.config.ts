@@ -7,7 +7,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     testTimeout: 60000,
     hookTimeout: 30000,
-    maxWorkers: 3,
+    maxWorkers: 2,
     fileParallelism: true,
   },
 });

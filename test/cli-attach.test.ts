@@ -9,7 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import { type IPty, spawn as ptySpawn } from "@lydell/node-pty";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CLI, sleep, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
+import { CLI, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
+import { stepProcess, untilGone } from "./helpers/jobs.js";
 
 interface Ran {
   code: number;
@@ -86,6 +87,20 @@ async function attach(args: string[], env: Record<string, string>): Promise<Atta
 
 const rowOf = async (env: Record<string, string>, id: string) =>
   JSON.parse(await ok(["ls", id, "--json"], env)).rows[0];
+
+/** A daemon whose `shell` profile is bash, whatever the user's $SHELL. */
+const shellDaemon = () => startDaemon({ env: { SHELL: "/bin/bash" } });
+
+/** The size of the job's terminal as the pty host has it (what `attach` answers), as "COLSxROWS". */
+async function terminalSize(daemon: TestDaemon, id: string): Promise<string> {
+  const c = await daemon.client();
+  try {
+    const { cols, rows } = await c.ok("attach", { id });
+    return `${cols}x${rows}`;
+  } finally {
+    c.close();
+  }
+}
 
 let d: TestDaemon | undefined;
 const homes: string[] = [];
@@ -223,7 +238,7 @@ describe("roost log", () => {
 
 describe("roost attach", () => {
   it("types into the job and shows its output; a watcher sees it too; the job outlives both", async () => {
-    d = await startDaemon();
+    d = await shellDaemon();
     await ok(["dispatch", "shell", "--name", "term"], d.env);
     await until("j1 running", async () => (await rowOf(d!.env, "j1")).life === "running");
 
@@ -260,7 +275,7 @@ describe("roost attach", () => {
   });
 
   it("the screen comes first: what the job showed before the attach is drawn", async () => {
-    d = await startDaemon();
+    d = await shellDaemon();
     await ok(["dispatch", "shell", "echo before-$((3+4))"], d.env);
     await until("its output", async () => (await ok(["log", "j1", "--plain"], d!.env)).includes("before-7"));
     const user = await attach(["j1"], d.env);
@@ -268,7 +283,7 @@ describe("roost attach", () => {
   });
 
   it("Ctrl-] detaches; the typing before it reaches the job", async () => {
-    d = await startDaemon();
+    d = await shellDaemon();
     await ok(["dispatch", "shell"], d.env);
     const user = await attach(["j1"], d.env);
     user.type("echo typed-$((5*5))\r\u001d");
@@ -281,7 +296,7 @@ describe("roost attach", () => {
   });
 
   it("a stdin that ends leaves it attached until the job ends; then it says how, exit 0", async () => {
-    d = await startDaemon();
+    d = await shellDaemon();
     await ok(["dispatch", "shell"], d.env);
     const user = await attach(["j1"], d.env);
     user.proc.stdin!.end();
@@ -294,7 +309,7 @@ describe("roost attach", () => {
   });
 
   it("a job stopped meanwhile: it says so; SIGTERM detaches", async () => {
-    d = await startDaemon();
+    d = await shellDaemon();
     await ok(["dispatch", "shell"], d.env);
     await ok(["dispatch", "shell"], d.env);
     const one = await attach(["j1"], d.env);
@@ -309,24 +324,27 @@ describe("roost attach", () => {
   });
 
   it("at a terminal: its size, keys as typed (Ctrl-C too), a resize followed; Ctrl-] detaches", async () => {
-    d = await startDaemon();
+    d = await shellDaemon();
     await ok(["dispatch", "shell"], d.env);
     const { term, seen, exited } = attachAtTerminal(["j1"], d.env, 70, 20);
     await until("attached", () => seen.text.includes("attached to j1 (shell); detach with Ctrl-]"));
     term.write("stty size\r");
     await until("the job's terminal at this one's size", () => /^20 70\r?$/m.test(seen.text));
     term.write("sleep 30\r");
-    await sleep(300);
+    const { pid } = await rowOf(d.env, "j1");
+    const sleeping = await until("the sleep running in the job", () => stepProcess(pid, "sleep 30"));
     term.write("\u0003"); // raw mode: Ctrl-C is the job's, not a signal to roost attach
+    await untilGone(sleeping);
     term.write("echo interrupted-$((3*3))\r");
-    await until("the sleep interrupted", () => seen.text.includes("interrupted-9"));
+    await until("the shell back, after the sleep", () => seen.text.includes("interrupted-9"));
     // Its output as it is: a lone line feed stays one (no carriage return added on the way).
     term.write("stty -opost; printf 'lf-1\\nlf-2\\n'; stty opost\r");
     await until("the job's lone line feeds", () => seen.text.includes("lf-1\nlf-2\n"));
     term.resize(90, 30);
-    await sleep(200);
+    // Typed once the job's terminal has the new size, so that stty reads that one.
+    await until("the job's terminal resized", async () => (await terminalSize(d!, "j1")) === "90x30");
     term.write("stty size\r");
-    await until("the job's terminal resized", () => /^30 90\r?$/m.test(seen.text));
+    await until("stty saying the new size", () => /^30 90\r?$/m.test(seen.text));
     term.write("\u001d");
     expect(await exited).toBe(0);
     // The modes a job may set are put back, then a line of its own says it runs on.
@@ -345,7 +363,7 @@ describe("roost attach", () => {
   });
 
   it("the daemon going away ends it: exit 1, saying the job keeps running", async () => {
-    d = await startDaemon();
+    d = await shellDaemon();
     await ok(["dispatch", "shell"], d.env);
     const user = await attach(["j1"], d.env);
     await d.kill("SIGTERM");
@@ -356,7 +374,7 @@ describe("roost attach", () => {
   });
 
   it("an unknown job: exit 1 and not_found; an ended one: exit 1, pointing at roost log", async () => {
-    d = await startDaemon();
+    d = await shellDaemon();
     const unknown = await roost(["attach", "j99"], d.env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^roost: not_found: no job "j99"/);

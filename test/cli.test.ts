@@ -312,14 +312,25 @@ describe("the hub's links and tokens", () => {
     expect(revoked.status).toBe(401);
     expect((await json(["token", "--list"], d.env)).tokens.map((t: any) => t.name)).toEqual(["laptop"]);
 
-    for (const args of [
-      ["token", "--read-only"],
-      ["token", "--name", "a", "--list"],
-      ["token", "--name", "a b"],
-    ]) {
-      const r = await roost(args, d.env);
-      expect(r.code, args.join(" ")).not.toBe(0);
+    // A usage error is 64 with the usage; a name the daemon refuses, 1 with its answer.
+    const usage =
+      "usage: roost token [--name NAME] [--read-only] [--revoke NAME] [--list] [--json]\n" +
+      "(`roost token --help` says more)\n";
+    for (const [args, code, says] of [
+      [["token", "--read-only"], 64, `roost: --read-only goes with --name NAME\n${usage}`],
+      [["token", "--name", "a", "--list"], 64, `roost: use one of --name, --revoke and --list\n${usage}`],
+      [
+        ["token", "--name", "a b"],
+        1,
+        'roost: bad_request: token: name must match pattern "^[A-Za-z0-9_.-]{1,64}$"\n',
+      ],
+    ] as const) {
+      const r = await roost([...args], d.env);
+      expect(r.code, args.join(" ")).toBe(code);
+      expect(r.stderr, args.join(" ")).toBe(says);
+      expect(r.stdout, args.join(" ")).toBe("");
     }
+    expect((await json(["token", "--list"], d.env)).tokens.map((t: any) => t.name)).toEqual(["laptop"]);
   });
 });
 
@@ -335,12 +346,17 @@ describe("events", () => {
     expect(text).toMatch(/^\d\d:\d\d:\d\d j2 +dispatch +shell: echo two \(user\)$/m);
 
     const all = await json(["events"], d.env);
-    expect(all.cursor).toBeGreaterThan(0);
+    expect(all.cursor).toBe(4); // two jobs: a dispatch and a start each
     expect(all.events.filter((e: any) => e.kind === "dispatch").map((e: any) => e.id)).toEqual(["j1", "j2"]);
 
     const one = await json(["events", "--job", "j1"], d.env);
-    expect(one.events.length).toBeGreaterThan(0);
-    expect(one.events.every((e: any) => e.id === "j1")).toBe(true);
+    expect(one.events.map((e: any) => [e.cursor, e.id, e.kind, e.who])).toEqual([
+      [1, "j1", "dispatch", "user"],
+      [2, "j1", "start", "roost"],
+    ]);
+    expect(one.events[0].text).toBe("shell: echo one");
+    expect(one.events[1].text).toMatch(/^started \/bin\/sh \(pid \d+\)$/);
+    expect(one.cursor).toBe(2);
     expect((await json(["events", "--limit", "1"], d.env)).events).toHaveLength(1);
   });
 

@@ -1,14 +1,11 @@
 /** roost.json: optional, checked whole at start; a bad one stops the daemon before anything starts. */
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../server/config.js";
-import { CLI } from "./helpers/daemon.js";
+import { daemonRefusal } from "./helpers/daemon.js";
 
-const run = promisify(execFile);
 let home: string;
 afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
 
@@ -86,7 +83,7 @@ describe("roost.json", () => {
   it("keeps the daemon from starting at all: no socket, no store, exit 2", async () => {
     const file = writeConfig('{"agentProfiles": {"mine": {"command": ["x"], "protocol": "yes"}}}');
     const env = { ...process.env, ROOST_HOME: home };
-    const err = await run(process.execPath, [CLI, "daemon"], { env }).catch((e) => e);
+    const err = await daemonRefusal(env);
     expect(err.code).toBe(2);
     expect(err.stderr).toContain(file);
     expect(err.stderr).toMatch(/agentProfiles\.mine\.protocol must be boolean/);

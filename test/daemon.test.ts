@@ -2,18 +2,17 @@
  * The agent protocol end to end, through daemon restarts: the agent process lives on, reconnects,
  * says hello, reports, gets its pending replies again and the next reply once, its seq continuing.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentProfile, FIXTURES, isAlive, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
-import { lines, row as rowOf } from "./helpers/jobs.js";
+import { ackStored, handled, lines, row as rowOf } from "./helpers/jobs.js";
 
 let d: TestDaemon;
 afterEach(async () => d?.cleanup());
 
-async function startAgent(handleMs = 0) {
-  d = await startDaemon({
-    config: { agentProfiles: { agent: agentProfile({ env: { AGENT_HANDLE_MS: String(handleMs) } }) } },
-  });
+async function startAgent() {
+  d = await startDaemon({ config: { agentProfiles: { agent: agentProfile() } } });
   const c = await d.client();
   const { job } = await c.ok("dispatch", { profile: "agent", task: "task one", cwd: "/tmp" });
   const dir = path.join(d.home, "jobs", job.id);
@@ -54,14 +53,53 @@ describe("the daemon restarted under a running protocol agent", () => {
   }
 
   it("a reply pending across a kill -9 is sent again on the new connection, handled once", async () => {
-    const { c, id, dir } = await startAgent(400);
-    await c.ok("reply", { id, text: "slow one" });
-    await until("delivered", () => lines(path.join(dir, "deliveries.jsonl")).length === 2);
-    await d.kill("SIGKILL"); // while the handler runs: its ack cannot land
+    const { c, id, dir } = await startAgent();
+    const file = (name: string) => lines(path.join(dir, name));
+    // The task's ack is in the store: after the kill, reply 2 alone is waiting.
+    await until("reply 1's ack written", () => ackStored(d, id, 1));
+    // The handler runs until the test opens its gate: the kill lands while it runs, for certain.
+    await c.ok("reply", { id, text: "gate open" });
+    await until("the handler under way", () => file("started.jsonl").some((s) => s.seq === 2));
+    expect(file("handled.jsonl").map((h) => h.seq)).toEqual([1]);
+    await d.kill("SIGKILL"); // its ack cannot have been sent: the handler has not returned
     await d.start();
     const c2 = await d.client();
+    // The daemon kept it waiting, and sends it again on the agent's next connection.
+    expect((await c2.ok("pending", { id })).replies.map((r: any) => [r.seq, r.text])).toEqual([
+      [2, "gate open"],
+    ]);
+    await until("reply 2 delivered again, on the second connection", () =>
+      file("deliveries.jsonl").some((x) => x.seq === 2 && x.conn === 2),
+    );
+    fs.writeFileSync(path.join(dir, "open"), "");
     await until("acked after the restart", async () => (await rowOf(c2, id)).pending === 0);
-    expect(lines(path.join(dir, "handled.jsonl")).map((h) => h.seq)).toEqual([1, 2]);
+    // Delivered twice, once on each connection; handled once (the second only skipped and acked).
+    expect(file("deliveries.jsonl").map((x) => [x.seq, x.conn])).toEqual([
+      [1, 1],
+      [2, 1],
+      [2, 2],
+    ]);
+    expect(file("started.jsonl").map((h) => h.seq)).toEqual([1, 2]);
+    expect(file("handled.jsonl").map((h) => h.seq)).toEqual([1, 2]);
+  });
+
+  it("a dispatch's requestId sent again after a kill -9 is a duplicate: the same job, none started", async () => {
+    d = await startDaemon({ config: { agentProfiles: { agent: agentProfile() } } });
+    const c = await d.client();
+    const args = { profile: "agent", task: "once", cwd: "/tmp", requestId: "dispatch-across-crash" };
+    const { job } = await c.ok("dispatch", args);
+    expect(job.life).toBe("running");
+    await d.kill("SIGKILL");
+    await d.start();
+    const c2 = await d.client();
+    const again = await c2.ok("dispatch", args);
+    expect(again.duplicate).toBe(true);
+    expect(again.job.id).toBe(job.id);
+    expect(again.job.pid).toBe(job.pid);
+    const { rows } = await c2.ok("list", {});
+    expect(rows.map((r: any) => r.id)).toEqual([job.id]);
+    await until("the task handled", () => handled(d, job.id).length === 1);
+    expect(handled(d, job.id).map((h) => h.text)).toEqual(["once"]);
   });
 });
 

@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentProfile, FIXTURES, isAlive, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
 import { handled, row, untilGone, untilRow } from "./helpers/jobs.js";
+import { killPtyHost } from "./helpers/processes.js";
 import type { RawClient } from "./helpers/raw-client.js";
 import { attachScreen } from "./helpers/screen.js";
 
@@ -68,28 +69,38 @@ describe("a bash terminal job", () => {
   });
 
   it("types a steer reply at once and a follow-up only once the agent is idle", async () => {
-    const c = await setup();
+    // A quiet spell long enough that a loaded machine's pause is not taken for idleness.
+    d = await startDaemon({
+      config: { agentProfiles: { bash: { ...config.agentProfiles.bash, quietMs: 3000 } } },
+    });
+    const c = await d.client();
     const job = await dispatch(c, "bash");
     await untilRow(c, job.id, "idle", (r) => r.status === "idle");
-    // Busy for a while: output keeps flowing.
-    await c.ok("reply", { id: job.id, text: "for i in $(seq 1 25); do echo tick-$i; sleep 0.1; done" });
+    // Busy until the test says: output keeps flowing until the file stop-ticking exists.
+    await c.ok("reply", { id: job.id, text: "while [ ! -e stop-ticking ]; do echo tick; sleep 0.1; done" });
     await untilRow(c, job.id, "busy", (r) => r.status === "busy");
     await c.ok("reply", { id: job.id, text: "echo follow-up-ran", requestId: "f-1" });
     await c.ok("reply", { id: job.id, text: "echo steer-typed", mode: "steer" });
     const busy = await row(c, job.id);
+    expect(busy.status).toBe("busy");
     expect(busy.pending).toBe(1); // the steer went at once; the follow-up waits
     // A resend of the waiting follow-up is a duplicate, not a second one.
     expect(
       (await c.ok("reply", { id: job.id, text: "echo follow-up-ran", requestId: "f-1" })).duplicate,
     ).toBe(true);
-    await untilRow(c, job.id, "the follow-up typed after the ticks", (r) => r.pending === 0, 20000);
+    expect((await row(c, job.id)).pending).toBe(1);
+    fs.writeFileSync(path.join(d.env.HOME!, "stop-ticking"), "");
+    await untilRow(c, job.id, "the follow-up typed after the ticks", (r) => r.pending === 0);
     await untilRow(c, job.id, "the follow-up ran", (r) => r.summary === "follow-up-ran");
     // Typed once: the resend, now kept with the typing, is still a duplicate.
     expect(
       (await c.ok("reply", { id: job.id, text: "echo follow-up-ran", requestId: "f-1" })).duplicate,
     ).toBe(true);
-    const screen = await attachScreen(c, job.id);
-    expect(screen.text().match(/^follow-up-ran$/gm)).toHaveLength(1);
+    const screen = (await attachScreen(c, job.id)).text();
+    expect(screen.match(/^follow-up-ran$/gm)).toHaveLength(1);
+    // The steer, typed while the loop ran, ran as soon as it ended: before the follow-up.
+    expect(screen.match(/^steer-typed$/gm)).toHaveLength(1);
+    expect(screen.indexOf("\nsteer-typed\n")).toBeLessThan(screen.indexOf("\nfollow-up-ran\n"));
   });
 });
 
@@ -223,9 +234,13 @@ describe("the daemon killed under running jobs", () => {
     const c = await setup();
     const job = await dispatch(c, "bash");
     await untilRow(c, job.id, "idle", (r) => r.status === "idle");
-    await c.ok("reply", { id: job.id, text: "sleep 1.5; exit 3" });
+    // It exits with 3 once the file exit-now exists: the test makes it while the daemon is down.
+    await c.ok("reply", { id: job.id, text: "while [ ! -e exit-now ]; do sleep 0.05; done; exit 3" });
     await untilRow(c, job.id, "typed", (r) => r.pending === 0);
+    expect(isAlive(job.pid)).toBe(true);
     await d.kill("SIGKILL");
+    expect(isAlive(job.pid)).toBe(true); // it ends while the daemon is down, not before
+    fs.writeFileSync(path.join(d.env.HOME!, "exit-now"), "");
     await untilGone(job.pid);
     await d.start();
     const c2 = await d.client();
@@ -233,6 +248,7 @@ describe("the daemon killed under running jobs", () => {
     expect(r.life).toBe("exited");
     expect(r.exitCode).toBe(3);
     expect(r.state).toBe("failed");
+    expect(r.error).toBe("exited with code 3");
     const exits = (await c2.ok("events", { id: job.id })).events.filter((e: any) => e.kind === "exit");
     expect(exits).toHaveLength(1); // taken once
   });
@@ -254,5 +270,29 @@ describe("the pty host killed", () => {
     expect(job.life).toBe("running");
     await c.ok("reply", { id: a.id, text: "echo back-again" });
     await untilRow(c, a.id, "back", (r) => r.summary === "back-again");
+  });
+
+  it("with its jobs while the daemon is down (a reboot): the daemon starts, the job is failed, its terminal gone; respawn works", async () => {
+    const c = await setup();
+    const a = await dispatch(c, "bash", "echo before-the-reboot");
+    await untilRow(c, a.id, "ran", (r) => r.summary === "before-the-reboot");
+    const host = d.ptyHostPid()!;
+    await d.kill("SIGKILL");
+    expect(isAlive(host)).toBe(true);
+    expect(isAlive(a.pid)).toBe(true);
+    killPtyHost(d.home); // the jobs, then the host: what a reboot leaves of them
+    await untilGone(a.pid);
+    await untilGone(host);
+    await d.start();
+    const c2 = await d.client();
+    const failed = await row(c2, a.id);
+    expect(failed).toMatchObject({ life: "exited", state: "failed", pid: null });
+    expect(failed.error).toMatch(/terminal is gone/);
+    expect(d.ptyHostPid()).not.toBe(host);
+    const { job } = await c2.ok("respawn", { id: a.id });
+    expect(job.life).toBe("running");
+    expect(job.pid).not.toBe(a.pid);
+    await c2.ok("reply", { id: a.id, text: "echo after-the-reboot" });
+    await untilRow(c2, a.id, "back", (r) => r.summary === "after-the-reboot");
   });
 });

@@ -21,15 +21,13 @@ const UNREAD_LIMIT = 16 * MiB;
 
 const INERT = { command: ["sleep", "600"], task: "type", protocol: true };
 
-/** The daemon is alive, and a client is answered promptly. */
+/** The daemon is alive, and a client is answered (how fast is the benchmark's business). */
 async function expectServing(d: TestDaemon, witness: RawClient): Promise<void> {
   expect(d.proc!.exitCode).toBeNull();
   expect(d.proc!.signalCode).toBeNull();
   expect(isAlive(d.pid)).toBe(true);
-  const started = Date.now();
-  const r = await witness.request("list", {}, 5000);
+  const r = await witness.request("list", {});
   expect(r.ok).toBe(true);
-  expect(Date.now() - started).toBeLessThan(5000);
 }
 
 /** A request line of exactly `bytes` bytes (without its newline), padded in an unknown arg. */
@@ -220,6 +218,91 @@ describe("line length", () => {
   });
 });
 
+describe("requests in flight on one connection, on the real daemon", () => {
+  const IN_FLIGHT = 256;
+  // A job that ignores SIGTERM: a `stop` of it answers only once the process has ended, which
+  // (with a grace of ten minutes) is when the test kills it. Each stop in flight waits for it.
+  const STUBBORN = {
+    command: [
+      process.execPath,
+      "-e",
+      `const fs = require("node:fs"), dir = process.env.ROOST_JOB_DIR;
+       process.on("SIGTERM", () => fs.appendFileSync(dir + "/term.log", "TERM\\n"));
+       fs.writeFileSync(dir + "/ready", "");
+       setInterval(() => {}, 1e6);`,
+    ],
+  };
+  let d: TestDaemon;
+  let witness: RawClient;
+  let target: string;
+  beforeAll(async () => {
+    d = await startDaemon({
+      config: { agentProfiles: { stubborn: STUBBORN, inert: INERT } },
+      env: { ROOST_STOP_GRACE_MS: "600000" },
+    });
+    witness = await d.client();
+    target = (await witness.ok("dispatch", { profile: "inert", cwd: "/tmp" })).job.id;
+  });
+  afterAll(async () => d?.cleanup());
+  afterEach(async () => expectServing(d, witness));
+
+  const nameOf = async (id: string) => (await witness.ok("list", { id })).rows[0].name;
+
+  /**
+   * Writes `holds` stops of a stubborn job, then a rename of another job, in one write; waits
+   * until the first stop is under way (the job got its SIGTERM). Every stop is then in flight.
+   */
+  async function pileUp(holds: number, name: string) {
+    const { job } = await witness.ok("dispatch", { profile: "stubborn", cwd: "/tmp" });
+    const dir = path.join(d.home, "jobs", job.id);
+    await until("the stubborn job ready", () => fs.existsSync(path.join(dir, "ready")));
+    const c = await d.client();
+    c.write(
+      [
+        ...Array.from({ length: holds }, (_, i) => line({ id: i + 1, op: "stop", args: { id: job.id } })),
+        line({ id: "rename", op: "rename", args: { id: target, name } }),
+      ].join(""),
+    );
+    await until("the stop under way", () => fs.existsSync(path.join(dir, "term.log")));
+    return { c, pid: job.pid as number };
+  }
+
+  /** Once the stubborn job is killed, every stop is answered, in order, then the rename. */
+  async function release(c: RawClient, pid: number, holds: number) {
+    process.kill(pid, "SIGKILL");
+    await c.waitFor(() => (c.responses.length === holds + 1 ? true : undefined), "every answer");
+    expect(c.responses.map((r) => r.id)).toEqual([
+      ...Array.from({ length: holds }, (_, i) => i + 1),
+      "rename",
+    ]);
+    expect(c.responses.every((r) => r.ok)).toBe(true);
+  }
+
+  it("reads and runs the request after 255 that wait", async () => {
+    const holds = IN_FLIGHT - 1;
+    const { c, pid } = await pileUp(holds, "read-255");
+    // The 256th is in flight too: run at once, its answer waiting behind the stops' (in order).
+    await until("the rename run", async () => (await nameOf(target)) === "read-255");
+    expect(c.responses).toEqual([]);
+    await release(c, pid, holds);
+  });
+
+  it("does not read the request after 256 that wait, until some are answered", async () => {
+    const holds = IN_FLIGHT;
+    const { c, pid } = await pileUp(holds, "read-256");
+    // Everything the client wrote has reached the daemon (one write, and the stops are under
+    // way); the witness is served meanwhile, and the 257th is still not run. (The pause gives a
+    // daemon that did read it the time to run it: it can hide that fault, never fail a right one.)
+    for (let i = 0; i < 5; i++) expect((await witness.request("list", {})).ok).toBe(true);
+    await sleep(200);
+    expect(await nameOf(target)).not.toBe("read-256");
+    expect(c.responses).toEqual([]);
+    expect(c.isClosed).toBe(false);
+    await release(c, pid, holds);
+    expect(await nameOf(target)).toBe("read-256");
+  });
+});
+
 describe("a client that does not keep up", () => {
   let d: TestDaemon;
   let witness: RawClient;
@@ -269,10 +352,14 @@ describe("a client that does not keep up", () => {
     const sock = await connectSilent(d.socket);
     sock.on("error", () => {});
     sock.write(Array.from({ length: n }, (_, i) => events(i + 1)).join(""));
+    let closed = false;
+    sock.on("close", () => {
+      closed = true;
+    });
     for (let i = 0; i < 20; i++) {
-      const started = Date.now();
-      expect((await witness.request("list", {}, 5000)).ok).toBe(true);
-      expect(Date.now() - started).toBeLessThan(2000);
+      // Answered while the silent one's answers wait unread; it is held, not dropped.
+      expect((await witness.request("list", {})).ok).toBe(true);
+      expect(closed).toBe(false);
       peak = Math.max(peak, rss(d.pid));
       await sleep(50);
     }
@@ -315,9 +402,7 @@ describe("a client that does not keep up", () => {
       expect(r.ok, JSON.stringify(r).slice(0, 200)).toBe(true);
       if (i % 50 === 0) {
         peak = Math.max(peak, rss(d.pid));
-        const started = Date.now();
-        expect((await witness.request("list", { id: job.id }, 5000)).ok).toBe(true);
-        expect(Date.now() - started).toBeLessThan(2000);
+        expect((await witness.request("list", { id: job.id })).ok).toBe(true);
       }
     }
     // The daemon ended the silent one: a write of ours fails, and the socket closes.

@@ -58,6 +58,9 @@ export class TestDaemon extends DaemonProcess {
       }
       await sleep(25);
     }
+    // Not left behind: killed by pid with whatever it started (its pty host, any job).
+    await this.kill("SIGKILL");
+    killPtyHost(this.home);
     throw new Error(`the daemon did not start:\n${this.output}`);
   }
 
@@ -79,6 +82,42 @@ export class TestDaemon extends DaemonProcess {
     await this.kill("SIGKILL");
     this.removeAll();
   }
+}
+
+/**
+ * `roost daemon` run where it must refuse to start: its exit code and what it printed. The pty
+ * host it may have started in `env.ROOST_HOME` is killed by pid; a daemon still running after `ms`
+ * (it did start after all) is killed too, and that is the test's failure.
+ */
+export async function daemonRefusal(
+  env: Record<string, string | undefined>,
+  ms = 20000,
+): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  const proc = spawn(process.execPath, [CLI, "daemon"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  proc.stdout.on("data", (d) => {
+    stdout += d;
+  });
+  proc.stderr.on("data", (d) => {
+    stderr += d;
+  });
+  // "close": the process has exited and both pipes were read to their end.
+  const exited = new Promise<number | null>((resolve) => proc.once("close", (code) => resolve(code)));
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"running">((resolve) => {
+    timer = setTimeout(() => resolve("running"), ms);
+  });
+  const code = await Promise.race([exited, late]);
+  clearTimeout(timer);
+  if (code === "running") proc.kill("SIGKILL");
+  await exited;
+  // A refusal found late (the port taken) comes after the pty host was started: it would go
+  // away by itself once idle, but it is ours to end now.
+  if (env.ROOST_HOME) killPtyHost(env.ROOST_HOME);
+  if (code === "running")
+    throw new Error(`roost daemon was still running after ${ms} ms:\n${stdout}${stderr}`);
+  return { code, stdout, stderr };
 }
 
 export async function startDaemon(opts: DaemonOptions = {}): Promise<TestDaemon> {

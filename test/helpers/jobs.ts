@@ -5,9 +5,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { afterEach } from "vitest";
 import { startDaemon, type TestDaemon, until } from "./daemon.js";
-import { isAlive, procEnv } from "./processes.js";
+import { descendants, isAlive, procEnv } from "./processes.js";
 import type { RawClient } from "./raw-client.js";
 
 export { procEnv } from "./processes.js";
@@ -28,6 +29,22 @@ export const jobDir = (d: TestDaemon, id: string) => path.join(d.home, "jobs", i
 export const handled = (d: TestDaemon, id: string) => lines(path.join(jobDir(d, id), "handled.jsonl"));
 /** Every delivery the test agent saw, in order. */
 export const deliveries = (d: TestDaemon, id: string) => lines(path.join(jobDir(d, id), "deliveries.jsonl"));
+
+/**
+ * Whether the ack of reply `seq` is in the daemon's store (acks are written a moment after they
+ * come): a kill -9 after this cannot send that reply again. Read from the store file itself.
+ */
+export function ackStored(d: TestDaemon, id: string, seq: number): boolean {
+  const db = new Database(path.join(d.home, "roost.db"), { readonly: true, fileMustExist: true });
+  try {
+    const r = db.prepare("SELECT acked FROM replies WHERE job_id = ? AND seq = ?").get(id, seq) as
+      | { acked: number }
+      | undefined;
+    return r?.acked === 1;
+  } finally {
+    db.close();
+  }
+}
 
 /** The job's row, from `list {id}`. */
 export async function row(c: RawClient, id: string): Promise<any> {
@@ -57,6 +74,20 @@ export function untilRow(
 /** Waits until the process is gone (reaped, or a zombie: not running). */
 export function untilGone(pid: number, ms = 10000): Promise<boolean> {
   return until(`pid ${pid} gone`, () => !isAlive(pid), ms);
+}
+
+/**
+ * The process under a job (at any depth) running `command`, by its command line: an example
+ * agent's step, which runs in a session of its own (so that a stop can end it whole).
+ */
+export function stepProcess(jobPid: number, command: string): number | null {
+  for (const pid of descendants(jobPid)) {
+    try {
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+      if (argv.join(" ") === command) return pid; // the command itself, not the sh -c that runs it
+    } catch {}
+  }
+  return null;
 }
 
 /** A fresh directory for a job to work in; removed with `rmTemp`. */

@@ -43,6 +43,37 @@ export function childPids(pid: number): number[] {
   }
 }
 
+/**
+ * Every process under `pid`, however deep, from one snapshot of the process table: what a job
+ * started in a session of its own (an example agent's steps) is no longer in the job's process
+ * group, but it is still under the job until the job dies.
+ */
+export function descendants(pid: number): number[] {
+  let table: string;
+  try {
+    table = execFileSync("ps", ["-e", "-o", "pid=,ppid="], { encoding: "utf8" });
+  } catch {
+    return [];
+  }
+  const children = new Map<number, number[]>();
+  for (const line of table.split("\n")) {
+    const [child, parent] = line.trim().split(/\s+/).map(Number);
+    if (!child || !parent) continue;
+    const list = children.get(parent) ?? [];
+    list.push(child);
+    children.set(parent, list);
+  }
+  const out: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      out.push(child);
+      queue.push(child);
+    }
+  }
+  return out;
+}
+
 /** Running: a zombie (killed, not yet reaped by its parent) is gone for our purposes. */
 export function isAlive(pid: number): boolean {
   try {
@@ -87,9 +118,20 @@ export function ptyHostPid(home: string): number | null {
   }
 }
 
-/** The jobs are the pty host's children, each a session leader: its process group, then itself. */
+/**
+ * The jobs are the pty host's children, each a session leader: each job's process group, then
+ * everything under the jobs that left it (a process group or session of its own: an example
+ * agent's steps), each by its group and by itself. The tree is taken before anything is killed:
+ * a process whose parent dies is handed to init, and would no longer be found under the job.
+ */
 export function killJobsOf(hostPid: number): void {
-  for (const pid of childPids(hostPid)) killQuietly(-pid) || killQuietly(pid);
+  const jobs = childPids(hostPid);
+  const under = jobs.flatMap((job) => descendants(job));
+  for (const pid of jobs) killQuietly(-pid) || killQuietly(pid);
+  for (const pid of under) {
+    killQuietly(-pid);
+    killQuietly(pid);
+  }
 }
 
 /** Kills a home's pty host and every job it holds. */

@@ -2,14 +2,10 @@
  * The HTTP face's guard (control-plane.md, "Auth"; issue: HTTP and WebSocket), against a real
  * daemon: Host, then Origin, then the token, before any route runs or any WebSocket upgrades.
  */
-import { execFile } from "node:child_process";
 import fs from "node:fs";
-import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CLI, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
+import { daemonRefusal, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
 import { api, closeAllSockets, rawRequest, TestSocket, upgradeLines } from "../helpers/http.js";
-
-const run = promisify(execFile);
 
 let d: TestDaemon;
 let host: string;
@@ -399,18 +395,14 @@ describe("where it listens", () => {
   });
 
   it("refuses a non-loopback address from the environment: only roost.json may ask for one", async () => {
-    const err = await run(process.execPath, [CLI, "daemon"], {
-      env: { ...d.env, ROOST_HOME: `${d.home}-other`, ROOST_HOST: "0.0.0.0" },
-    }).catch((e) => e);
+    const err = await daemonRefusal({ ...d.env, ROOST_HOME: `${d.home}-other`, ROOST_HOST: "0.0.0.0" });
     expect(err.code).toBe(2);
     expect(err.stderr).toContain("http.host in roost.json");
   });
 
   it("says which port is taken, and exits", async () => {
     const port = new URL(d.url).port;
-    const err = await run(process.execPath, [CLI, "daemon"], {
-      env: { ...d.env, ROOST_HOME: `${d.home}-taken`, ROOST_PORT: port },
-    }).catch((e) => e);
+    const err = await daemonRefusal({ ...d.env, ROOST_HOME: `${d.home}-taken`, ROOST_PORT: port });
     expect(err.code).toBe(1);
     expect(err.stderr).toContain(`${port} is in use`);
   });

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { TestDaemon } from "../helpers/daemon.js";
 import { ROOT, until } from "../helpers/daemon.js";
 import { startCleanDaemon } from "../helpers/jobs.js";
@@ -17,20 +17,29 @@ const doc = fs.readFileSync(path.join(ROOT, "docs/http.md"), "utf8");
 const blocks = [...doc.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
 const [setup, ...examples] = blocks;
 
+// A daemon of its own for each test: each example runs on what the test made, not on what an
+// example before it left.
 let d: TestDaemon;
 let userHome: string;
 let prelude: string;
-beforeAll(async () => {
+beforeEach(async () => {
   d = (await startCleanDaemon({})).d;
   // The examples read ~/.roost/token: a home whose .roost is this daemon's.
   userHome = fs.mkdtempSync(path.join(os.tmpdir(), "roost-docs-"));
   fs.symlinkSync(d.home, path.join(userHome, ".roost"));
   prelude = setup!.replace("http://127.0.0.1:7777", d.url.replace(/\/$/, ""));
 });
-afterAll(async () => {
+afterEach(async () => {
   await d?.cleanup();
   fs.rmSync(userHome, { recursive: true, force: true });
 });
+
+/** The job the examples name, j1: a shell, as the dispatch example makes it. */
+async function shellJob(): Promise<void> {
+  const c = await d.client();
+  const { job } = await c.ok("dispatch", { profile: "shell", task: "echo hello from roost" });
+  expect(job.id).toBe("j1");
+}
 
 const bash = (script: string) =>
   run("bash", ["-euo", "pipefail", "-c", `${prelude}\n${script}`], {
@@ -57,6 +66,7 @@ describe("docs/http.md's curl examples", () => {
   });
 
   it("lists the rows, and one", async () => {
+    await shellJob();
     const { stdout } = await bash(find("/api/list"));
     const [all, one] = stdout
       .trim()
@@ -67,6 +77,7 @@ describe("docs/http.md's curl examples", () => {
   });
 
   it("replies, and the reply is typed into the shell", async () => {
+    await shellJob();
     const { stdout } = await bash(find("/api/reply"));
     expect(JSON.parse(stdout)).toMatchObject({ ok: true, result: { saved: true, seq: 2 } });
     await until("the reply typed into the shell", () =>
@@ -75,12 +86,16 @@ describe("docs/http.md's curl examples", () => {
   });
 
   it("reads the feed", async () => {
+    await shellJob();
+    const c = await d.client();
+    await c.ok("reply", { id: "j1", text: "echo a reply" });
     const { stdout } = await bash(find("/api/events?limit"));
     const kinds = JSON.parse(stdout).result.events.map((e: any) => e.kind);
     expect(kinds).toEqual(expect.arrayContaining(["dispatch", "start", "reply"]));
   });
 
   it("follows the feed: a new event is printed as it comes", async () => {
+    await shellJob();
     const follower = spawn("bash", ["-euo", "pipefail", "-c", `${prelude}\n${find("while true")}`], {
       env: { ...process.env, HOME: userHome },
       detached: true,
@@ -104,6 +119,7 @@ describe("docs/http.md's curl examples", () => {
   });
 
   it("stops the job and removes its row", async () => {
+    await shellJob();
     const { stdout } = await bash(find("/api/stop"));
     expect(
       stdout

@@ -3,7 +3,7 @@
  * the same results and the same error codes (control-plane.md, "The hub's ops": "the same ops,
  * args, results and error codes on the unix socket and over HTTP").
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../../sdk/ts/protocol/index.js";
 import { startDaemon, type TestDaemon } from "../helpers/daemon.js";
 import { api } from "../helpers/http.js";
@@ -12,16 +12,24 @@ import type { RawClient } from "../helpers/raw-client.js";
 
 let d: TestDaemon;
 let c: RawClient;
-/** Ids made by the cases, by name: a case's args may name one (`$job`). */
-const made: Record<string, string> = {};
+/**
+ * Each test's own jobs, made before it (a case's args may name one: `$job`, `$other`): no test
+ * leans on what one before it did. `job`: a protocol job whose agent never connects, its task
+ * waiting as reply 1; `other`: a terminal job.
+ */
+let made: Record<string, string> = {};
 
 beforeAll(async () => {
   d = await startDaemon({
     config: { agentProfiles: { silent: silentProfile(), sleeper: { command: ["sleep", "600"] } } },
   });
   c = await d.client();
-  made.job = (await c.ok("dispatch", { profile: "silent", task: "first task" })).job.id;
-  made.other = (await c.ok("dispatch", { profile: "sleeper", name: "other" })).job.id;
+});
+beforeEach(async () => {
+  made = {
+    job: (await c.ok("dispatch", { profile: "silent", task: "first task" })).job.id,
+    other: (await c.ok("dispatch", { profile: "sleeper", name: "other" })).job.id,
+  };
 });
 afterAll(async () => d?.cleanup());
 
@@ -31,6 +39,8 @@ interface Case {
   op: string;
   args: Record<string, unknown>;
   expect: Expect;
+  /** What the case needs done first, on the socket (ids as in `made`). */
+  before?: (ids: Record<string, string>) => Promise<void>;
 }
 
 const CASES: Case[] = [
@@ -83,10 +93,26 @@ const CASES: Case[] = [
     args: { id: "$job", text: "/compact" },
     expect: "busy",
   },
+  {
+    what: "reply to a job with 50 replies waiting",
+    op: "reply",
+    args: { id: "$job", text: "one too many" },
+    expect: "full",
+    // The task is reply 1: 49 more make 50 waiting.
+    before: async (ids) => {
+      for (let i = 2; i <= 50; i++) expect((await c.ok("reply", { id: ids.job, text: `r${i}` })).seq).toBe(i);
+    },
+  },
   { what: "the replies not yet taken", op: "pending", args: { id: "$job" }, expect: "equal" },
   { what: "pending of a job that is not there", op: "pending", args: { id: "j999" }, expect: "not_found" },
   { what: "pin", op: "pin", args: { id: "$job", pinned: true }, expect: "equal" },
-  { what: "list after pinning", op: "list", args: {}, expect: "equal" },
+  {
+    what: "list after pinning",
+    op: "list",
+    args: {},
+    expect: "equal",
+    before: async (ids) => void (await c.ok("pin", { id: ids.job, pinned: true })),
+  },
   { what: "rename to nothing", op: "rename", args: { id: "$job", name: "" }, expect: "bad_request" },
   { what: "rename", op: "rename", args: { id: "$job", name: "renamed" }, expect: "equal" },
   { what: "reorder with no ids", op: "reorder", args: { ids: [] }, expect: "bad_request" },
@@ -118,6 +144,7 @@ const resolve = (args: Record<string, unknown>): Record<string, unknown> =>
 describe("the socket and HTTP answer alike", () => {
   for (const k of CASES) {
     it(`${k.what}: ${k.expect}`, async () => {
+      await k.before?.(made);
       const args = resolve(k.args);
       const bySocket = await c.request(k.op, args);
       const byHttp = await api(d, k.op, args);
@@ -148,7 +175,8 @@ describe("the socket and HTTP answer alike", () => {
   }
 
   it("pending lists the job's replies not yet taken, oldest first, with their text", async () => {
-    // The silent agent never connects: its first task and the reply the cases sent both wait.
+    // The silent agent never connects: its first task and the reply sent here both wait.
+    await c.ok("reply", { id: made.job, text: "hello" });
     const { replies } = (await api(d, "pending", { id: made.job }, { method: "GET" })).body.result;
     expect(replies.map((r: any) => [r.seq, r.text, r.mode, r.kind])).toEqual([
       [1, "first task", null, null],
@@ -170,5 +198,30 @@ describe("the socket and HTTP answer alike", () => {
       expect(get.status, op).toBe(post.status);
       expect(get.body, op).toEqual(post.body);
     }
+  });
+
+  it("a refusal's status is its code's over HTTP: 429 for full, with the socket's answer", async () => {
+    for (let i = 2; i <= 50; i++) await c.ok("reply", { id: made.job, text: `r${i}` });
+    const byHttp = await api(d, "reply", { id: made.job, text: "one too many", requestId: "faces-full" });
+    expect(byHttp.status).toBe(429);
+    expect(byHttp.body).toMatchObject({ ok: false, code: "full" });
+    expect(byHttp.body.error).toContain("50");
+    const { replies } = await c.ok("pending", { id: made.job });
+    expect(replies).toHaveLength(50); // not kept
+  });
+
+  it("token create with a name that exists: conflict on the socket; over HTTP token is refused (405) before it runs", async () => {
+    const name = `faces-${made.job}`;
+    const first = await c.ok("token", { action: "create", name });
+    const again = await c.request("token", { action: "create", name });
+    expect(again).toMatchObject({ ok: false, code: "conflict" });
+    expect(ERROR_CODES.conflict.status).toBe(409);
+    // `token` is the owner's socket's alone: over HTTP no token op runs, so none can conflict.
+    const byHttp = await api(d, "token", { action: "create", name });
+    expect(byHttp.status).toBe(405);
+    expect(byHttp.body).toMatchObject({ ok: false, code: "unsupported" });
+    const { tokens } = await c.ok("token", { action: "list" });
+    expect(tokens.filter((t: any) => t.name === name)).toEqual([first.token]);
+    await c.ok("token", { action: "revoke", name });
   });
 });

@@ -2,12 +2,19 @@
  * The events feed and pushes (agent-protocol.md, `events`; control-plane.md, `subscribe`), against
  * a real daemon: what happened, who did it, cursors, limits, the last 1000, and live pushes.
  */
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { Bridge } from "../../bridge/server.js";
+import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
+import type { Core } from "../../server/core/core.js";
+import { Pushes } from "../../server/core/pushes.js";
+import { runOp } from "../../server/ops/index.js";
 import { agentProfile, until } from "../helpers/daemon.js";
 import { cleanDaemonPerTest, handled, silentProfile, untilRow } from "../helpers/jobs.js";
-import type { RawClient } from "../helpers/raw-client.js";
+import { RawClient } from "../helpers/raw-client.js";
 
 const daemon = cleanDaemonPerTest(() => ({
   agentProfiles: { agent: agentProfile(), silent: silentProfile() },
@@ -244,7 +251,7 @@ describe("subscribe", () => {
     expect(c.events).toEqual([]);
   });
 
-  it("pushes once per change, even when subscribed twice; stops when the connection closes", async () => {
+  it("pushes once per change, even when subscribed twice; the daemon goes on once the subscriber has closed", async () => {
     const { c, d, dir } = await daemon();
     const s = await d.client();
     await s.ok("subscribe", {});
@@ -260,6 +267,40 @@ describe("subscribe", () => {
     await s.closed;
     await c.ok("rename", { id: job.id, name: "twice" });
     expect((await c.ok("list", {})).rows[0].name).toBe("twice");
+  });
+
+  it("stops when the connection closes: the real socket server and subscribe op, in-process", async () => {
+    // The daemon does not say how many subscribe, so this runs the bridge and the op table in
+    // this process, around a real Pushes: only the rest of the core is left out.
+    const pushes = new Pushes();
+    const core = { pushes, registry: { rows: () => [] } } as unknown as Core;
+    const bridge = new Bridge((caller, op, args) => runOp(core, caller, op, args));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "roost-subscribe-"));
+    try {
+      await bridge.listen(path.join(dir, "s.sock"));
+      const s = await RawClient.connect(path.join(dir, "s.sock"));
+      expect(await s.ok("subscribe", {})).toEqual({ rows: [] });
+      expect(pushes.subscribers).toBe(1);
+      const entry = {
+        cursor: 1,
+        at: new Date().toISOString(),
+        id: "j1",
+        kind: "rename",
+        text: "x",
+        who: "user",
+        whoId: null,
+      };
+      pushes.feed(entry as FeedEntry);
+      await s.event((e) => e.event === "feed", "the push");
+      s.close();
+      await s.closed;
+      await until("the subscription gone with its connection", () => pushes.subscribers === 0);
+      pushes.feed({ ...entry, cursor: 2 } as FeedEntry); // nobody to push to: nothing breaks
+      expect(bridge.size).toBe(0);
+    } finally {
+      await bridge.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("is refused on a session's connection", async () => {

@@ -378,7 +378,7 @@ describe("exits, stop, rm, respawn", () => {
     const zero = (await c.ok("dispatch", { profile: "exit0", cwd: dir })).job;
     const r3 = await untilRow(c, three.id, "exited", (x) => x.life === "exited");
     expect(r3).toMatchObject({ exitCode: 3, state: "failed", status: "idle", pid: null });
-    expect(r3.error).toContain("3");
+    expect(r3.error).toBe("exited with code 3");
     expect(r3.endedAt).toMatch(ISO);
     const r0 = await untilRow(c, zero.id, "exited", (x) => x.life === "exited");
     expect(r0).toMatchObject({ exitCode: 0, state: "done", error: null, pid: null });
@@ -389,7 +389,7 @@ describe("exits, stop, rm, respawn", () => {
     const { job } = await c.ok("dispatch", { profile: "missing", cwd: dir });
     const r = await untilRow(c, job.id, "ended", (x) => x.life === "exited");
     expect(r.state).toBe("failed");
-    expect(r.error).toBeTruthy();
+    expect(r.error).toBe("could not start: command not found: /no/such/program");
     expect(r.pid).toBeNull();
   });
 

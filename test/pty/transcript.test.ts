@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { nextExit, until, useHost } from "./harness.js";
 
-describe("pty host transcripts", { timeout: 20_000 }, () => {
+describe("pty host transcripts", () => {
   const h = useHost();
   const file = (jobId: string, name = "transcript.log") => path.join(h.home(), "jobs", jobId, name);
   const read = (p: string) => (fs.existsSync(p) ? fs.readFileSync(p, "utf8") : "");
@@ -28,7 +28,16 @@ describe("pty host transcripts", { timeout: 20_000 }, () => {
     const all = Array.from({ length: 3000 }, (_, i) => `${i + 1}\r\n`).join(""); // 16893 bytes
     // Whole files of 4096 bytes were rotated away; the last full one is transcript.1.log.
     const rest = all.length % 4096;
-    await until("the last output", () => read(file("r")).length === rest);
+    // A loaded machine may take a while: the wait is long, and says what it saw if it ends.
+    await until(
+      "the last output",
+      () => {
+        const n = read(file("r")).length;
+        if (n !== rest) throw new Error(`transcript.log has ${n} bytes, not ${rest}`);
+        return true;
+      },
+      45_000,
+    );
     expect(read(file("r"))).toBe(all.slice(-rest));
     expect(read(file("r", "transcript.1.log"))).toBe(all.slice(-rest - 4096, -rest));
     expect(fs.readdirSync(path.join(h.home(), "jobs", "r")).sort()).toEqual([

@@ -120,9 +120,9 @@ describe("Reporter", () => {
     expect(fitReport({ state: "done", summary: "short" }).summary).toBe("short");
   });
 
-  it("says hello first, then the latest report; coalesces the row's text, sends a state change at once", async () => {
+  it("says hello first, then the latest report; coalesces the row's text, the last of it after the interval", async () => {
     const fake = await fakeDaemon();
-    const r = reporter(fake);
+    const r = reporter(fake, 1000);
     r.report({ state: "working", summary: "a" });
     await until("hello and report", () => fake.got.length === 2);
     expect(fake.got.map((g) => g.op)).toEqual(["hello", "report"]);
@@ -136,17 +136,39 @@ describe("Reporter", () => {
       token: "t",
       report: { state: "working", summary: "a" },
     });
-    await until("hello answered", () => r.daemon?.daemon.name === "fake");
+    // Two changes of the text in a row: the first is never sent, the last is, after the interval.
     r.report({ state: "working", summary: "b" });
     r.report({ state: "working", summary: "c" });
-    await new Promise((res) => setTimeout(res, 100));
-    expect(fake.got).toHaveLength(2); // held back
     await until("the last one, after the interval", () => fake.got.length === 3);
-    expect(fake.got[2]!.args.report.summary).toBe("c");
-    expect(fake.got[2]!.at - fake.got[1]!.at).toBeGreaterThanOrEqual(250);
+    expect(fake.got.map((g) => g.args.report?.summary ?? null)).toEqual([null, "a", "c"]);
+    expect(fake.got[2]!.at - fake.got[1]!.at).toBeGreaterThanOrEqual(950);
+    await r.close();
+    expect(fake.got).toHaveLength(3); // the latest was sent: close has nothing more to send
+  });
+
+  it("sends a change of state (or question) at once, not held with the text", async () => {
+    const fake = await fakeDaemon();
+    // The text is held for ten minutes: a state change that arrives at all went at once.
+    const r = reporter(fake, 600_000);
+    r.report({ state: "working", summary: "a" });
+    await until("hello and report", () => fake.got.length === 2);
+    r.report({ state: "working", summary: "held" });
     r.report({ state: "blocked", waitingFor: "question", question: "ok?" });
-    await until("the state change, at once", () => fake.got.length === 4);
-    expect(fake.got[3]!.at - fake.got[2]!.at).toBeLessThan(250);
+    await until("the state change", () => fake.got.length === 3);
+    expect(fake.got[2]!.args.report).toMatchObject({
+      state: "blocked",
+      waitingFor: "question",
+      question: "ok?",
+    });
+    r.report({ state: "blocked", waitingFor: "question", question: "really?" });
+    await until("the new question", () => fake.got.length === 4);
+    expect(fake.got[3]!.args.report.question).toBe("really?");
+    // The text alone never went: every report sent is one of the changes above.
+    expect(fake.got.slice(1).map((g) => [g.args.report.state, g.args.report.summary])).toEqual([
+      ["working", "a"],
+      ["blocked", null],
+      ["blocked", null],
+    ]);
     await r.close();
   });
 

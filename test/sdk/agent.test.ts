@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURES, ROOT, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
-import { lines, row as rowOf } from "../helpers/jobs.js";
+import { lines, row as rowOf, stepProcess, untilGone } from "../helpers/jobs.js";
 
 const DIST = path.join(ROOT, "dist/sdk/ts/agent");
 
@@ -145,13 +145,19 @@ describe("pi-roost/agent against a real daemon", () => {
 
   it("killed -9 while a handler runs: started again (respawn), it gets that reply again", async () => {
     const { c, id, pid, file } = await startAgent();
-    await c.ok("reply", { id, text: "sleep 1500" });
+    // The handler runs until the test opens its gate: the kill lands while it runs, for certain.
+    await c.ok("reply", { id, text: "gate open" });
     await until("the handler under way", () => lines(file("started.jsonl")).length === 2);
+    expect(lines(file("handled.jsonl")).map((h) => h.seq)).toEqual([1]);
     process.kill(pid, "SIGKILL");
     await until("the job ended", async () => (await rowOf(c, id)).life === "exited");
     expect((await rowOf(c, id)).pending).toBe(1);
     const { job } = await c.ok("respawn", { id });
     expect(job.pid).not.toBe(pid);
+    await until("reply 2 under way in the new process", () =>
+      lines(file("started.jsonl")).some((s) => s.seq === 2 && s.pid === job.pid),
+    );
+    fs.writeFileSync(file("open"), "");
     await until("reply 2 handled by the new process and acked", async () => {
       return lines(file("handled.jsonl")).length === 2 && (await rowOf(c, id)).pending === 0;
     });
@@ -160,7 +166,11 @@ describe("pi-roost/agent against a real daemon", () => {
       [1, pid],
       [2, job.pid],
     ]);
-    expect(lines(file("started.jsonl")).map((s) => s.seq)).toEqual([1, 2, 2]);
+    expect(lines(file("started.jsonl")).map((s) => [s.seq, s.pid])).toEqual([
+      [1, pid],
+      [2, pid],
+      [2, job.pid],
+    ]);
   });
 
   it("a reply finished but not acked (a crash between agent.json and the ack) is skipped and only acked", async () => {
@@ -254,12 +264,15 @@ describe("the example agent (sdk/ts/examples/example-agent.ts)", () => {
     // A steer "stop" ends a task under way early.
     await c.ok("reply", { id: job.id, text: "run: sleep 20; echo never > never.txt" });
     await until("working on it", async () => (await rowOf(c, job.id)).summary?.includes("sleep 20"));
+    // The step runs in a process group of its own, under the agent.
+    const step = await until("the step's process", () => stepProcess(job.pid, "sleep 20"));
     await c.ok("reply", { id: job.id, text: "stop", mode: "steer" });
     const stopped = await until("stopped", async () => {
       const r = await rowOf(c, job.id);
       return r.state === "done" && r.pending === 0 ? r : null;
     });
     expect(stopped.summary).toContain("stopped after 1 of 2 steps");
+    await untilGone(step); // the stop killed it
     expect(fs.existsSync(path.join(cwd, "never.txt"))).toBe(false);
   });
 });

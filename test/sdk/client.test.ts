@@ -1,7 +1,7 @@
 /** `pi-roost/client`: DaemonClient against a real daemon, through a restart. */
 import { afterEach, describe, expect, it } from "vitest";
 import { DaemonClient, type Subscribed } from "../../sdk/ts/client/index.js";
-import { RoostError } from "../../sdk/ts/protocol/index.js";
+import { OPS, type OpName, RoostError } from "../../sdk/ts/protocol/index.js";
 import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
 
 let d: TestDaemon;
@@ -15,26 +15,60 @@ describe("DaemonClient", () => {
   it("speaks every hub op, typed; errors carry the wire's code", async () => {
     d = await startDaemon({ env: { SHELL: "/bin/bash" } });
     client = new DaemonClient({ socket: d.socket });
-    const { job } = await client.dispatch({
-      profile: "shell",
-      task: "echo from-the-client",
-      cwd: d.env.HOME!,
-    });
+    const c = client;
+    /** The hub ops this test spoke through the client: at the end, every one of the schema set. */
+    const spoken = new Set<string>();
+    const speak = <T>(op: OpName, run: () => Promise<T>): Promise<T> => {
+      spoken.add(op);
+      return run();
+    };
+
+    const { job } = await speak("dispatch", () =>
+      c.dispatch({ profile: "shell", task: "echo from-the-client", cwd: d.env.HOME! }),
+    );
     expect(job.id).toBe("j1");
-    await client.rename(job.id, "named");
-    await client.pin(job.id);
-    const { rows } = await client.list();
+    const id = job.id;
+    await speak("rename", () => c.rename(id, "named"));
+    await speak("pin", () => c.pin(id));
+    await speak("reorder", () => c.reorder([id]));
+    const { rows } = await speak("list", () => c.list());
     expect(rows[0]).toMatchObject({ id: "j1", name: "named", pinned: true });
-    const err = await client.stop("j404").catch((e) => e);
+    expect((await speak("reply", () => c.reply({ id, text: "echo replied" }))).seq).toBe(2);
+    await until("the reply typed", async () => (await c.call("pending", { id })).replies.length === 0);
+    expect(await speak("pending", () => c.call("pending", { id }))).toEqual({ replies: [] });
+    await speak("resize", () => c.resize(id, 100, 30));
+    const screen = await speak("attach", () => c.call("attach", { id }));
+    expect([screen.cols, screen.rows]).toEqual([100, 30]);
+    expect(await speak("input", () => c.input(id, "echo typed-$((2+2))\r"))).toEqual({});
+    await until("the typing run", async () => (await c.list(id)).rows[0]?.summary === "typed-4");
+    expect(await speak("detach", () => c.call("detach", { id }))).toEqual({});
+    const err = await speak("stop", () => c.stop("j404")).catch((e) => e);
     expect(err).toBeInstanceOf(RoostError);
     expect(err.code).toBe("not_found");
-    const { events } = await client.events({ id: job.id });
-    expect(events.map((e) => e.kind)).toContain("dispatch");
-    expect((await client.profiles()).profiles.map((p) => p.name)).toContain("shell");
-    expect(await client.whoami()).toMatchObject({ token: null, readOnly: false });
-    const made = await client.token({ action: "create", name: "dash", readOnly: true });
+    const sub = c.subscribe();
+    spoken.add("subscribe");
+    const first = await sub.next();
+    expect(first.value).toMatchObject({ event: "rows" });
+    await sub.return?.();
+    const { events } = await speak("events", () => c.events({ id }));
+    expect(events.map((e) => e.kind)).toEqual(["dispatch", "start", "rename", "reply"]);
+    expect((await speak("profiles", () => c.profiles())).profiles.map((p) => p.name)).toContain("shell");
+    expect(await speak("whoami", () => c.whoami())).toMatchObject({ token: null, readOnly: false });
+    const made = await speak("token", () => c.token({ action: "create", name: "dash", readOnly: true }));
     expect(made.link).toMatch(new RegExp(`^${d.url}login\\?token=`));
-    expect((await client.token({ action: "list" })).tokens).toEqual([made.token]);
+    expect((await c.token({ action: "list" })).tokens).toEqual([made.token]);
+    expect(await c.stop(id)).toEqual({});
+    expect((await c.list(id)).rows[0]?.life).toBe("stopped");
+    const { job: again } = await speak("respawn", () => c.respawn(id));
+    expect(again).toMatchObject({ id, life: "running" });
+    expect(await speak("rm", () => c.rm(id))).toEqual({});
+    expect((await c.list()).rows).toEqual([]);
+    const exited = new Promise((resolve) => d.proc!.once("exit", resolve));
+    expect(await speak("shutdown", () => c.shutdown())).toEqual({});
+    await exited;
+
+    const hubOps = Object.keys(OPS).filter((op) => !["hello", "report", "ack"].includes(op));
+    expect([...spoken].sort()).toEqual(hubOps.sort());
   });
 
   it("subscribes as an async iterator, and carries on across a daemon restart", async () => {

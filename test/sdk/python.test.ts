@@ -7,12 +7,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { OPS } from "../../sdk/ts/protocol/index.js";
 import { FIXTURES, isAlive, ROOT, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
-import { lines, row as rowOf } from "../helpers/jobs.js";
+import { lines, row as rowOf, stepProcess, untilGone } from "../helpers/jobs.js";
 
 const CLIENT = path.join(ROOT, "sdk/python/roost_agent.py");
 const EXAMPLE = path.join(ROOT, "sdk/examples/example_agent.py");
 const PY_AGENT = path.join(FIXTURES, "py_agent.py");
+/** An op name the protocol does not have (and never will: ops are words). */
+const NOT_AN_OP = "no-such-op";
 
 let d: TestDaemon | undefined;
 const tmpDirs: string[] = [];
@@ -103,14 +106,16 @@ describe("the Python client", () => {
     expect(handled().map((h) => h.seq)).toEqual([1, 2, 3]);
     expect(handled()[2].mode).toBe("steer");
 
-    // The task board is not there yet: the request is refused, as a RoostError with its code.
-    await c.ok("reply", { id, text: "tasks" });
-    const [answer] = await until("the task request answered", () => {
+    // An op the daemon does not know: its refusal comes to the agent as a RoostError, with the
+    // daemon's code and message.
+    expect(Object.keys(OPS)).not.toContain(NOT_AN_OP);
+    await c.ok("reply", { id, text: `request ${NOT_AN_OP}` });
+    const [answer] = await until("the request answered", () => {
       const r = lines(path.join(dir, "requests.jsonl"));
       return r.length ? r : null;
     });
-    expect(answer.ok).toBe(false);
-    expect(answer.code).toBe("bad_request");
+    expect(answer).toMatchObject({ ok: false, code: "bad_request" });
+    expect(answer.error).toMatch(new RegExp(`^unknown op "${NOT_AN_OP}"; the ops are: `));
   });
 
   it("sends a field over its limit cut to it, not refused", async () => {
@@ -177,19 +182,31 @@ describe("the Python client", () => {
       const r = await rowOf(c, id);
       return r.pending === 0 && r.summary === "did: task one" ? r : null;
     });
-    await c.ok("reply", { id, text: "sleep 1500" });
+    // The handler runs until the test opens its gate: the kill lands while it runs, for certain.
+    await c.ok("reply", { id, text: "gate open" });
     await until("reply 2 under way", () => lines(path.join(dir, "started.jsonl")).some((s) => s.seq === 2));
+    expect(handled().map((h) => h.seq)).toEqual([1]);
     process.kill(first.pid, "SIGKILL");
     await until("the job ended", async () => (await rowOf(c, id)).life === "exited");
     expect((await rowOf(c, id)).pending).toBe(1);
     const { job } = await c.ok("respawn", { id });
     expect(job.pid).not.toBe(first.pid);
+    // The new process takes reply 2 again, from its start; then the gate opens.
+    await until("reply 2 under way in the new process", () =>
+      lines(path.join(dir, "started.jsonl")).some((s) => s.seq === 2 && s.pid === job.pid),
+    );
+    fs.writeFileSync(path.join(dir, "open"), "");
     await until("reply 2 handled by the new process, acked", async () => {
       const r = await rowOf(c, id);
       return r.pending === 0 && handled().some((h) => h.seq === 2) ? r : null;
     });
     expect(handled().map((h) => [h.seq, h.pid])).toEqual([
       [1, first.pid],
+      [2, job.pid],
+    ]);
+    expect(lines(path.join(dir, "started.jsonl")).map((h) => [h.seq, h.pid])).toEqual([
+      [1, first.pid],
+      [2, first.pid],
       [2, job.pid],
     ]);
   });
@@ -293,16 +310,18 @@ describe("the Python example agent", () => {
       const r = await rowOf(c, job.id);
       return r.state === "working" && r.tool === "shell" && r.summary === "sleep 30" ? r : null;
     });
+    // The step runs in a session of its own, under the agent.
+    const step = await until("the step's process", () => stepProcess(job.pid, "sleep 30"));
     await c.ok("reply", { id: job.id, text: "stop", mode: "steer" });
-    const stopped = await until(
-      "the task ended early",
-      async () => {
-        const r = await rowOf(c, job.id);
-        return r.state === "done" && r.pending === 0 ? r : null;
-      },
-      8000,
-    );
-    expect(stopped.summary).toMatch(/stopped/);
+    const stopped = await until("the task ended", async () => {
+      const r = await rowOf(c, job.id);
+      return r.state === "done" && r.pending === 0 ? r : null;
+    });
+    // Ended by the stop, not by running out: the step's process was killed, the step after it never ran.
+    // No step finished. (How many it says there were is the example's own count: not checked.)
+    expect(stopped.summary).toMatch(/^stopped after 0 of \d+ steps?$/);
+    await untilGone(step);
     expect(fs.existsSync(path.join(work, "never.txt"))).toBe(false);
+    expect(stopped.life).toBe("running");
   });
 });

@@ -192,12 +192,10 @@ describe("the hub and the Python example agent", () => {
       const order = (await api(d!, "list")).rows.map((r: any) => r.name).join(",");
       return order === "scratch shell,broken build,refresh notes,count files";
     });
-    expect(await page.locator("li.row .name").allTextContents()).toEqual([
-      "scratch shell",
-      "broken build",
-      "refresh notes",
-      "count files",
-    ]);
+    // The page follows the rows' pushes, which come one by one: it ends in the daemon's order.
+    await expect
+      .poll(() => page.locator("li.row .name").allTextContents(), { timeout: WAIT })
+      .toEqual(["scratch shell", "broken build", "refresh notes", "count files"]);
     expect(await page.evaluate("document.activeElement?.dataset?.id")).toBe(blocked.job.id);
 
     // Dragging a row's grip onto the top half of another puts it above that one.

@@ -196,7 +196,7 @@ describe("a job's pending replies", () => {
     await page.goto(`${d.url}#/jobs/${id}`);
     const section = page.getByRole("region", { name: "Pending replies" });
     const items = section.locator("li.pending-reply");
-    await expect.poll(() => items.count()).toBe(3);
+    await expect.poll(() => items.count(), { timeout: WAIT }).toBe(3);
     expect(await items.locator(".seq").allTextContents()).toEqual(["#1", "#2", "#3"]);
     await items.nth(0).getByText("the task itself").waitFor();
     await items.nth(1).getByText("please hurry").waitFor();
