@@ -107,6 +107,8 @@ export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">
 
 export function agentAck(core: Core, args: OpArgs<"ack">): OpResult<"ack"> {
   const job = authorize(core, args.id, args.token);
+  // As a report: an ended job's token speaks for it no more (its replies wait for its next start).
+  if (isEnded(job)) throw new RoostError("unauthorized", `${args.id} has ended: stop speaking for it`);
   ack(core, job, args.seq, args.exact ?? false);
   return {};
 }
