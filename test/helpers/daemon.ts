@@ -3,13 +3,14 @@
  * to over its real socket. Teardown kills by pid everything it started: the jobs, the pty host,
  * the daemon.
  */
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { socketAnswers } from "../../sdk/ts/client/socket-client.js";
 import { DaemonProcess, daemonEnv } from "./daemon-process.js";
-import { sleep } from "./processes.js";
+import { killPtyHost, sleep } from "./processes.js";
 import { RawClient } from "./raw-client.js";
 
 export { childPids, isAlive, sleep, until } from "./processes.js";
