@@ -7,29 +7,19 @@
 import type net from "node:net";
 import { performance } from "node:perf_hooks";
 import { connectSocket } from "../sdk/ts/client/socket-client.js";
-import { LineSplitter } from "../sdk/ts/protocol/lines.js";
-import type { Response } from "../test/helpers/raw-client.js";
+import { onMessages, type Response } from "../test/helpers/raw-client.js";
 
 /** An answer as it came: `{id, ok, result}` or `{id, ok, error, code}`. */
 export type Answer = Response;
 
 export class Conn {
   onEvent: (event: any) => void = () => {};
-  private readonly lines = new LineSplitter();
   private nextId = 1;
   private readonly waiting = new Map<number, (a: Answer) => void>();
   readonly closed: Promise<void>;
 
   private constructor(readonly socket: net.Socket) {
-    socket.on("data", (chunk: Buffer) => {
-      this.lines.push(chunk);
-      for (let line = this.lines.next(); line !== undefined; line = this.lines.next()) {
-        const msg = JSON.parse(line);
-        if ("event" in msg) this.onEvent(msg);
-        else this.answered(msg as Answer);
-      }
-    });
-    socket.on("error", () => {});
+    onMessages(socket, { onEvent: (event) => this.onEvent(event), onAnswer: (answer) => this.answered(answer) });
     this.closed = new Promise((resolve) =>
       socket.on("close", () => {
         const gone: Answer = { id: null, ok: false, code: "closed", error: "the connection closed" };

@@ -17,7 +17,7 @@ import { ROOST_VERSION } from "../version.js";
 import type { Core } from "./core.js";
 import { isEnded } from "./lifecycle.js";
 import { reportedName } from "./names.js";
-import { type AgentLink, EMPTY_REPORT, type LiveJob } from "./registry.js";
+import { type AgentLink, type LiveJob } from "./registry.js";
 import { ack, sendPending } from "./replies.js";
 import { setReport } from "./state.js";
 import { oneLine } from "./text.js";
@@ -87,9 +87,10 @@ export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">
   const rec = job.rec;
   // The known fields only (unknown ones are ignored, not kept), each null when left out; the
   // free-form ones were bounded by the args' check (schema.ts, `freeForm`).
-  const next: FullReport = { ...EMPTY_REPORT };
   const given = args.report as Record<string, unknown>;
-  for (const key of REPORT_FIELDS) (next as Record<string, unknown>)[key] = given[key] ?? null;
+  const fields: Record<string, unknown> = {};
+  for (const key of REPORT_FIELDS) fields[key] = given[key] ?? null;
+  const next = fields as FullReport;
   if (next.context) next.context = knownFields(Context, next.context);
   // The name rules (names.ts): a reported name that breaks one is ignored, never refused.
   next.name = reportedName(next.name);

@@ -71,6 +71,8 @@ export class Registry {
   private readonly jobs = new Map<string, LiveJob>();
   private readonly unsaved = new Set<LiveJob>();
   private flushTimer: NodeJS.Timeout | null = null;
+  /** The last `updatedAt` made, and its millisecond: a busy daemon changes rows many times in one. */
+  private clock = { ms: 0, iso: "" };
 
   /** `jobs`: the store's, as checked at start (stored-jobs.ts). */
   constructor(
@@ -117,7 +119,7 @@ export class Registry {
    * agent sends again after a restart anyway).
    */
   changed(job: LiveJob, durable: boolean): void {
-    job.rec.updatedAt = new Date().toISOString();
+    job.rec.updatedAt = this.now();
     this.pushes.row(job.rec.id, () => this.row(job));
     if (durable) {
       this.unsaved.delete(job);
@@ -126,6 +128,12 @@ export class Registry {
     }
     this.unsaved.add(job);
     this.flushTimer ??= setTimeout(() => this.flush(), REPORT_FLUSH_MS);
+  }
+
+  private now(): string {
+    const ms = Date.now();
+    if (ms !== this.clock.ms) this.clock = { ms, iso: new Date(ms).toISOString() };
+    return this.clock.iso;
   }
 
   /**

@@ -15,25 +15,42 @@ export interface Response {
   code?: string;
 }
 
+/**
+ * Reads every JSON line the daemon sends on `socket` (with the protocol's line splitter): events
+ * (`{"event": ...}`) to `onEvent`, answers to `onAnswer`, then `afterChunk` once per chunk read.
+ */
+export function onMessages(
+  socket: net.Socket,
+  handlers: { onEvent: (event: any) => void; onAnswer: (answer: Response) => void; afterChunk?: () => void },
+): void {
+  const lines = new LineSplitter();
+  socket.on("data", (chunk: Buffer) => {
+    lines.push(chunk);
+    for (let line = lines.next(); line !== undefined; line = lines.next()) {
+      const msg = JSON.parse(line);
+      if ("event" in msg) handlers.onEvent(msg);
+      else handlers.onAnswer(msg as Response);
+    }
+    handlers.afterChunk?.();
+  });
+  socket.on("error", () => {});
+}
+
 export class RawClient {
   readonly responses: Response[] = [];
   readonly events: any[] = [];
-  private readonly lines = new LineSplitter();
   private nextId = 1;
   private readonly waiters: (() => void)[] = [];
   readonly closed: Promise<void>;
 
   private constructor(readonly socket: net.Socket) {
-    socket.on("data", (chunk: Buffer) => {
-      this.lines.push(chunk);
-      for (let line = this.lines.next(); line !== undefined; line = this.lines.next()) {
-        const msg = JSON.parse(line);
-        if ("event" in msg) this.events.push(msg);
-        else this.responses.push(msg);
-      }
-      for (const w of this.waiters.splice(0)) w();
+    onMessages(socket, {
+      onEvent: (event) => this.events.push(event),
+      onAnswer: (answer) => this.responses.push(answer),
+      afterChunk: () => {
+        for (const w of this.waiters.splice(0)) w();
+      },
     });
-    socket.on("error", () => {});
     this.closed = new Promise((resolve) => socket.on("close", () => resolve()));
   }
 

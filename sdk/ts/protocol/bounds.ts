@@ -10,7 +10,28 @@ const utf8 = new TextEncoder();
 /** The path to the first place `value` nests deeper than `max` levels (itself is level 1), or null. */
 export function tooDeep(value: unknown, max: number): string[] | null {
   if (typeof value !== "object" || value === null) return null;
-  // Each entry: the value, its depth, and the entry it came from (the path, built only on failure).
+  // Every op's args pass here: the walk allocates nothing but its two stacks, and the path is
+  // found (by a second walk) only for a value that fails.
+  const values: object[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const v = values.pop()!;
+    const depth = depths.pop()!;
+    if (depth > max) return pathTooDeep(value, max);
+    for (const key in v) {
+      const child = (v as Record<string, unknown>)[key];
+      if (typeof child === "object" && child !== null) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return null;
+}
+
+/** `tooDeep`'s path, for a value known to nest deeper than `max`. */
+function pathTooDeep(value: object, max: number): string[] {
+  // Each entry: the value, its depth, and the entry it came from.
   type Step = { v: object; depth: number; key: string; from: Step | null };
   const stack: Step[] = [{ v: value, depth: 1, key: "", from: null }];
   while (stack.length > 0) {
@@ -22,7 +43,7 @@ export function tooDeep(value: unknown, max: number): string[] | null {
         stack.push({ v: child, depth: step.depth + 1, key, from: step });
     }
   }
-  return null;
+  return [];
 }
 
 function pathOf(step: { key: string; from: unknown }): string[] {
