@@ -19,7 +19,10 @@ export class Conn {
   readonly closed: Promise<void>;
 
   private constructor(readonly socket: net.Socket) {
-    onMessages(socket, { onEvent: (event) => this.onEvent(event), onAnswer: (answer) => this.answered(answer) });
+    onMessages(socket, {
+      onEvent: (event) => this.onEvent(event),
+      onAnswer: (answer) => this.answered(answer),
+    });
     this.closed = new Promise((resolve) =>
       socket.on("close", () => {
         const gone: Answer = { id: null, ok: false, code: "closed", error: "the connection closed" };

@@ -17,7 +17,7 @@ import { ROOST_VERSION } from "../version.js";
 import type { Core } from "./core.js";
 import { isEnded } from "./lifecycle.js";
 import { reportedName } from "./names.js";
-import { type AgentLink, type LiveJob } from "./registry.js";
+import type { AgentLink, LiveJob } from "./registry.js";
 import { ack, sendPending } from "./replies.js";
 import { setReport } from "./state.js";
 import { oneLine } from "./text.js";
