@@ -2,3 +2,4 @@ export * from "./errors.js";
 export * from "./ops.js";
 export * from "./schema.js";
 export * from "./text.js";
+export * from "./row-state.js";
