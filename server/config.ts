@@ -39,7 +39,11 @@ const ConfigSchema = Type.Object({
   concierge: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
 /** `profiles`: a Map, so that a name from a request ("__proto__", "toString") finds only a profile. */
-export type Config = Static<typeof ConfigSchema> & { profiles: ReadonlyMap<string, Profile> };
+export type Config = Static<typeof ConfigSchema> & {
+  profiles: ReadonlyMap<string, Profile>;
+  /** The profiles roost.json defines (one may replace a built-in one of the same name). */
+  fromFile: ReadonlySet<string>;
+};
 
 const checkConfig = compileCheck<Static<typeof ConfigSchema>>(ConfigSchema, "", "the file");
 
@@ -128,5 +132,5 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
     ...Object.entries(builtinProfiles(env)),
     ...Object.entries(config.agentProfiles ?? {}),
   ]);
-  return { ...config, profiles };
+  return { ...config, profiles, fromFile: new Set(Object.keys(config.agentProfiles ?? {})) };
 }

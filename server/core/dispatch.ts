@@ -15,6 +15,7 @@ import type { Core } from "./core.js";
 import type { Actor } from "./feed.js";
 import { start } from "./lifecycle.js";
 import { checkName } from "./names.js";
+import { missingProgram } from "./programs.js";
 import { excerpt } from "./text.js";
 
 export async function dispatch(
@@ -29,6 +30,18 @@ export async function dispatch(
   }
   const profile = profileNamed(core, args.profile);
   const cwd = checkCwd(args.cwd ?? profile.cwd ?? os.homedir());
+  // Refused before a row is made: a job whose program is not there could only fail.
+  const missing = missingProgram(profile, cwd);
+  if (missing) {
+    const runnable = [...core.config.profiles]
+      .filter(([, p]) => missingProgram(p, p.cwd ?? cwd) === null)
+      .map(([n]) => n)
+      .sort();
+    throw new RoostError(
+      "bad_request",
+      `profile ${JSON.stringify(args.profile)} cannot run: ${missing}; install it, or dispatch one of: ${runnable.join(", ")}`,
+    );
+  }
   const name = args.name === undefined ? null : checkName(args.name);
   const task = args.task?.trim() ? args.task : undefined;
   const launch = launchOf(profile, cwd, task);

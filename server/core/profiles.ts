@@ -1,15 +1,22 @@
 /** `profiles` (protocol.md, "The hub's ops"): what `dispatch` takes, as roost.json defines it. */
 import type { OpResult } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "./core.js";
+import { missingProgram } from "./programs.js";
 
 export function profiles(core: Core): OpResult<"profiles"> {
   return {
-    profiles: [...core.config.profiles].map(([name, p]) => ({
-      name,
-      description: p.description ?? null,
-      command: p.command,
-      task: p.task ?? "type",
-      protocol: p.protocol ?? false,
-    })),
+    profiles: [...core.config.profiles].map(([name, p]) => {
+      const missing = missingProgram(p, p.cwd ?? core.paths.home);
+      return {
+        name,
+        description: p.description ?? null,
+        command: p.command,
+        task: p.task ?? "type",
+        protocol: p.protocol ?? false,
+        source: core.config.fromFile.has(name) ? ("roost.json" as const) : ("built-in" as const),
+        installed: missing === null,
+        missing,
+      };
+    }),
   };
 }

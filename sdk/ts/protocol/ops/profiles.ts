@@ -12,6 +12,12 @@ export const profiles = {
         command: Type.Array(Type.String()),
         task: oneOf(["type", "argv"] as const),
         protocol: Type.Boolean(),
+        /** Where it is defined: roost's own, or the home's roost.json (which may replace one of roost's). */
+        source: oneOf(["built-in", "roost.json"] as const),
+        /** Its program is found and executable; `dispatch` refuses one that is not. */
+        installed: Type.Boolean(),
+        /** Why it cannot run ("claude is not installed: not found on the PATH"); null when it can. */
+        missing: Type.Union([Type.String(), Type.Null()]),
       }),
     ),
   }),
