@@ -18,10 +18,12 @@ import { checkName } from "./names.js";
 import { missingProgram } from "./programs.js";
 import { excerpt } from "./text.js";
 
+/** A new job; `parent`: the session that spawned it (`spawn`), null for the user's. */
 export async function dispatch(
   core: Core,
   args: OpArgs<"dispatch">,
   actor: Actor,
+  parent: string | null = null,
 ): Promise<{ job: Row; duplicate?: boolean }> {
   if (args.requestId) {
     const id = core.store.jobForDispatchRequest(args.requestId);
@@ -47,7 +49,7 @@ export async function dispatch(
   const launch = launchOf(profile, cwd, task);
   const firstReply = task !== undefined && launch.task === "type" ? { text: task, mode: null } : null;
   const { job: rec, lastSeq } = core.store.createJob(
-    (num) => newRecord(core, `j${num}`, args, { launch, name, task }),
+    (num) => newRecord(core, `j${num}`, args, { launch, name, task, parent }),
     firstReply,
   );
   rec.lastSeq = lastSeq; // committed: the first task's seq is the job's
@@ -88,7 +90,12 @@ function newRecord(
   core: Core,
   id: string,
   args: OpArgs<"dispatch">,
-  { launch, name, task }: { launch: Launch; name: string | null; task: string | undefined },
+  {
+    launch,
+    name,
+    task,
+    parent,
+  }: { launch: Launch; name: string | null; task: string | undefined; parent: string | null },
 ): JobRecord {
   const now = new Date().toISOString();
   return {
@@ -99,7 +106,7 @@ function newRecord(
     userName: name,
     defaultName: task !== undefined ? excerpt(task, 60) : args.profile,
     role: null,
-    parent: null,
+    parent,
     pinned: false,
     order: core.registry.topOrder(),
     life: "starting",
@@ -115,6 +122,7 @@ function newRecord(
     startedAt: null,
     endedAt: null,
     updatedAt: now,
+    sessionKey: null,
   };
 }
 

@@ -1,5 +1,12 @@
 /** What the store keeps, in the shapes the core works with. */
-import type { AgentInfo, FullReport, Row } from "../../sdk/ts/protocol/index.js";
+import type {
+  AgentInfo,
+  FullReport,
+  ITEM_KINDS,
+  RELATIONS,
+  Row,
+  SessionRef,
+} from "../../sdk/ts/protocol/index.js";
 
 /** How a job is started: fixed at dispatch, used again by respawn. */
 export interface Launch {
@@ -38,6 +45,8 @@ export interface JobRecord {
   startedAt: string | null;
   endedAt: string | null;
   updatedAt: string;
+  /** A foreground pi's own session key (`peer_register`); null for every other job. */
+  sessionKey: string | null;
 }
 
 /**
@@ -55,14 +64,27 @@ export class Unreadable {
   constructor(readonly why: string) {}
 }
 
+/** What makes a reply a peer item: its kind, its sender, and the sender as the receiver sees it. */
+export interface PeerMeta {
+  kind: (typeof ITEM_KINDS)[number];
+  from: SessionRef;
+  relation: (typeof RELATIONS)[number];
+}
+
 export interface ReplyRecord {
   jobId: string;
   seq: number;
+  /** A peer item's text begins with its envelope. */
   text: string;
   mode: "steer" | "followUp" | null;
+  /** Set for a peer item delivered as an agent item (acked exactly); null for the rest. */
   kind: string | null;
   requestId: string | null;
   at: string;
+  /** Null for the user's replies. */
+  peer: PeerMeta | null;
+  /** A child's handback with `done`: that child is stopped once this is delivered. */
+  thenStop: string | null;
 }
 
 export interface NewReply {
@@ -70,6 +92,18 @@ export interface NewReply {
   mode: "steer" | "followUp" | null;
   kind?: string | null;
   requestId?: string | null;
+  peer?: PeerMeta | null;
+  thenStop?: string | null;
+}
+
+/** A session's watch on another (`watch`): kept across restarts until it fires or expires. */
+export interface WatchRecord {
+  watcher: string;
+  target: string;
+  targetName: string;
+  when: "idle" | "ended";
+  at: string;
+  expiresAt: string;
 }
 
 export interface NewFeedEntry {

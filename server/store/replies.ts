@@ -6,7 +6,7 @@
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import type { GroupCommit } from "./group-commit.js";
 import type { NewReply, ReplyRecord } from "./records.js";
-import { type Params, replyFromRow } from "./rows.js";
+import { type Params, replyFromRow, replyToParams } from "./rows.js";
 import type { Statements } from "./statements.js";
 
 const ACK_FLUSH_MS = 50;
@@ -44,16 +44,10 @@ export class Replies {
         kind: reply.kind ?? null,
         requestId: keepIdNow ? null : (reply.requestId ?? null), // else kept below, at once
         at,
+        peer: reply.peer ?? null,
+        thenStop: reply.thenStop ?? null,
       };
-      this.sql.insertReply.run({
-        job_id: jobId,
-        seq: record.seq,
-        text: record.text,
-        mode: record.mode,
-        kind: record.kind,
-        request_id: record.requestId,
-        at,
-      });
+      this.sql.insertReply.run(replyToParams(record));
       if (reply.requestId && keepIdNow) this.keepRequestId(jobId, reply.requestId, record.seq);
       this.commits.afterCommit(() => {
         // A list read inside the transaction holds the reply already.

@@ -1,6 +1,14 @@
 /** Rows as SQLite keeps them, and the records the core works with (records.ts): each way, once. */
 import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
-import { type JobRecord, type ReplyRecord, type StoredJob, type TokenRecord, Unreadable } from "./records.js";
+import {
+  type JobRecord,
+  type PeerMeta,
+  type ReplyRecord,
+  type StoredJob,
+  type TokenRecord,
+  Unreadable,
+  type WatchRecord,
+} from "./records.js";
 
 export type Params = Record<string, unknown>;
 
@@ -40,6 +48,7 @@ export function jobToParams(j: JobRecord): Params {
     started_at: j.startedAt,
     ended_at: j.endedAt,
     updated_at: j.updatedAt,
+    session_key: j.sessionKey,
   };
 }
 
@@ -68,6 +77,7 @@ export function jobFromRow(r: Params): StoredJob {
     startedAt: r.started_at as string | null,
     endedAt: r.ended_at as string | null,
     updatedAt: r.updated_at as string,
+    sessionKey: (r.session_key as string | null) ?? null,
   };
 }
 
@@ -80,6 +90,42 @@ export function replyFromRow(r: Params): ReplyRecord {
     kind: r.kind as string | null,
     requestId: r.request_id as string | null,
     at: r.at as string,
+    peer: r.from_id
+      ? {
+          kind: r.peer_kind as PeerMeta["kind"],
+          from: { id: r.from_id as string, name: r.from_name as string },
+          relation: r.relation as PeerMeta["relation"],
+        }
+      : null,
+    thenStop: (r.then_stop as string | null) ?? null,
+  };
+}
+
+export function replyToParams(r: ReplyRecord): Params {
+  return {
+    job_id: r.jobId,
+    seq: r.seq,
+    text: r.text,
+    mode: r.mode,
+    kind: r.kind,
+    request_id: r.requestId,
+    at: r.at,
+    peer_kind: r.peer?.kind ?? null,
+    from_id: r.peer?.from.id ?? null,
+    from_name: r.peer?.from.name ?? null,
+    relation: r.peer?.relation ?? null,
+    then_stop: r.thenStop,
+  };
+}
+
+export function watchFromRow(r: Params): WatchRecord {
+  return {
+    watcher: r.watcher as string,
+    target: r.target as string,
+    targetName: r.target_name as string,
+    when: r.when as WatchRecord["when"],
+    at: r.at as string,
+    expiresAt: r.expires_at as string,
   };
 }
 

@@ -6,7 +6,9 @@ import type Database from "better-sqlite3";
 
 const JOB_COLUMNS = `id, token, profile, launch, user_name, default_name, role, parent, pinned, ord, life,
   exit_code, pid, kind, agent, capabilities, report, last_seq, dispatch_request_id, created_at,
-  started_at, ended_at, updated_at`;
+  started_at, ended_at, updated_at, session_key`;
+const REPLY_COLUMNS =
+  "job_id, seq, text, mode, kind, request_id, at, peer_kind, from_id, from_name, relation, then_stop";
 
 const columns = JOB_COLUMNS.split(",").map((c) => c.trim());
 
@@ -24,8 +26,10 @@ const SQL = {
   // The job's next reply seq, taken in the transaction that saves the reply: rolled back with it.
   nextSeq:
     "UPDATE jobs SET last_seq = last_seq + 1, updated_at = @updated_at WHERE id = @id RETURNING last_seq",
-  insertReply: `INSERT INTO replies (job_id, seq, text, mode, kind, request_id, at)
-     VALUES (@job_id, @seq, @text, @mode, @kind, @request_id, @at)`,
+  insertReply: `INSERT INTO replies (${REPLY_COLUMNS})
+     VALUES (${REPLY_COLUMNS.split(", ")
+       .map((c) => `@${c}`)
+       .join(", ")})`,
   insertRequestId: `INSERT INTO reply_request_ids (job_id, request_id, seq, n)
      VALUES (@job_id, @request_id, @seq,
        (SELECT coalesce(max(n), 0) + 1 FROM reply_request_ids WHERE job_id = @job_id))`,
@@ -33,7 +37,7 @@ const SQL = {
        (SELECT max(n) FROM reply_request_ids WHERE job_id = @job_id) - @keep`,
   replyForRequest: "SELECT seq FROM reply_request_ids WHERE job_id = ? AND request_id = ?",
   pendingForRequest: "SELECT seq FROM replies WHERE job_id = ? AND request_id = ? AND acked = 0",
-  pendingReplies: `SELECT job_id, seq, text, mode, kind, request_id, at FROM replies INDEXED BY replies_pending
+  pendingReplies: `SELECT ${REPLY_COLUMNS} FROM replies INDEXED BY replies_pending
      WHERE job_id = ? AND acked = 0 ORDER BY seq`,
   pendingCounts: "SELECT job_id, count(*) AS n FROM replies WHERE acked = 0 GROUP BY job_id",
   // The partial index of pending replies, named: without statistics SQLite would walk every
@@ -41,6 +45,15 @@ const SQL = {
   ackUpTo:
     "UPDATE replies INDEXED BY replies_pending SET acked = 1 WHERE job_id = ? AND seq <= ? AND kind IS NULL AND acked = 0",
   ackExact: "UPDATE replies SET acked = 1 WHERE job_id = ? AND seq = ? AND acked = 0",
+  // Peer items sent since a time: the rules' memory (duplicates, the rate), read again at start.
+  peerItemsSince: `SELECT ${REPLY_COLUMNS} FROM replies INDEXED BY replies_peer
+     WHERE from_id IS NOT NULL AND at > ? ORDER BY at`,
+  jobForSessionKey: "SELECT id FROM jobs WHERE session_key = ?",
+  allWatches: 'SELECT watcher, target, target_name, "when", at, expires_at FROM watches',
+  upsertWatch: `INSERT INTO watches (watcher, target, target_name, "when", at, expires_at)
+     VALUES (@watcher, @target, @target_name, @when, @at, @expires_at)
+     ON CONFLICT (watcher, target, "when") DO UPDATE SET at = @at, expires_at = @expires_at, target_name = @target_name`,
+  deleteWatch: 'DELETE FROM watches WHERE watcher = ? AND target = ? AND "when" = ?',
   insertEvent: `INSERT INTO events (at, job_id, kind, text, who, who_id)
      VALUES (@at, @job_id, @kind, @text, @who, @who_id) RETURNING cursor`,
   pruneEvents: "DELETE FROM events WHERE cursor <= ?",

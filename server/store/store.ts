@@ -10,9 +10,25 @@ import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import { GroupCommit } from "./group-commit.js";
 import { openDatabase } from "./open.js";
-import type { JobRecord, NewFeedEntry, NewReply, ReplyRecord, StoredJob, TokenRecord } from "./records.js";
+import type {
+  JobRecord,
+  NewFeedEntry,
+  NewReply,
+  ReplyRecord,
+  StoredJob,
+  TokenRecord,
+  WatchRecord,
+} from "./records.js";
 import { Replies } from "./replies.js";
-import { eventFromRow, jobFromRow, jobToParams, type Params, tokenFromRow } from "./rows.js";
+import {
+  eventFromRow,
+  jobFromRow,
+  jobToParams,
+  type Params,
+  replyFromRow,
+  tokenFromRow,
+  watchFromRow,
+} from "./rows.js";
 import { prepare, type Statements } from "./statements.js";
 
 export class Store {
@@ -153,6 +169,39 @@ export class Store {
 
   flushAcks(): void {
     this.replies.flushAcks();
+  }
+
+  // ---- the peers (core/peers.ts) ----
+
+  /** Peer items sent after `since` (ISO time), oldest first: the rules' memory after a restart. */
+  peerItemsSince(since: string): ReplyRecord[] {
+    return (this.sql.peerItemsSince.all(since) as Params[]).map(replyFromRow);
+  }
+
+  jobForSessionKey(key: string): string | null {
+    const row = this.sql.jobForSessionKey.get(key) as { id: string } | undefined;
+    return row?.id ?? null;
+  }
+
+  watches(): WatchRecord[] {
+    return (this.sql.allWatches.all() as Params[]).map(watchFromRow);
+  }
+
+  putWatch(w: WatchRecord): void {
+    this.commits.run(() =>
+      this.sql.upsertWatch.run({
+        watcher: w.watcher,
+        target: w.target,
+        target_name: w.targetName,
+        when: w.when,
+        at: w.at,
+        expires_at: w.expiresAt,
+      }),
+    );
+  }
+
+  removeWatch(w: Pick<WatchRecord, "watcher" | "target" | "when">): void {
+    this.commits.run(() => this.sql.deleteWatch.run(w.watcher, w.target, w.when));
   }
 
   // ---- the events feed ----

@@ -38,6 +38,7 @@ function newJob(s: Store, requestId: string | null = null, task: string | null =
       token: "t",
       profile: "shell",
       launch: { command: ["bash"], cwd: "/tmp", env: {}, task: "type", protocol: false },
+      sessionKey: null,
       userName: null,
       defaultName: "shell",
       role: null,

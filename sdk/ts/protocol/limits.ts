@@ -27,6 +27,16 @@ export const LIMITS = {
   connections: 1024,
   inFlight: 256,
   unreadBytes: 16 * 1024 * 1024,
+  // The peers (coordination.md, "Peer items"):
+  peerText: 8000, // a `send` or `handback` text
+  peerItemsWaiting: 20, // peer items not yet taken, per receiver (`full`)
+  sendsPerMinute: 30, // `send`s per sender (`rate_limited`); handbacks and notices are not counted
+  duplicateMs: 60_000, // the same text to the same session again within this is a duplicate
+  children: 8, // live children per session (`spawn`: `full`)
+  treeDepth: 4, // a session tree at most this deep, its root at 1 (`spawn`: `full`)
+  watches: 20, // per session (`full`)
+  watchMs: 12 * 3600_000, // a watch expires after this
+  foregroundGraceMs: 5000, // a foreground pi's row waits this long for it to come back (PI_ROOST_FG_CLAIM_GRACE_MS)
 } as const;
 
 /** Every report field but `state`, null: what a report leaves out (agent-protocol.md, `report`). */

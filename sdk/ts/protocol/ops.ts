@@ -9,9 +9,12 @@ import { attach } from "./ops/attach.js";
 import { detach } from "./ops/detach.js";
 import { dispatch } from "./ops/dispatch.js";
 import { events } from "./ops/events.js";
+import { handback } from "./ops/handback.js";
 import { hello } from "./ops/hello.js";
 import { input } from "./ops/input.js";
 import { list } from "./ops/list.js";
+import { peer_register } from "./ops/peer_register.js";
+import { peers } from "./ops/peers.js";
 import { pending } from "./ops/pending.js";
 import { pin } from "./ops/pin.js";
 import { profiles } from "./ops/profiles.js";
@@ -22,10 +25,13 @@ import { report } from "./ops/report.js";
 import { resize } from "./ops/resize.js";
 import { respawn } from "./ops/respawn.js";
 import { rm } from "./ops/rm.js";
+import { send } from "./ops/send.js";
 import { shutdown } from "./ops/shutdown.js";
+import { spawn } from "./ops/spawn.js";
 import { stop } from "./ops/stop.js";
 import { subscribe } from "./ops/subscribe.js";
 import { token } from "./ops/token.js";
+import { watch } from "./ops/watch.js";
 import { whoami } from "./ops/whoami.js";
 
 export const OPS = {
@@ -33,6 +39,13 @@ export const OPS = {
   hello,
   report,
   ack,
+  // -- the peer ops, on a session's own connection (coordination.md) --
+  peers,
+  send,
+  spawn,
+  handback,
+  watch,
+  peer_register,
   // -- the hub's ops --
   list,
   dispatch,

@@ -20,6 +20,12 @@ export const STATUSES = ["busy", "waiting", "idle"] as const;
 export const WAITING_FOR = ["question", "dialog", "first-prompt"] as const;
 export const LIVES = ["starting", "running", "exited", "stopped"] as const;
 export const REPLY_MODES = ["steer", "followUp"] as const;
+/** What a job is: run in a terminal, speaking the protocol, or a foreground pi (`peer_register`). */
+export const JOB_KINDS = ["terminal", "protocol", "foreground"] as const;
+/** A peer item's kind (coordination.md, "Peer items"); a `deliver` without one is the user's reply. */
+export const ITEM_KINDS = ["message", "report", "notice", "digest"] as const;
+/** The sender as the receiver sees it. */
+export const RELATIONS = ["parent", "child", "peer", "concierge", "roost"] as const;
 
 export const JobId = Type.String({ minLength: 1, maxLength: 64 });
 export const Token = Type.String({ minLength: 1, maxLength: 256 });
@@ -96,6 +102,14 @@ export const AgentInfo = Type.Object({
 });
 export type AgentInfo = Static<typeof AgentInfo>;
 
+/** A session as `send`, `handback` and `watch` name it back: its id and its name. */
+export const SessionRef = Type.Object({ id: JobId, name: Type.String() });
+export type SessionRef = Static<typeof SessionRef>;
+/** Where a peer item went: to a connected agent, or waiting (the receiver away or ended), or not at all. */
+export const ITEM_OUTCOMES = ["delivered", "queued", "duplicate"] as const;
+/** A peer's text: its envelope is added by roost. */
+export const PeerText = Type.String({ minLength: 1, maxLength: LIMITS.peerText });
+
 /** A row (control-plane.md, "A row"): the job's record and its latest report. */
 export const Row = Type.Object({
   ...reportFields,
@@ -103,7 +117,7 @@ export const Row = Type.Object({
   name: Type.String(),
   profile: Type.String(),
   role: nullable(Type.Literal("concierge")),
-  kind: oneOf(["terminal", "protocol"] as const),
+  kind: oneOf(JOB_KINDS),
   pinned: Type.Boolean(),
   order: Type.Integer(),
   life: oneOf(LIVES),
@@ -153,9 +167,9 @@ export const DeliverEvent = Type.Object({
   seq: Type.Integer({ minimum: 1 }),
   text: Type.String(),
   mode: Type.Optional(oneOf(REPLY_MODES)),
-  kind: Type.Optional(oneOf(["message", "report", "notice", "digest"] as const)),
-  from: Type.Optional(Type.Unknown()),
-  relation: Type.Optional(Type.String()),
+  kind: Type.Optional(oneOf(ITEM_KINDS)),
+  from: Type.Optional(Type.Object({ id: JobId, name: Type.String() })),
+  relation: Type.Optional(oneOf(RELATIONS)),
 });
 export type DeliverEvent = Static<typeof DeliverEvent>;
 export const RowEvent = Type.Object({ event: Type.Literal("row"), row: Row });

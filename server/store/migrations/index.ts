@@ -82,4 +82,30 @@ export const MIGRATIONS: readonly string[] = [
     created_at TEXT NOT NULL
   ) STRICT;
   `,
+  // 4: the peers (coordination.md). A peer item is a reply with a sender: `peer_kind` (message,
+  // report, notice), `from_id`/`from_name`, `relation`; `kind` stays what it was, set only for an
+  // item delivered as an agent item (acked exactly), null for one delivered as an ordinary
+  // follow-up with its envelope. `then_stop`: a child's handback with `done`, the child stopped
+  // once it is delivered. `session_key`: a foreground pi's own session, so that it gets its id back.
+  `
+  ALTER TABLE replies ADD COLUMN peer_kind TEXT;
+  ALTER TABLE replies ADD COLUMN from_id TEXT;
+  ALTER TABLE replies ADD COLUMN from_name TEXT;
+  ALTER TABLE replies ADD COLUMN relation TEXT;
+  ALTER TABLE replies ADD COLUMN then_stop TEXT;
+  CREATE INDEX replies_peer ON replies (from_id, at) WHERE from_id IS NOT NULL;
+
+  ALTER TABLE jobs ADD COLUMN session_key TEXT;
+  CREATE UNIQUE INDEX jobs_session_key ON jobs (session_key) WHERE session_key IS NOT NULL;
+
+  CREATE TABLE watches (
+    watcher TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+    target TEXT NOT NULL,
+    target_name TEXT NOT NULL,
+    "when" TEXT NOT NULL,             -- idle | ended
+    at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    PRIMARY KEY (watcher, target, "when")
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
