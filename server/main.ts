@@ -7,17 +7,21 @@ import fs from "node:fs";
 import type { FastifyInstance } from "fastify";
 import { Bridge } from "../bridge/server.js";
 import { socketAnswers } from "../sdk/ts/client/socket-client.js";
+import { LIMITS } from "../sdk/ts/protocol/index.js";
 import { loadConfig } from "./config.js";
 import { connectionClosed } from "./core/agents.js";
 import type { Core } from "./core/core.js";
 import { Feed } from "./core/feed.js";
 import { findJobsAgain } from "./core/find-again.js";
+import { Foreground, foregroundGraceMs } from "./core/foreground.js";
 import { HostLink } from "./core/host-link.js";
+import { PeerRules } from "./core/peer-rules.js";
 import { Pushes } from "./core/pushes.js";
 import { Registry } from "./core/registry.js";
 import { loadJobs, recordSetAside } from "./core/stored-jobs.js";
 import { Tokens } from "./core/tokens.js";
 import { Viewers } from "./core/viewers.js";
+import { Watches } from "./core/watches.js";
 import { raiseFileLimit } from "./descriptors.js";
 import { secureHome } from "./home.js";
 import { listenAddress } from "./http/address.js";
@@ -55,6 +59,11 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     feed,
     pushes,
     viewers: new Viewers(() => core),
+    peers: {
+      rules: new PeerRules(store.peerItemsSince(new Date(Date.now() - LIMITS.duplicateMs).toISOString())),
+      watches: new Watches(() => core, store),
+      foreground: new Foreground(() => core, foregroundGraceMs(env)),
+    },
     terminals: () => hostLink.terminals(),
     stopGraceMs: Number(env.ROOST_STOP_GRACE_MS) || 3000,
     tokens,

@@ -23,7 +23,7 @@ import { setReport } from "./state.js";
 import { oneLine } from "./text.js";
 
 /** The daemon's capabilities: what is built, and no more. */
-export const DAEMON_CAPABILITIES = ["replies", "steer"];
+export const DAEMON_CAPABILITIES = ["replies", "steer", "agent-items", "peers", "spawn", "handback"];
 
 /** What the bridge keeps per connection that matters to the core. */
 export interface AgentConnection {
@@ -94,7 +94,7 @@ export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">
   if (next.context) next.context = knownFields(Context, next.context);
   // The name rules (names.ts): a reported name that breaks one is ignored, never refused.
   next.name = reportedName(next.name);
-  rec.kind = "protocol";
+  if (rec.kind !== "foreground") rec.kind = "protocol";
   const newLink = job.link !== conn.link;
   if (newLink) {
     job.link = conn.link;
@@ -120,5 +120,6 @@ export function connectionClosed(core: Core, conn: AgentConnection): void {
   if (job && job.link === conn.link) {
     job.link = null;
     core.registry.changed(job, false);
+    if (job.rec.kind === "foreground") core.peers.foreground.disconnected(job);
   }
 }

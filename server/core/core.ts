@@ -4,10 +4,13 @@ import type { Paths } from "../paths.js";
 import type { ListResult, ScreenState, Snapshot, SpawnSpec } from "../pty/wire.js";
 import type { Store } from "../store/store.js";
 import type { Feed } from "./feed.js";
+import type { Foreground } from "./foreground.js";
+import type { PeerRules } from "./peer-rules.js";
 import type { Pushes } from "./pushes.js";
 import type { Registry } from "./registry.js";
 import type { Tokens } from "./tokens.js";
 import type { Viewers } from "./viewers.js";
+import type { Watches } from "./watches.js";
 
 /** How a job ended, as the pty host says or wrote it. */
 export interface ExitInfo {
@@ -43,6 +46,8 @@ export interface Core {
   feed: Feed;
   pushes: Pushes;
   viewers: Viewers;
+  /** The peers' state: the message rules' memory, the watches, foreground pis' grace timers. */
+  peers: { rules: PeerRules; watches: Watches; foreground: Foreground };
   terminals: () => Promise<Terminals>;
   /** How long `stop` waits after SIGTERM before SIGKILL. */
   stopGraceMs: number;

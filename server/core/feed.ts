@@ -26,7 +26,12 @@ export type FeedKind =
   | "restart"
   | "rm"
   | "rename"
-  | "repair";
+  | "repair"
+  // the peers (coordination.md): `who`/`whoId` the sender, `id` the receiver (for a notice, the watcher)
+  | "message"
+  | "spawn"
+  | "handback"
+  | "notice";
 
 export class Feed {
   constructor(

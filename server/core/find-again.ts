@@ -25,6 +25,10 @@ export async function findJobsAgain(core: Core): Promise<void> {
   }
   for (const job of core.registry.all()) {
     if (isEnded(job)) continue;
+    if (job.rec.kind === "foreground") {
+      core.peers.foreground.disconnected(job); // its pi reconnects within the grace, or it exited
+      continue;
+    }
     const pid = liveIds.get(job.rec.id);
     if (pid !== undefined) {
       job.rec.pid = pid;

@@ -76,6 +76,8 @@ export function start(core: Core, job: LiveJob): Promise<void> {
 /** Starts (or starts again) the job's process in its own pseudo-terminal, held by the pty host. */
 async function startNow(core: Core, job: LiveJob): Promise<void> {
   const rec = job.rec;
+  // A foreground pi is started by its user, in a terminal of theirs: its replies wait for it.
+  if (rec.kind === "foreground") return;
   const dir = jobDir(core.paths, rec.id);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   fs.rmSync(path.join(dir, "exit.json"), { force: true });
@@ -151,6 +153,7 @@ export function ended(
   // never answers is worse than one that answers `busy`.
   try {
     core.registry.changed(job, true);
+    core.peers.watches.changed(rec.id);
     const text = stopped ? "stopped" : (reason ?? `exited with code ${code}`);
     core.viewers.ended(rec.id, text);
     core.feed.record(rec.id, stopped ? "stop" : "exit", text, stoppedBy ?? ROOST);
@@ -171,6 +174,11 @@ export function stop(core: Core, job: LiveJob, actor: Actor): Promise<void> {
 async function stopNow(core: Core, job: LiveJob, actor: Actor): Promise<void> {
   if (isEnded(job)) return;
   job.stopping = actor;
+  if (job.rec.kind === "foreground") {
+    // No process of roost's to signal: the row ends, and the pi's connection no longer speaks for it.
+    ended(core, job, null, null);
+    return;
+  }
   const exited = new Promise<void>((resolve) => job.exitWaiters.push(resolve));
   const terminals = await core.terminals();
   await terminals.signal(job.rec.id, "SIGTERM").catch(() => {});
@@ -185,7 +193,9 @@ async function stopNow(core: Core, job: LiveJob, actor: Actor): Promise<void> {
 export function remove(core: Core, job: LiveJob, actor: Actor): Promise<void> {
   return oneAtATime(core, job, async () => {
     await stopNow(core, job, actor);
+    core.peers.watches.changed(job.rec.id, true); // "removed" is a stop, and an end
     core.store.deleteJob(job.rec.id);
+    core.peers.watches.watcherRemoved(job.rec.id);
     core.registry.remove(job);
     fs.rmSync(jobDir(core.paths, job.rec.id), { recursive: true, force: true });
     core.feed.record(job.rec.id, "rm", `removed ${job.rec.userName ?? job.rec.defaultName}`, actor);
@@ -194,6 +204,11 @@ export function remove(core: Core, job: LiveJob, actor: Actor): Promise<void> {
 
 /** Starts the job again under the same id (a running one is stopped first); its seq continues. */
 export function respawn(core: Core, job: LiveJob, actor: Actor): Promise<Row> {
+  if (job.rec.kind === "foreground")
+    throw new RoostError(
+      "bad_request",
+      `${job.rec.id} is a foreground pi: its user starts it, in a terminal of theirs`,
+    );
   return oneAtATime(core, job, async () => {
     await stopNow(core, job, actor);
     core.feed.record(job.rec.id, "respawn", "respawned", actor);

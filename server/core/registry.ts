@@ -165,6 +165,11 @@ export class Registry {
       .map((j) => this.row(j));
   }
 
+  /** The job's name as its row shows it: the user's, else the agent's, else roost's. */
+  nameOf(job: LiveJob): string {
+    return job.rec.userName ?? job.rec.report?.name ?? job.rec.defaultName;
+  }
+
   row(job: LiveJob): Row {
     const r = job.rec;
     const report = r.report ?? EMPTY_REPORT;
@@ -172,7 +177,7 @@ export class Registry {
     // 25 µs (a `list` of 10,000 rows took 260 ms to build), this in about 1.
     return Object.assign({}, report, {
       id: r.id,
-      name: r.userName ?? report.name ?? r.defaultName,
+      name: this.nameOf(job),
       profile: r.profile,
       role: r.role,
       kind: r.kind,

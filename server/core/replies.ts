@@ -6,18 +6,30 @@
 import { type DeliverEvent, RoostError } from "../../sdk/ts/protocol/index.js";
 import type { ReplyRecord } from "../store/records.js";
 import type { Core } from "./core.js";
+import { delivered } from "./peer-items.js";
 import type { LiveJob } from "./registry.js";
 
-export function deliverEvent(r: Pick<ReplyRecord, "jobId" | "seq" | "text" | "mode">): DeliverEvent {
+/** A reply as the agent gets it; a peer item delivered as an agent item carries its kind, sender and relation. */
+export function deliverEvent(
+  r: Pick<ReplyRecord, "jobId" | "seq" | "text" | "mode"> & Partial<Pick<ReplyRecord, "kind" | "peer">>,
+): DeliverEvent {
   const event: DeliverEvent = { event: "deliver", id: r.jobId, seq: r.seq, text: r.text };
   if (r.mode) event.mode = r.mode;
+  if (r.kind && r.peer) {
+    event.kind = r.peer.kind;
+    event.from = r.peer.from;
+    event.relation = r.peer.relation;
+  }
   return event;
 }
 
 /** A new reporting connection: every pending reply is sent again, in order. */
 export function sendPending(core: Core, job: LiveJob): void {
   if (!job.link || job.pending === 0) return;
-  for (const r of core.store.pendingReplies(job.rec.id)) job.link.send(deliverEvent(r));
+  for (const r of core.store.pendingReplies(job.rec.id)) {
+    job.link.send(deliverEvent(r));
+    delivered(core, r);
+  }
 }
 
 /** agent-protocol.md, `ack`: cumulative over the user's replies, or `exact` for one peer item. */

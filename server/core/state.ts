@@ -13,6 +13,7 @@ export function setReport(core: Core, job: LiveJob, next: FullReport): void {
   const previous = job.rec.report;
   job.rec.report = next;
   core.registry.changed(job, false);
+  core.peers.watches.changed(job.rec.id);
   const stateChanged =
     previous?.state !== next.state || (next.state === "blocked" && previous?.question !== next.question);
   if (!stateChanged || !MEANINGFUL_STATES.has(next.state)) return;

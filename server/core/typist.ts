@@ -6,6 +6,7 @@
  */
 import { DEFAULT_QUIET_MS } from "../pty/wire.js";
 import type { Core } from "./core.js";
+import { delivered } from "./peer-items.js";
 import type { LiveJob } from "./registry.js";
 
 /** What a terminal agent's screen last said, and when roost last typed into it (the job's `quiet`). */
@@ -67,6 +68,7 @@ export function typePending(core: Core, job: LiveJob): Promise<void> {
       await terminals.write(job.rec.id, keystrokes(r.text));
       core.store.markTyped(job.rec.id, r.seq, r.requestId);
       job.pending--;
+      delivered(core, r);
       if (r.mode !== "steer") followUpTyped = true;
       q.typedAt = Date.now();
       q.busy = true;

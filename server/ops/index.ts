@@ -11,10 +11,13 @@ import type { Caller, OpDef } from "./define.js";
 import { detachOp } from "./detach.js";
 import { dispatchOp } from "./dispatch.js";
 import { eventsOp } from "./events.js";
+import { handbackOp } from "./handback.js";
 import { helloOp } from "./hello.js";
 import { inputOp } from "./input.js";
 import { listOp } from "./list.js";
 import { type OpOutcome, outcomeOfThrown } from "./outcome.js";
+import { peer_registerOp } from "./peer_register.js";
+import { peersOp } from "./peers.js";
 import { pendingOp } from "./pending.js";
 import { pinOp } from "./pin.js";
 import { profilesOp } from "./profiles.js";
@@ -25,10 +28,13 @@ import { reportOp } from "./report.js";
 import { resizeOp } from "./resize.js";
 import { respawnOp } from "./respawn.js";
 import { rmOp } from "./rm.js";
+import { sendOp } from "./send.js";
 import { shutdownOp } from "./shutdown.js";
+import { spawnOp } from "./spawn.js";
 import { stopOp } from "./stop.js";
 import { subscribeOp } from "./subscribe.js";
 import { tokenOp } from "./token.js";
+import { watchOp } from "./watch.js";
 import { whoamiOp } from "./whoami.js";
 
 const SOCKET_ONLY_WHY = "the agent protocol, and HTTP tokens, are for the owner's socket";
@@ -47,6 +53,13 @@ const defs = [
   helloOp,
   reportOp,
   ackOp,
+  // the peers', on a session's own connection
+  peersOp,
+  sendOp,
+  spawnOp,
+  handbackOp,
+  watchOp,
+  peer_registerOp,
   // the jobs'
   listOp,
   dispatchOp,
@@ -104,7 +117,9 @@ export function runOp(
     if (!op.allow.includes(side)) {
       throw new RoostError(
         "unsupported",
-        `${name} is a hub op, refused on a connection that identified as a session: open a connection of your own`,
+        side === "session"
+          ? `${name} is a hub op, refused on a connection that identified as a session: open a connection of your own`
+          : `${name} is a session's op, on an agent's own connection after its report: the user talks to a session with reply`,
       );
     }
     if (op.socketOnly && !caller.conn)

@@ -1,0 +1,176 @@
+/**
+ * The peer ops (coordination.md, "The peer ops"): on a session's own connection, after its report
+ * (or `peer_register`), sessions list each other, message each other, spawn children that hand
+ * back, and watch each other. The items themselves are peer-items.ts's; the rules' memory
+ * peer-rules.ts's; watches watches.ts's; a foreground pi's row foreground.ts's.
+ */
+import { LIMITS, type OpArgs, type OpResult, RoostError } from "../../sdk/ts/protocol/index.js";
+import type { Caller } from "../ops/define.js";
+import type { Core } from "./core.js";
+import { dispatch } from "./dispatch.js";
+import type { Actor } from "./feed.js";
+import { isEnded } from "./lifecycle.js";
+import { type Outcome, relationOf, sendItem } from "./peer-items.js";
+import { EMPTY_REPORT, type LiveJob } from "./registry.js";
+import { setReport } from "./state.js";
+import { excerpt } from "./text.js";
+
+/** The session this connection speaks for: `unauthorized` before its report, or once it ended. */
+export function sessionOf(core: Core, caller: Caller): LiveJob {
+  const jobId = caller.conn?.jobId ?? null;
+  if (jobId === null)
+    throw new RoostError(
+      "unauthorized",
+      "a peer op is a session's: report first on this connection (a foreground pi: peer_register)",
+    );
+  const job = core.registry.find(jobId);
+  if (!job) throw new RoostError("unauthorized", `${jobId} was removed: stop speaking for it`);
+  if (isEnded(job)) throw new RoostError("unauthorized", `${jobId} has ended: stop speaking for it`);
+  return job;
+}
+
+/** The session as an actor in the feed: its name, with its id. */
+export const actorOf = (core: Core, job: LiveJob): Actor => ({
+  who: core.registry.nameOf(job),
+  whoId: job.rec.id,
+});
+
+/** `to` as an id, or a name exactly one live session has. */
+export function sessionNamed(core: Core, to: string): LiveJob {
+  const byId = core.registry.find(to);
+  if (byId) return byId;
+  const named = core.registry.all().filter((j) => !isEnded(j) && core.registry.nameOf(j) === to);
+  if (named.length === 1) return named[0]!;
+  if (named.length === 0)
+    throw new RoostError(
+      "not_found",
+      `no session ${JSON.stringify(to)}: \`peers\` lists them, by id and name`,
+    );
+  throw new RoostError(
+    "bad_request",
+    `${named.length} sessions are named ${JSON.stringify(to)} (${named.map((j) => j.rec.id).join(", ")}): name one by its id`,
+  );
+}
+
+export function peers(core: Core, caller: Caller): OpResult<"peers"> {
+  const self = sessionOf(core, caller);
+  return {
+    peers: core.registry.rows().map((row) => ({
+      id: row.id,
+      name: row.name,
+      profile: row.profile,
+      role: row.role,
+      kind: row.kind,
+      life: row.life,
+      state: row.state,
+      status: row.status,
+      summary: row.summary,
+      parent: row.parent,
+      connected: row.connected,
+      self: row.id === self.rec.id,
+    })),
+  };
+}
+
+export async function send(core: Core, caller: Caller, args: OpArgs<"send">): Promise<OpResult<"send">> {
+  const from = sessionOf(core, caller);
+  const to = sessionNamed(core, args.to);
+  const ref = { id: to.rec.id, name: core.registry.nameOf(to) };
+  if (to === from) throw new RoostError("bad_request", "a session cannot send to itself");
+  const rules = core.peers.rules;
+  if (rules.isDuplicate(from.rec.id, to.rec.id, args.text)) return { outcome: "duplicate", to: ref };
+  const wait = rules.waitFor(from.rec.id);
+  if (wait > 0)
+    throw new RoostError(
+      "rate_limited",
+      `${from.rec.id} sent ${LIMITS.sendsPerMinute} messages in the last minute; the next may go in ${Math.ceil(wait / 1000)} s`,
+    );
+  const peer = {
+    kind: "message" as const,
+    from: { id: from.rec.id, name: core.registry.nameOf(from) },
+    relation: relationOf(from, to),
+  };
+  const outcome = await sendItem(core, to, {
+    peer,
+    text: args.text,
+    mode: args.mode ?? null,
+    feed: { kind: "message", text: excerpt(args.text), actor: actorOf(core, from) },
+  });
+  rules.record(from.rec.id, to.rec.id, args.text);
+  return { outcome, to: ref };
+}
+
+/** How deep the session is in its tree: a root is 1. */
+function depthOf(core: Core, job: LiveJob): number {
+  let depth = 1;
+  for (let p = job.rec.parent; p !== null && depth <= LIMITS.treeDepth; depth++)
+    p = core.registry.find(p)?.rec.parent ?? null;
+  return depth;
+}
+
+export async function spawn(core: Core, caller: Caller, args: OpArgs<"spawn">): Promise<OpResult<"spawn">> {
+  const parent = sessionOf(core, caller);
+  if (args.requestId) {
+    // A resend of a spawn that was taken is its job, whatever the limits now say.
+    const id = core.store.jobForDispatchRequest(args.requestId);
+    const existing = id ? core.registry.find(id) : undefined;
+    if (existing) return { job: core.registry.row(existing) };
+  }
+  const children = core.registry.all().filter((j) => j.rec.parent === parent.rec.id && !isEnded(j));
+  if (children.length >= LIMITS.children)
+    throw new RoostError(
+      "full",
+      `${parent.rec.id} has ${children.length} live children (at most ${LIMITS.children}); wait for one to hand back`,
+    );
+  if (depthOf(core, parent) + 1 > LIMITS.treeDepth)
+    throw new RoostError(
+      "full",
+      `a session tree is at most ${LIMITS.treeDepth} deep; ${parent.rec.id} is at the bottom`,
+    );
+  const actor = actorOf(core, parent);
+  const { job } = await dispatch(core, args, actor, parent.rec.id);
+  core.feed.record(job.id, "spawn", `${job.id} (${args.profile}): ${excerpt(args.task)}`, actor);
+  return { job };
+}
+
+export async function handback(
+  core: Core,
+  caller: Caller,
+  args: OpArgs<"handback">,
+): Promise<OpResult<"handback">> {
+  const child = sessionOf(core, caller);
+  const parentId = child.rec.parent;
+  if (parentId === null) throw new RoostError("bad_request", `${child.rec.id} has no parent to hand back to`);
+  const parent = core.registry.find(parentId);
+  if (!parent) throw new RoostError("not_found", `${child.rec.id}'s parent ${parentId} was removed`);
+  const done = args.done ?? true;
+  if (done) {
+    // Its row says done at once; its process is stopped once the item reached the parent.
+    const report = child.rec.report ?? EMPTY_REPORT;
+    setReport(core, child, {
+      ...report,
+      state: "done",
+      status: "idle",
+      summary: excerpt(args.text, LIMITS.summary),
+    });
+  }
+  const outcome: Outcome = await sendItem(core, parent, {
+    peer: {
+      kind: "report",
+      from: { id: child.rec.id, name: core.registry.nameOf(child) },
+      relation: "child",
+    },
+    text: args.text,
+    thenStop: done ? child.rec.id : null,
+    feed: { kind: "handback", text: excerpt(args.text), actor: actorOf(core, child) },
+  });
+  return { outcome, to: { id: parent.rec.id, name: core.registry.nameOf(parent) } };
+}
+
+export async function watch(core: Core, caller: Caller, args: OpArgs<"watch">): Promise<OpResult<"watch">> {
+  const watcher = sessionOf(core, caller);
+  const target = sessionNamed(core, args.id);
+  if (target === watcher) throw new RoostError("bad_request", "a session cannot watch itself");
+  const fired = await core.peers.watches.watch(watcher, target, args.when);
+  return { id: target.rec.id, name: core.registry.nameOf(target), when: args.when, fired };
+}

@@ -1,0 +1,10 @@
+/** `peer_register` (protocol.md, "The peer ops"): a foreground pi becomes a session; logic in core/foreground.ts. */
+import { defineOp, socketConnection } from "./define.js";
+
+export const peer_registerOp = defineOp({
+  name: "peer_register",
+  allow: ["hub", "session"],
+  acts: true,
+  socketOnly: true,
+  handler: (core, args, caller) => core.peers.foreground.register(socketConnection(caller), args),
+});
