@@ -25,6 +25,13 @@ const viewOf = (job: LiveJob) =>
   });
 
 /** Whether what `when` waits for is so now (`removed`: the job is gone). */
+/** What a notice says the session is: as its row says, but `done` or `idle` for "your turn". */
+function wordFor(job: LiveJob): string {
+  const view = viewOf(job);
+  if (view !== "your turn") return view;
+  return job.rec.report?.state === "done" ? "done" : "idle";
+}
+
 export function isSo(when: WatchRecord["when"], job: LiveJob | undefined): boolean {
   if (!job) return true;
   if (when === "ended") return isEnded(job);
@@ -116,7 +123,7 @@ export class Watches {
     const watcher = core.registry.find(w.watcher);
     if (!watcher) return;
     const target = removed ? undefined : core.registry.find(w.target);
-    const now = target ? viewOf(target) : "removed";
+    const now = target ? wordFor(target) : "removed";
     const said =
       target?.rec.report?.question ?? target?.rec.report?.error ?? target?.rec.report?.summary ?? null;
     const text = `${w.target} ${JSON.stringify(w.targetName)} is ${now}${said ? `: ${said}` : ""} (your watch: ${w.when})`;
