@@ -5,7 +5,7 @@
  * peer-rules.ts's; watches watches.ts's; a foreground pi's row foreground.ts's.
  */
 import { LIMITS, type OpArgs, type OpResult, RoostError } from "../../sdk/ts/protocol/index.js";
-import type { Caller } from "../ops/define.js";
+import type { AgentConnection } from "./agents.js";
 import type { Core } from "./core.js";
 import { dispatch } from "./dispatch.js";
 import type { Actor } from "./feed.js";
@@ -16,8 +16,8 @@ import { setReport } from "./state.js";
 import { excerpt } from "./text.js";
 
 /** The session this connection speaks for: `unauthorized` before its report, or once it ended. */
-export function sessionOf(core: Core, caller: Caller): LiveJob {
-  const jobId = caller.conn?.jobId ?? null;
+export function sessionOf(core: Core, conn: AgentConnection): LiveJob {
+  const jobId = conn.jobId;
   if (jobId === null)
     throw new RoostError(
       "unauthorized",
@@ -52,8 +52,8 @@ export function sessionNamed(core: Core, to: string): LiveJob {
   );
 }
 
-export function peers(core: Core, caller: Caller): OpResult<"peers"> {
-  const self = sessionOf(core, caller);
+export function peers(core: Core, conn: AgentConnection): OpResult<"peers"> {
+  const self = sessionOf(core, conn);
   return {
     peers: core.registry.rows().map((row) => ({
       id: row.id,
@@ -72,8 +72,12 @@ export function peers(core: Core, caller: Caller): OpResult<"peers"> {
   };
 }
 
-export async function send(core: Core, caller: Caller, args: OpArgs<"send">): Promise<OpResult<"send">> {
-  const from = sessionOf(core, caller);
+export async function send(
+  core: Core,
+  conn: AgentConnection,
+  args: OpArgs<"send">,
+): Promise<OpResult<"send">> {
+  const from = sessionOf(core, conn);
   const to = sessionNamed(core, args.to);
   const ref = { id: to.rec.id, name: core.registry.nameOf(to) };
   if (to === from) throw new RoostError("bad_request", "a session cannot send to itself");
@@ -108,8 +112,12 @@ function depthOf(core: Core, job: LiveJob): number {
   return depth;
 }
 
-export async function spawn(core: Core, caller: Caller, args: OpArgs<"spawn">): Promise<OpResult<"spawn">> {
-  const parent = sessionOf(core, caller);
+export async function spawn(
+  core: Core,
+  conn: AgentConnection,
+  args: OpArgs<"spawn">,
+): Promise<OpResult<"spawn">> {
+  const parent = sessionOf(core, conn);
   if (args.requestId) {
     // A resend of a spawn that was taken is its job, whatever the limits now say.
     const id = core.store.jobForDispatchRequest(args.requestId);
@@ -135,10 +143,10 @@ export async function spawn(core: Core, caller: Caller, args: OpArgs<"spawn">): 
 
 export async function handback(
   core: Core,
-  caller: Caller,
+  conn: AgentConnection,
   args: OpArgs<"handback">,
 ): Promise<OpResult<"handback">> {
-  const child = sessionOf(core, caller);
+  const child = sessionOf(core, conn);
   const parentId = child.rec.parent;
   if (parentId === null) throw new RoostError("bad_request", `${child.rec.id} has no parent to hand back to`);
   const parent = core.registry.find(parentId);
@@ -167,8 +175,12 @@ export async function handback(
   return { outcome, to: { id: parent.rec.id, name: core.registry.nameOf(parent) } };
 }
 
-export async function watch(core: Core, caller: Caller, args: OpArgs<"watch">): Promise<OpResult<"watch">> {
-  const watcher = sessionOf(core, caller);
+export async function watch(
+  core: Core,
+  conn: AgentConnection,
+  args: OpArgs<"watch">,
+): Promise<OpResult<"watch">> {
+  const watcher = sessionOf(core, conn);
   const target = sessionNamed(core, args.id);
   if (target === watcher) throw new RoostError("bad_request", "a session cannot watch itself");
   const fired = await core.peers.watches.watch(watcher, target, args.when);

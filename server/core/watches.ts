@@ -13,7 +13,8 @@ import { isEnded } from "./lifecycle.js";
 import { sendItem } from "./peer-items.js";
 import type { LiveJob } from "./registry.js";
 
-const STOPPED = new Set(["blocked", "failed", "your turn", "done", "stopped"]);
+/** What `idle` waits for: any stop of the session's. */
+const STOPPED: ReadonlySet<string> = new Set(["blocked", "failed", "your turn", "done", "stopped"]);
 
 /** The job's word on every face (row-state.ts), from its record. */
 const viewOf = (job: LiveJob) =>

@@ -1,11 +1,11 @@
 /** `peers` (protocol.md, "The peer ops"): on a session's own connection; logic in core/peers.ts. */
 import { peers } from "../core/peers.js";
-import { defineOp } from "./define.js";
+import { defineOp, socketConnection } from "./define.js";
 
 export const peersOp = defineOp({
   name: "peers",
   allow: ["session"],
   acts: false,
   socketOnly: true,
-  handler: (core, _args, caller) => peers(core, caller),
+  handler: (core, _args, caller) => peers(core, socketConnection(caller)),
 });

@@ -1,11 +1,11 @@
 /** `spawn` (protocol.md, "The peer ops"): on a session's own connection; logic in core/peers.ts. */
 import { spawn } from "../core/peers.js";
-import { defineOp } from "./define.js";
+import { defineOp, socketConnection } from "./define.js";
 
 export const spawnOp = defineOp({
   name: "spawn",
   allow: ["session"],
   acts: true,
   socketOnly: true,
-  handler: (core, args, caller) => spawn(core, caller, args),
+  handler: (core, args, caller) => spawn(core, socketConnection(caller), args),
 });

@@ -1,11 +1,11 @@
 /** `watch` (protocol.md, "The peer ops"): on a session's own connection; logic in core/peers.ts. */
 import { watch } from "../core/peers.js";
-import { defineOp } from "./define.js";
+import { defineOp, socketConnection } from "./define.js";
 
 export const watchOp = defineOp({
   name: "watch",
   allow: ["session"],
   acts: true,
   socketOnly: true,
-  handler: (core, args, caller) => watch(core, caller, args),
+  handler: (core, args, caller) => watch(core, socketConnection(caller), args),
 });
