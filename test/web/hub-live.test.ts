@@ -144,7 +144,7 @@ describe("a read-only token's page", () => {
     await page.locator(".ro-badge", { hasText: "read-only" }).waitFor();
     // Nothing that cannot work: the only buttons are the help and the page's own notifications.
     const buttons = await page.locator("main button, header button:visible").allTextContents();
-    expect(buttons.filter((b) => b !== "?" && b !== "Notify me")).toEqual([]);
+    expect(buttons.filter((b) => b !== "?" && b !== "Notify…")).toEqual([]);
     expect(await page.locator("input, textarea, select, .row-actions, .grip").count()).toBe(0);
     await page.locator(`li.row[data-id="${blocked.job.id}"] .choice-ro`, { hasText: "yes" }).waitFor();
     await shot(page, "rows-read-only");

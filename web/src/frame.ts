@@ -1,12 +1,13 @@
 /**
- * The page's frame: the header (views, jobs that need you, the connection, read-only, Notify me,
+ * The page's frame: the header (views, jobs that need you, the connection, read-only, Notify…,
  * Dispatch, help), the banner that says the daemon is away or the login gone, and `main`.
  */
-import { askToNotify, mayAskToNotify, showAttention } from "./attention.js";
+import { canNotify, needYouCount, showCount } from "./attention.js";
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
 import { openHelp } from "./help.js";
 import type { Live } from "./live.js";
+import { openNotifySettings } from "./notify-settings.js";
 
 export type Nav = "jobs" | "events";
 
@@ -42,7 +43,7 @@ interface HeaderParts {
 }
 
 /** Made hidden: `render` shows each once it knows who the page is and what it may ask. */
-function headerParts(ctx: Ctx, render: () => void): HeaderParts {
+function headerParts(ctx: Ctx): HeaderParts {
   return {
     connPill: h("span", { class: "conn", role: "status" }),
     roBadge: h(
@@ -57,10 +58,11 @@ function headerParts(ctx: Ctx, render: () => void): HeaderParts {
         type: "button",
         class: "ghost",
         hidden: true,
-        title: "Get a browser notification when a job is blocked or fails",
-        onclick: () => void askToNotify().finally(render),
+        "aria-haspopup": "dialog",
+        title: "Notifications: of what, while this page is in the background",
+        onclick: openNotifySettings,
       },
-      "Notify me",
+      "Notify…",
     ),
     dispatchBtn: h(
       "button",
@@ -140,7 +142,7 @@ class PageFrame implements Frame {
   private readonly announcer = h("div", { class: "sr-only", "aria-live": "polite", "aria-atomic": "true" });
 
   constructor(private readonly ctx: Ctx) {
-    this.parts = headerParts(ctx, this.render);
+    this.parts = headerParts(ctx);
     const skipToMain = (ev: Event) => {
       ev.preventDefault();
       this.main.focus();
@@ -165,8 +167,11 @@ class PageFrame implements Frame {
     this.renderBanner();
     roBadge.hidden = !this.ctx.who?.readOnly;
     dispatchBtn.hidden = this.ctx.readOnly();
-    notifyBtn.hidden = !mayAskToNotify();
-    showAttention(live, attentionLink);
+    notifyBtn.hidden = !canNotify();
+    const count = needYouCount(live);
+    showCount(count);
+    attentionLink.hidden = count === 0;
+    attentionLink.textContent = `${count} need${count === 1 ? "s" : ""} you`;
   };
 
   markNav(nav: Nav): void {

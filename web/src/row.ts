@@ -11,7 +11,7 @@ import { ReplyForm } from "./reply-form.js";
 import { type ActionsHost, RowActions } from "./row-actions.js";
 import { detailsList, metaLine } from "./row-details.js";
 import { Choices, type ChoicesHost } from "./row-question.js";
-import { displayName, stateWords } from "./row-words.js";
+import { displayName, stateOf } from "./row-words.js";
 
 export interface RowViewOptions {
   /** A job's page: every detail. */
@@ -155,13 +155,14 @@ export class RowView implements ActionsHost, ChoicesHost {
   /** Draws the row's text and its actions again. */
   redraw(): void {
     const row = this.row;
-    const { label, cls } = stateWords(row);
-    this.el.className = `row s-${cls}${row.pinned ? " pinned" : ""}`;
+    const { word, tone, exit } = stateOf(row);
+    this.el.className = `row t-${tone}${word === "starting" ? " starting" : ""}${row.pinned ? " pinned" : ""}`;
     replaceKeepingFocus(this.main, [
       h(
         "div",
         { class: "row-head" },
-        h("span", { class: `badge b-${cls}`, id: `state-${row.id}` }, label),
+        h("span", { class: `badge b-${tone}`, id: `state-${row.id}` }, word),
+        exit ? h("span", { class: "muted exit" }, exit) : null,
         h("a", { class: "name", id: `name-${row.id}`, href: `#/jobs/${row.id}` }, displayName(row)),
         row.pinned ? h("span", { class: "pin" }, "pinned") : null,
         h("span", { class: "muted ident" }, row.id, h("span", { class: "profile" }, ` · ${row.profile}`)),

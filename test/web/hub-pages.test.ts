@@ -1,0 +1,117 @@
+/**
+ * The hub in a real browser against one real daemon, for what is not triage: notifications (a
+ * blocked job's new question, a job's turn once asked for), the dispatch form's profiles that
+ * cannot run, a job's page (its question said once, `r` only where Reply is), the events page's
+ * focus ring, and the favicon.
+ */
+import type { Browser } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { TestDaemon } from "../helpers/daemon.js";
+import { rawAgent, rmTemp, silentProfile, startCleanDaemon, tempDir } from "../helpers/jobs.js";
+import type { RawClient } from "../helpers/raw-client.js";
+import { type HubPage, launch, pageErrors, shot, WAIT } from "./browser.js";
+
+let browser: Browser;
+let d: TestDaemon;
+let c: RawClient;
+let dir: string;
+const hubs: HubPage[] = [];
+
+beforeAll(async () => {
+  browser = await launch();
+  d = (
+    await startCleanDaemon({
+      agentProfiles: {
+        silent: silentProfile(),
+        ghost: { command: ["roost-test-no-such-program"], description: "a program not installed" },
+      },
+    })
+  ).d;
+  c = await d.client();
+  dir = tempDir();
+});
+afterAll(async () => {
+  await browser?.close();
+  await d?.cleanup();
+  if (dir) rmTemp(dir);
+});
+afterEach(async () => {
+  for (const hub of hubs.splice(0)) await hub.context.close();
+});
+
+/** A page whose browser notifications are allowed and recorded, and which is in the background. */
+async function hubWithNotifications(): Promise<HubPage> {
+  const context = await browser.newContext();
+  context.setDefaultTimeout(WAIT);
+  const hub = { context, page: await context.newPage() };
+  hubs.push(hub);
+  await hub.page.addInitScript(`
+    window.__notes = [];
+    window.Notification = class {
+      static permission = "granted";
+      static requestPermission() { return Promise.resolve("granted"); }
+      constructor(title, opts) { window.__notes.push({ title, body: opts && opts.body }); }
+      close() {}
+    };
+    document.hasFocus = () => false;
+  `);
+  await hub.page.goto(`${d.url}login?token=${encodeURIComponent(d.token)}`);
+  await hub.page.locator(".conn.c-live").waitFor();
+  return hub;
+}
+
+const notes = (hub: HubPage) => hub.page.evaluate("window.__notes") as Promise<unknown[]>;
+
+describe("notifications", () => {
+  it("notify again when a blocked job asks something new, and of a job's turn once asked for", async () => {
+    const { job } = await c.ok("dispatch", { profile: "silent", name: "asker", cwd: dir });
+    const id = job.id as string;
+    const { agent, token } = await rawAgent(d, c, id);
+    const report = (r: Record<string, unknown>) => agent.ok("report", { id, token, report: r });
+    const hub = await hubWithNotifications();
+    const { page } = hub;
+    const badge = page.locator(`li.row[data-id="${id}"] .badge`);
+    await badge.filter({ hasText: "working" }).waitFor();
+
+    // Its turn, not asked for: no notification (the next one, a question, comes first).
+    await report({ state: "done", summary: "first part done" });
+    await badge.filter({ hasText: "your turn" }).waitFor();
+    await report({ state: "blocked", question: "Continue? (y/n)", choices: ["y", "n"] });
+    await expect
+      .poll(() => notes(hub), { timeout: WAIT })
+      .toEqual([{ title: "asker is blocked", body: "Continue? (y/n)" }]);
+    // Still blocked, a new question: notified again.
+    await report({ state: "blocked", question: "Overwrite notes.txt? (y/n)", choices: ["y", "n"] });
+    await expect
+      .poll(() => notes(hub), { timeout: WAIT })
+      .toEqual([
+        { title: "asker is blocked", body: "Continue? (y/n)" },
+        { title: "asker is blocked", body: "Overwrite notes.txt? (y/n)" },
+      ]);
+
+    // "It is your turn" chosen in the dialog, kept across a reload.
+    await page.getByRole("button", { name: "Notify…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Notifications" });
+    await dialog.getByText("This browser shows roost's notifications.").waitFor();
+    const turn = dialog.getByRole("checkbox", { name: /It is your turn/ });
+    expect(await turn.isChecked()).toBe(false);
+    expect(await dialog.getByRole("checkbox", { name: /It needs you/ }).isChecked()).toBe(true);
+    await turn.check();
+    await shot(page, "notify-settings");
+    await dialog.getByRole("button", { name: "Close" }).click();
+    await page.reload();
+    await page.locator(".conn.c-live").waitFor();
+    await page.getByRole("button", { name: "Notify…" }).click();
+    expect(await dialog.getByRole("checkbox", { name: /It is your turn/ }).isChecked()).toBe(true);
+    await dialog.getByRole("button", { name: "Close" }).click();
+
+    await report({ state: "working", summary: "writing" });
+    await badge.filter({ hasText: "working" }).waitFor();
+    await report({ state: "working", status: "waiting", summary: "tell me what next" });
+    await badge.filter({ hasText: "your turn" }).waitFor();
+    await expect
+      .poll(() => notes(hub), { timeout: WAIT })
+      .toEqual([{ title: "asker: your turn", body: "tell me what next" }]);
+    expect(pageErrors(page)).toEqual([]);
+  });
+});
