@@ -139,7 +139,9 @@ describe("the hub and the Python example agent", () => {
         ? states.filter((s: string) => s === "done").length === 1
         : false;
     });
-    hub = await openHub(browser, d);
+    // The roomy cards in your own order (the dense view, by state, is hub-triage.test.ts's).
+    const roomy = { density: "roomy", order: "mine" };
+    hub = await openHub(browser, d, { prefs: roomy });
     const { page } = hub;
     await page.locator("li.row").nth(3).waitFor();
     // Pinned first, then the user's order (a new job goes on top), as the daemon lists them.
@@ -151,7 +153,7 @@ describe("the hub and the Python example agent", () => {
     await shot(page, "rows");
 
     // Dark.
-    const dark = await openHub(browser, d, { dark: true });
+    const dark = await openHub(browser, d, { dark: true, prefs: roomy });
     try {
       await dark.page.locator("li.row").nth(3).waitFor();
       await shot(dark.page, "rows-dark");

@@ -36,10 +36,17 @@ const CONNECTION_WORDS = {
 interface HeaderParts {
   connPill: HTMLElement;
   roBadge: HTMLElement;
-  attentionLink: HTMLAnchorElement;
+  attentionBtn: HTMLButtonElement;
   notifyBtn: HTMLButtonElement;
   dispatchBtn: HTMLButtonElement;
   helpBtn: HTMLButtonElement;
+}
+
+/** The "need you" badge pressed: the jobs view, filtered to what needs you (pressed again: every job). */
+function showNeedYou(ctx: Ctx): void {
+  const onRows = !location.hash || location.hash === "#/";
+  ctx.triage.set({ state: onRows && ctx.triage.filter.state === "need" ? "" : "need" });
+  if (!onRows) location.hash = "#/";
 }
 
 /** Made hidden: `render` shows each once it knows who the page is and what it may ask. */
@@ -51,7 +58,14 @@ function headerParts(ctx: Ctx): HeaderParts {
       { class: "ro-badge", hidden: true, title: "This token can watch, not act" },
       "read-only",
     ),
-    attentionLink: h("a", { class: "attention", href: "#/", hidden: true }),
+    attentionBtn: h("button", {
+      type: "button",
+      class: "attention",
+      hidden: true,
+      "aria-pressed": "false",
+      title: "Show only the jobs that need you (again: every job)",
+      onclick: () => showNeedYou(ctx),
+    }),
     notifyBtn: h(
       "button",
       {
@@ -101,7 +115,7 @@ function header(parts: HeaderParts, navs: HTMLAnchorElement[]): HTMLElement {
     { class: "top" },
     brand,
     h("nav", { class: "tabs", "aria-label": "Views" }, navs),
-    parts.attentionLink,
+    parts.attentionBtn,
     h("span", { class: "spacer" }),
     parts.connPill,
     parts.roBadge,
@@ -143,6 +157,7 @@ class PageFrame implements Frame {
 
   constructor(private readonly ctx: Ctx) {
     this.parts = headerParts(ctx);
+    ctx.triage.subscribe(this.render);
     const skipToMain = (ev: Event) => {
       ev.preventDefault();
       this.main.focus();
@@ -160,7 +175,7 @@ class PageFrame implements Frame {
   readonly render = (): void => {
     const { live } = this.ctx;
     const c = live.connection;
-    const { connPill, roBadge, dispatchBtn, notifyBtn, attentionLink } = this.parts;
+    const { connPill, roBadge, dispatchBtn, notifyBtn, attentionBtn } = this.parts;
     connPill.className = `conn c-${c}`;
     connPill.textContent = CONNECTION_WORDS[c];
     document.body.classList.toggle("offline", c !== "live" && c !== "connecting");
@@ -170,8 +185,11 @@ class PageFrame implements Frame {
     notifyBtn.hidden = !canNotify();
     const count = needYouCount(live);
     showCount(count);
-    attentionLink.hidden = count === 0;
-    attentionLink.textContent = `${count} need${count === 1 ? "s" : ""} you`;
+    // Kept while it filters, at 0 too: pressed again, it shows every job.
+    const filtering = this.ctx.triage.filter.state === "need";
+    attentionBtn.hidden = count === 0 && !filtering;
+    attentionBtn.setAttribute("aria-pressed", String(filtering));
+    attentionBtn.textContent = `${count} need${count === 1 ? "s" : ""} you`;
   };
 
   markNav(nav: Nav): void {

@@ -12,12 +12,14 @@ import { buildFrame } from "./frame.js";
 import { Live } from "./live.js";
 import { Router } from "./router.js";
 import { bindShortcuts } from "./shortcuts.js";
+import { Triage } from "./triage.js";
 
 const live = new Live();
 const ctx: Ctx = {
   live,
   who: null,
   profiles: [],
+  triage: new Triage(),
   readOnly: () => ctx.who?.readOnly !== false,
   announce: (text) => frame.announce(text),
   openDispatch: () => openDispatch(ctx),
@@ -52,7 +54,17 @@ async function loadWho(): Promise<void> {
 live.onConnect((again) => {
   if (again || !ctx.who) void loadWho();
 });
-live.subscribe(frame.render);
+// A burst of pushes (500 jobs starting) draws the header once: after the burst, by a timer rather
+// than a frame, so that a tab in the background still counts what needs you in its title.
+let headerQueued = false;
+live.subscribe(() => {
+  if (headerQueued) return;
+  headerQueued = true;
+  window.setTimeout(() => {
+    headerQueued = false;
+    frame.render();
+  }, 0);
+});
 bindShortcuts(ctx, () => router.view);
 
 window.setInterval(() => {
