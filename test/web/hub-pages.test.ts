@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { TestDaemon } from "../helpers/daemon.js";
 import { rawAgent, rmTemp, silentProfile, startCleanDaemon, tempDir } from "../helpers/jobs.js";
 import type { RawClient } from "../helpers/raw-client.js";
-import { type HubPage, launch, pageErrors, shot, WAIT } from "./browser.js";
+import { type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
 
 let browser: Browser;
 let d: TestDaemon;
@@ -112,6 +112,35 @@ describe("notifications", () => {
     await expect
       .poll(() => notes(hub), { timeout: WAIT })
       .toEqual([{ title: "asker: your turn", body: "tell me what next" }]);
+    expect(pageErrors(page)).toEqual([]);
+  });
+});
+
+describe("the dispatch form", () => {
+  it("offers the profiles that can run, and marks one not installed, saying why", async () => {
+    const hub = await openHub(browser, d);
+    hubs.push(hub);
+    const { page } = hub;
+    await page.getByRole("button", { name: "+ Dispatch" }).click();
+    const dialog = page.getByRole("dialog", { name: "Dispatch a job" });
+    const select = dialog.getByLabel("Profile");
+    // roost.json's profiles first, then roost's own.
+    expect(
+      await select.locator("optgroup").evaluateAll((gs) => gs.map((g) => g.getAttribute("label"))),
+    ).toEqual(["roost.json", "built in"]);
+    const ghost = select.locator('option[value="ghost"]');
+    expect(await ghost.textContent()).toBe("ghost — not installed");
+    expect(await ghost.evaluate((o) => (o as HTMLOptionElement).disabled)).toBe(true);
+    expect(await ghost.getAttribute("title")).toBe(
+      "roost-test-no-such-program is not installed: not found on the PATH",
+    );
+    // What can run is offered, and chosen first; the hint names what cannot.
+    expect(await select.inputValue()).toBe("silent");
+    expect(
+      await select.locator('option[value="shell"]').evaluate((o) => (o as HTMLOptionElement).disabled),
+    ).toBe(false);
+    await dialog.getByText(/^Not installed here: .*ghost/).waitFor();
+    await shot(page, "dispatch-profiles");
     expect(pageErrors(page)).toEqual([]);
   });
 });
