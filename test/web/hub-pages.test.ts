@@ -144,3 +144,77 @@ describe("the dispatch form", () => {
     expect(pageErrors(page)).toEqual([]);
   });
 });
+
+describe("a job's page, the events page, the icon", () => {
+  it("says a terminal's question once, offers r only where Reply is, keeps the focus ring where the keys are", async () => {
+    const { job } = await c.ok("dispatch", {
+      profile: "shell",
+      name: "asks in a shell",
+      cwd: dir,
+      task: "read -p 'Continue? (y/n) ' answer",
+    });
+    const ended = (await c.ok("dispatch", { profile: "shell", name: "ended shell", cwd: dir })).job
+      .id as string;
+    await c.ok("stop", { id: ended });
+    const hub = await openHub(browser, d);
+    hubs.push(hub);
+    const { page } = hub;
+    const favicons: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("favicon")) favicons.push(r.url());
+    });
+
+    // The icon has the dot while a job needs you.
+    await page.locator(`li.row[data-id="${job.id}"] .badge`, { hasText: "blocked" }).waitFor();
+    const icon = () => page.locator('link[rel="icon"]').getAttribute("href");
+    await expect
+      .poll(async () => decodeURIComponent((await icon()) ?? ""), { timeout: WAIT })
+      .toMatch(/^data:image\/svg\+xml,<svg.*<circle/);
+
+    // Its page: the question once in its row (the screen's last line is its summary too).
+    await page.goto(`${d.url}#/jobs/${job.id}`);
+    const row = page.locator(".job-view li.row");
+    await row.locator(".q-text", { hasText: "Continue? (y/n)" }).waitFor();
+    const text = await row.innerText();
+    expect(text.split("Continue? (y/n)").length - 1).toBe(1);
+    await shot(page, "job-question-once");
+    // r: its Reply opens.
+    await page.keyboard.press("r");
+    expect(await page.evaluate("document.activeElement.getAttribute('name')")).toBe("text");
+    await page.keyboard.press("Escape");
+
+    // An ended job's page has no Reply, and r opens none.
+    await page.goto(`${d.url}#/jobs/${ended}`);
+    await page.locator(".job-view li.row .badge", { hasText: "stopped" }).waitFor();
+    expect(await page.getByRole("button", { name: "Reply" }).count()).toBe(0);
+    await page.keyboard.press("r");
+    expect(await page.locator("textarea[name=text]").count()).toBe(0);
+
+    // The events page by the keyboard: no ring around the whole page; the job filter keeps the
+    // focus (and its ring) as ↓ goes from job to job.
+    await page.keyboard.press("g");
+    await page.keyboard.press("e");
+    await page.getByRole("heading", { name: "Events" }).waitFor();
+    const ring = () =>
+      page.evaluate(`(() => {
+        const s = getComputedStyle(document.activeElement);
+        return [document.activeElement.tagName, s.outlineStyle, s.outlineStyle === "none" ? "" : s.outlineWidth].join(" ").trim();
+      })()`);
+    expect(await ring()).toBe("MAIN none");
+    await page.keyboard.press("Tab");
+    expect(await ring()).toBe("SELECT solid 2px");
+    await page.keyboard.press("ArrowDown");
+    await expect
+      .poll(() => page.evaluate("location.hash"), { timeout: WAIT })
+      .toMatch(/^#\/events\?job=j\d+$/);
+    expect(await ring()).toBe("SELECT solid 2px");
+    const chosen = (await page.evaluate("location.hash")) as string;
+    await page.locator("ol.feed li.entry").first().waitFor();
+    // Filtered to that job: its entries have no job column.
+    expect(await page.locator("ol.feed li.entry a.job").count()).toBe(0);
+    await shot(page, "events-focus");
+    expect(chosen).toContain(await page.locator("#feed-filter").inputValue());
+    expect(favicons).toEqual([]);
+    expect(pageErrors(page)).toEqual([]);
+  });
+});

@@ -5,6 +5,7 @@
 import { canNotify, needYouCount, showCount } from "./attention.js";
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
+import { showFavicon } from "./favicon.js";
 import { openHelp } from "./help.js";
 import type { Live } from "./live.js";
 import { openNotifySettings } from "./notify-settings.js";
@@ -185,6 +186,7 @@ class PageFrame implements Frame {
     notifyBtn.hidden = !canNotify();
     const count = needYouCount(live);
     showCount(count);
+    showFavicon(count > 0);
     // Kept while it filters, at 0 too: pressed again, it shows every job.
     const filtering = this.ctx.triage.filter.state === "need";
     attentionBtn.hidden = count === 0 && !filtering;

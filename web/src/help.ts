@@ -6,7 +6,7 @@ const SHORTCUTS: [string, string][] = [
   ["Enter", "open the focused job"],
   ["/", "filter the jobs (Esc clears)"],
   ["x", "select the focused job, or clear it (shift-click: a range)"],
-  ["r", "reply to the focused job"],
+  ["r", "reply to the focused job, when it runs"],
   ["1 – 9", "pick a choice of the focused blocked job"],
   ["p", "pin or unpin the focused job"],
   ["Alt + ↑ / ↓", "move the focused job up or down (sorted in your order)"],

@@ -8,12 +8,14 @@ import { watchTurns } from "./attention.js";
 import type { Ctx } from "./ctx.js";
 import { openDispatch } from "./dispatch.js";
 import { tickTimes } from "./dom.js";
+import { showFavicon } from "./favicon.js";
 import { buildFrame } from "./frame.js";
 import { Live } from "./live.js";
 import { Router } from "./router.js";
 import { bindShortcuts } from "./shortcuts.js";
 import { Triage } from "./triage.js";
 
+showFavicon(false);
 const live = new Live();
 const ctx: Ctx = {
   live,

@@ -13,7 +13,7 @@ import { type ActionsHost, RowActions } from "./row-actions.js";
 import { detailsList, metaLine } from "./row-details.js";
 import { lineCells } from "./row-line.js";
 import { Choices, type ChoicesHost } from "./row-question.js";
-import { displayName, stateOf } from "./row-words.js";
+import { displayName, isRunning, stateOf } from "./row-words.js";
 
 export interface RowViewOptions {
   /** A job's page: every detail. */
@@ -99,9 +99,9 @@ export class RowView implements ActionsHost, ChoicesHost {
     this.el.classList.toggle("selected", on);
   }
 
-  /** Focuses the reply field (opening the form). */
+  /** Focuses the reply field (opening the form); false where there is no Reply (an ended job). */
   openReply(): boolean {
-    if (this.ctx.readOnly()) return false;
+    if (this.ctx.readOnly() || !isRunning(this.row)) return false;
     this.replyForm ??= new ReplyForm(this.row, {
       setStatus: (text, kind) => this.setStatus(text, kind),
       setError: (err) => this.setError(err),
@@ -199,6 +199,9 @@ export class RowView implements ActionsHost, ChoicesHost {
       replaceKeepingFocus(this.main, [this.check, lineCells(row, this.choices.buttons())]);
       return;
     }
+    // A terminal's question is its screen's last line, which is its summary too: said once.
+    const summary =
+      row.summary && !(row.state === "blocked" && row.summary === row.question) ? row.summary : null;
     replaceKeepingFocus(this.main, [
       h(
         "div",
@@ -212,7 +215,7 @@ export class RowView implements ActionsHost, ChoicesHost {
         h("span", { class: "spacer" }),
         timeAgo(row.updatedAt),
       ),
-      row.summary ? h("p", { class: "summary" }, row.summary) : null,
+      summary ? h("p", { class: "summary" }, summary) : null,
       this.choices.render(),
       row.error ? h("p", { class: "error" }, row.error) : null,
       metaLine(row),

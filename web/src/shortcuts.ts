@@ -47,6 +47,7 @@ export function bindShortcuts(ctx: Ctx, view: () => View | null): void {
         location.hash = `#/jobs/${cur.row.id}`;
         break;
       case "r":
+        // Only where there is a Reply: a running job's, for who may act.
         if (!cur?.openReply()) return;
         break;
       case "x":
