@@ -2,7 +2,8 @@
  * The jobs view (`#/`): every job, live, filtered and arranged for triage (triage.ts): what needs
  * you first, or your own order (pinned first, then as you put them: drag, or Alt+↑/↓); dense (a
  * line a job) or roomy (a card, with its actions). Rows are selected for bulk actions (bulk.ts).
- * Pushes come one by one: the view is drawn at most once a frame, so 500 rows stay smooth.
+ * Pushes come one by one: the view is drawn at most once a frame, and makes at most a few dozen
+ * rows a draw, so 500 rows come in a few frames and stay smooth.
  */
 import type { ViewState } from "../../sdk/ts/protocol/row-state.js";
 import { op, type Row } from "./api.js";
@@ -56,6 +57,9 @@ function dispatchHint(ctx: Ctx): HTMLElement {
     ".",
   );
 }
+
+/** How many rows one draw makes at most (about 10 ms of a slow machine's frame, in the dense view). */
+const NEW_VIEWS_PER_DRAW = 80;
 
 /** Puts `want` in `list`, in order, and takes out whatever else is there. */
 function reconcile(list: HTMLElement, want: Element[]): void {
@@ -235,7 +239,9 @@ class RowsView implements View {
     const shown = arrange(all.filter(matcher(filter)), this.layout.order);
     this.shown = shown;
     const active = document.activeElement as HTMLElement | null;
-    reconcile(this.list, this.elements(shown));
+    const { want, drawn, pending } = this.elements(shown);
+    reconcile(this.list, want);
+    if (pending) this.queue();
     this.dropGone(all);
     // Moving an element takes the focus from it: it goes back where it was.
     if (active && active !== document.activeElement && this.el.contains(active))
@@ -254,28 +260,50 @@ class RowsView implements View {
     this.list.hidden = shown.length === 0;
     this.bar.render();
     // How long a draw takes, for the browser's performance panel and the tests (user timing).
-    performance.measure("roost:rows", { start: t0, detail: { rows: shown.length } });
+    performance.measure("roost:rows", { start: t0, detail: { rows: shown.length, drawn } });
   }
 
-  /** The list's elements: each row's, under its state's heading when arranged by state. */
-  private elements(shown: Row[]): Element[] {
+  /**
+   * The list's elements: each row's, under its state's heading when arranged by state. At most
+   * `NEW_VIEWS_PER_DRAW` rows are made in one draw: 500 at once would hold the page for a long
+   * task; the rest come in the next frames (`pending`), the first screenful first.
+   */
+  private elements(shown: Row[]): { want: Element[]; drawn: number; pending: boolean } {
     const want: Element[] = [];
-    if (this.layout.order === "mine") {
-      for (const row of shown) want.push(this.viewOf(row).el);
-      return want;
-    }
+    let drawn = 0;
+    let budget = NEW_VIEWS_PER_DRAW;
+    let pending = false;
+    const viewFor = (row: Row): RowView | null => {
+      const had = this.views.get(row.id);
+      if (had) {
+        had.update(row);
+        return had;
+      }
+      if (budget <= 0) {
+        pending = true;
+        return null;
+      }
+      budget--;
+      return this.makeView(row);
+    };
+    const byState = this.layout.order === "state";
     const counts = new Map<ViewState, number>();
     const states = shown.map((row) => {
       const s = viewState(row);
       counts.set(s, (counts.get(s) ?? 0) + 1);
       return s;
     });
+    let headed: ViewState | null = null;
     shown.forEach((row, i) => {
+      const v = viewFor(row);
+      if (!v) return;
       const s = states[i]!;
-      if (i === 0 || states[i - 1] !== s) want.push(this.groupHead(s, counts.get(s)!));
-      want.push(this.viewOf(row).el);
+      if (byState && s !== headed) want.push(this.groupHead(s, counts.get(s)!));
+      headed = s;
+      want.push(v.el);
+      drawn++;
     });
-    return want;
+    return { want, drawn, pending };
   }
 
   /** A state's heading: its word and how many rows shown are in it (each row says its state too). */
@@ -297,13 +325,8 @@ class RowsView implements View {
     return [...names].sort();
   }
 
-  /** The row's view, updated; or a new one, with its grip and its focus remembered. */
-  private viewOf(row: Row): RowView {
-    const had = this.views.get(row.id);
-    if (had) {
-      had.update(row);
-      return had;
-    }
+  /** A new row's view, with its grip and its focus remembered. */
+  private makeView(row: Row): RowView {
     const v = new RowView(row, this.ctx, {
       dense: this.layout.density === "dense",
       move: this.layout.order === "mine" ? (id, delta) => this.move(id, delta) : undefined,
