@@ -174,6 +174,10 @@ describe("the jobs view at forty jobs", () => {
     await page.getByRole("button", { name: "Dense" }).click();
     await page.locator("li.row.dense").first().waitFor();
 
+    const dark = await hub({ dark: true });
+    await expect.poll(() => dark.locator("li.row").count(), { timeout: WAIT }).toBe(40);
+    await shot(dark, "triage-dense-40-dark");
+
     // A phone: two lines a job, nothing wider than the screen.
     const phone = await hub({ viewport: { width: 390, height: 844 }, mobile: true });
     await expect.poll(() => phone.locator("li.row").count(), { timeout: WAIT }).toBe(40);
