@@ -41,6 +41,8 @@ export async function openHub(
     viewport?: { width: number; height: number };
     mobile?: boolean;
     dark?: boolean;
+    /** The page's kept choices (web/src/prefs.ts) as the user would have made them before. */
+    prefs?: Record<string, unknown>;
   } = {},
 ): Promise<HubPage> {
   const context = await browser.newContext({
@@ -51,6 +53,10 @@ export async function openHub(
     colorScheme: opts.dark ? "dark" : "light",
   });
   context.setDefaultTimeout(WAIT);
+  if (opts.prefs)
+    await context.addInitScript(
+      `if (!localStorage.getItem("roost.prefs")) localStorage.setItem("roost.prefs", ${JSON.stringify(JSON.stringify(opts.prefs))});`,
+    );
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (err) => errors.push(String(err)));
