@@ -15,6 +15,7 @@ import { dispatchScenario } from "./scenarios/dispatch.js";
 import { fanOut } from "./scenarios/fan-out.js";
 import { idleJobs } from "./scenarios/idle-jobs.js";
 import { manyAgents } from "./scenarios/many-agents.js";
+import { peersScenario } from "./scenarios/peers.js";
 import { replies, repliesHttp } from "./scenarios/replies.js";
 import { reportThroughput } from "./scenarios/report-throughput.js";
 import { restart } from "./scenarios/restart.js";
@@ -31,6 +32,7 @@ const SCENARIOS: Scenario[] = [
   idleJobs,
   restart,
   dispatchScenario,
+  peersScenario,
 ];
 const RESULTS = path.join(ROOT, "bench/results.jsonl");
 

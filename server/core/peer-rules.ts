@@ -9,45 +9,63 @@ import type { ReplyRecord } from "../store/records.js";
 
 interface Sent {
   from: string;
-  to: string;
-  text: string;
+  key: string;
   at: number;
 }
 
+/** Both rules look back one minute: the duplicates' window is the rate's. */
+const WINDOW_MS = LIMITS.duplicateMs;
+
+const keyOf = (from: string, to: string, text: string) => `${from}\n${to}\n${text}`;
+
 export class PeerRules {
-  /** The sends of the last minute, oldest first. */
-  private sent: Sent[] = [];
+  /** The sends of the last minute, oldest first: what is forgotten, in order. */
+  private readonly sent: Sent[] = [];
+  /** Of those: how many of each (sender, receiver, text), and how many each sender made. */
+  private readonly texts = new Map<string, number>();
+  private readonly bySender = new Map<string, number[]>();
 
   /** `recent`: the store's peer items of the last minute (their text after the envelope line). */
   constructor(recent: ReplyRecord[]) {
     for (const r of recent) {
       if (r.peer?.kind !== "message") continue;
       const text = r.text.slice(r.text.indexOf("\n") + 1);
-      this.sent.push({ from: r.peer.from.id, to: r.jobId, text, at: Date.parse(r.at) });
+      this.record(r.peer.from.id, r.jobId, text, Date.parse(r.at));
     }
   }
 
   /** The same text from `from` to `to` within the last minute. */
   isDuplicate(from: string, to: string, text: string, now = Date.now()): boolean {
-    this.forgetBefore(now - LIMITS.duplicateMs);
-    return this.sent.some((s) => s.from === from && s.to === to && s.text === text);
+    this.forgetBefore(now - WINDOW_MS);
+    return this.texts.has(keyOf(from, to, text));
   }
 
-  /** `from` has sent its 30 of the last minute; when its next may go (ms from now). */
+  /** 0 while `from` may send; else how long (ms) until its oldest send of the minute is a minute old. */
   waitFor(from: string, now = Date.now()): number {
-    this.forgetBefore(now - 60_000);
-    const mine = this.sent.filter((s) => s.from === from);
-    if (mine.length < LIMITS.sendsPerMinute) return 0;
-    return mine[mine.length - LIMITS.sendsPerMinute]!.at + 60_000 - now;
+    this.forgetBefore(now - WINDOW_MS);
+    const times = this.bySender.get(from) ?? [];
+    if (times.length < LIMITS.sendsPerMinute) return 0;
+    return times[times.length - LIMITS.sendsPerMinute]! + WINDOW_MS - now;
   }
 
   record(from: string, to: string, text: string, now = Date.now()): void {
-    this.sent.push({ from, to, text, at: now });
+    const key = keyOf(from, to, text);
+    this.sent.push({ from, key, at: now });
+    this.texts.set(key, (this.texts.get(key) ?? 0) + 1);
+    const times = this.bySender.get(from) ?? [];
+    times.push(now);
+    this.bySender.set(from, times);
   }
 
   private forgetBefore(t: number): void {
-    let i = 0;
-    while (i < this.sent.length && this.sent[i]!.at <= t) i++;
-    if (i > 0) this.sent.splice(0, i);
+    while (this.sent.length > 0 && this.sent[0]!.at <= t) {
+      const s = this.sent.shift()!;
+      const n = (this.texts.get(s.key) ?? 1) - 1;
+      if (n > 0) this.texts.set(s.key, n);
+      else this.texts.delete(s.key);
+      const times = this.bySender.get(s.from);
+      times?.shift();
+      if (times?.length === 0) this.bySender.delete(s.from);
+    }
   }
 }
