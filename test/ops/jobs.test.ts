@@ -449,6 +449,27 @@ describe("exits, stop, rm, respawn", () => {
     expect((await c.request("respawn", { id: job.id })).code).toBe("not_found");
   });
 
+  it("30 stops sent at once stop all 30; 30 rms sent at once remove them all", async () => {
+    // Bulk actions (the CLI's several ids, the hub's selection) send their ops together.
+    const { d, c, dir } = await daemon();
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) ids.push((await c.ok("dispatch", { profile: "silent", cwd: dir })).job.id);
+    const pids = [];
+    for (const id of ids)
+      pids.push((await untilRow(c, id, "running", (x) => x.life === "running" && x.pid)).pid);
+    const stops = await Promise.all(ids.map((id) => c.request("stop", { id })));
+    expect(stops.map((a) => a.ok)).toEqual(ids.map(() => true));
+    for (const id of ids) {
+      // Each answered once its process had ended: its row says so already.
+      expect(await row(c, id)).toMatchObject({ life: "stopped", exitCode: 128 + 15, pid: null });
+    }
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+    const rms = await Promise.all(ids.map((id) => c.request("rm", { id })));
+    expect(rms.map((a) => a.ok)).toEqual(ids.map(() => true));
+    expect((await c.ok("list")).rows).toEqual([]);
+    for (const id of ids) expect(fs.existsSync(path.join(d.home, "jobs", id))).toBe(false);
+  });
+
   it("respawn starts an ended job again: same id, new pid, its seq continuing", async () => {
     const { d, c, dir } = await daemon();
     const { job } = await c.ok("dispatch", { profile: "agent", task: "exit 0", cwd: dir });
