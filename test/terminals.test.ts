@@ -6,8 +6,17 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentProfile, FIXTURES, isAlive, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
-import { handled, row, untilGone, untilRow } from "./helpers/jobs.js";
+import { needsYou } from "../sdk/ts/protocol/index.js";
+import {
+  agentProfile,
+  FIXTURES,
+  isAlive,
+  sleep,
+  startDaemon,
+  type TestDaemon,
+  until,
+} from "./helpers/daemon.js";
+import { handled, row, stepProcess, untilGone, untilRow } from "./helpers/jobs.js";
 import { killPtyHost } from "./helpers/processes.js";
 import type { RawClient } from "./helpers/raw-client.js";
 import { attachScreen } from "./helpers/screen.js";
@@ -25,6 +34,7 @@ const config = {
       env: { PS1: "roost$ " },
     },
     ask: { command: [path.join(FIXTURES, "ask.sh")], task: "type", quietMs: QUIET },
+    python: { command: ["python3", "-i", "-q"], task: "type", quietMs: QUIET, env: { PYTHONSTARTUP: "" } },
     less: { command: ["less"], task: "argv", quietMs: QUIET },
     agent: agentProfile(),
   },
@@ -137,6 +147,80 @@ describe("a program that asks (y/n)", () => {
     const r = await untilRow(c, job.id, "blocked", (x) => x.state === "blocked");
     expect(r.question).toBe("Apply these 3 edits? Press enter to accept");
     expect(r.choices).toBeNull();
+  });
+});
+
+describe("a question answered at its prompt", () => {
+  it("bash's read -p: blocked with the question, then working again once y is typed", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash", 'read -p "Continue? (y/n) " answer');
+    const blocked = await untilRow(c, job.id, "blocked", (r) => r.state === "blocked");
+    expect(blocked).toMatchObject({ question: "Continue? (y/n)", choices: ["y", "n"] });
+    expect(needsYou(blocked)).toBe(true);
+    await c.ok("reply", { id: job.id, text: "y" });
+    const after = await untilRow(c, job.id, "answered", (r) => r.pending === 0 && r.state !== "blocked");
+    expect(after).toMatchObject({ state: "working", question: null, choices: null });
+    const idle = await untilRow(c, job.id, "quiet again", (r) => r.status === "idle");
+    expect(idle).toMatchObject({ state: "working", question: null });
+    expect(needsYou(idle)).toBe(false);
+  });
+
+  it("python's input(): blocked, then working once answered, by y or by Enter alone", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "python", 'x = input("Overwrite file? [Y/n] ")');
+    const blocked = await untilRow(c, job.id, "blocked", (r) => r.state === "blocked");
+    expect(blocked).toMatchObject({ question: "Overwrite file? [Y/n]", choices: ["y", "n"] });
+    await c.ok("reply", { id: job.id, text: "y" });
+    await untilRow(c, job.id, "answered", (r) => r.pending === 0 && r.status === "idle");
+    expect(await row(c, job.id)).toMatchObject({ state: "working", question: null, choices: null });
+    // Answered by Enter alone (the default): the line holds no answer, but Python's prompt follows.
+    await c.ok("reply", { id: job.id, text: 'y = input("Really overwrite it? [Y/n] ")' });
+    await untilRow(c, job.id, "asked again", (r) => r.question === "Really overwrite it? [Y/n]");
+    await c.ok("input", { id: job.id, data: "\r" });
+    await untilRow(c, job.id, "answered by Enter", (r) => r.state === "working" && r.question === null);
+    await c.ok("reply", { id: job.id, text: "print(repr(x), repr(y))" });
+    await untilRow(c, job.id, "both answers", (r) => r.summary === "'y' ''");
+  });
+});
+
+describe("a command that prints nothing", () => {
+  /** The job's transcript: everything its terminal printed, the echo of what was typed too. */
+  const transcript = (id: string) => fs.readFileSync(path.join(d.home, "jobs", id, "transcript.log"), "utf8");
+
+  /** Sends a command, then a follow-up while it runs: the follow-up waits, however long it is silent. */
+  async function followUpWaits(c: RawClient, id: string, command: string, followUp: string) {
+    await untilRow(c, id, "idle", (r) => r.status === "idle" && r.pending === 0);
+    await c.ok("reply", { id, text: command });
+    await untilRow(c, id, "the command typed", (r) => r.pending === 0);
+    const { pid } = await row(c, id);
+    const sleeper = await until("its sleep running", () => stepProcess(pid, "sleep 600"));
+    await c.ok("reply", { id, text: followUp });
+    // Many quiet spells (400 ms) and the typist's own fallback (twice that) pass in silence.
+    await sleep(3000);
+    expect(await row(c, id)).toMatchObject({ pending: 1, status: "busy" });
+    expect(transcript(id)).not.toContain(followUp);
+    process.kill(sleeper, "SIGTERM");
+    await untilRow(c, id, "the follow-up typed", (r) => r.pending === 0);
+  }
+
+  it("sleep typed into a shell: a follow-up is typed only once it has ended", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash");
+    await followUpWaits(c, job.id, "sleep 600; echo $((6*7))-slept", "echo $((7*8))-after");
+    await untilRow(c, job.id, "the follow-up ran", (r) => r.summary === "56-after");
+    const text = transcript(job.id);
+    expect(text.indexOf("42-slept")).toBeGreaterThan(0);
+    expect(text.indexOf("42-slept")).toBeLessThan(text.indexOf("echo $((7*8))-after"));
+  });
+
+  it("python -i running a subprocess: a follow-up is typed only once it has ended", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "python", "import subprocess");
+    await followUpWaits(c, job.id, 'subprocess.run(["sleep", "600"]).returncode', "print(6 * 9)");
+    await untilRow(c, job.id, "the follow-up ran", (r) => r.summary === "54");
+    const text = transcript(job.id);
+    expect(text.indexOf("-15")).toBeGreaterThan(0); // the sleep's end, as Python prints it
+    expect(text.indexOf("-15")).toBeLessThan(text.indexOf("print(6 * 9)"));
   });
 });
 

@@ -7,6 +7,7 @@ import { type IPty, spawn as ptySpawn } from "@lydell/node-pty";
 import { openOwn } from "../home.js";
 import { log } from "./log.js";
 import { dim, int, jobIdOf, type Msg, str, stringMap, strings } from "./params.js";
+import { hasEnded, runsInForeground } from "./processes.js";
 import { Screen } from "./screen.js";
 import { Transcript } from "./transcript.js";
 import { TypedInput } from "./typed-input.js";
@@ -41,6 +42,8 @@ export interface Job {
   exit: ExitInfo | null;
   readonly screen: Screen;
   transcript: Transcript | null; // null once exited
+  /** Its terminal's slave side (`/dev/pts/N`), as node-pty names it. */
+  readonly tty: string | null;
   /** The host's own fd of the job's slave side (see holdSlave); null once let go. */
   slave: number | null;
   /** Its process has ended and its terminal is being read to the end (see drain); null before. */
@@ -65,6 +68,15 @@ export interface JobEvents {
 /** A job's screen as text; exact when read inside its screen's whenParsed. */
 export function screenState(job: Job): ScreenState {
   return { jobId: job.jobId, ...job.screen.text(), busy: job.screen.busy, at: new Date().toISOString() };
+}
+
+/**
+ * A job's screen when asked for it (the `screen` op): a quiet one is looked at again, since what
+ * it runs may have started without a word (the screen then stays busy and tells when it is not).
+ */
+export function askedScreenState(job: Job): ScreenState {
+  if (!job.screen.busy && job.pty && runsInForeground(job.pid, job.tty)) job.screen.wake();
+  return screenState(job);
 }
 
 export class Jobs {
@@ -118,6 +130,7 @@ export class Jobs {
       rows,
       scrollback: spec.scrollback,
       quietMs: spec.quietMs,
+      running: () => runsInForeground(job.pid, job.tty),
       onChange: () => this.events.screen(job),
       onFlow: (paused) => this.flow(job, paused),
     });
@@ -139,6 +152,7 @@ export class Jobs {
       exit: null,
       screen,
       transcript,
+      tty: ptsNameOf(p),
       slave: holdSlave(p),
       drain: null,
     };
@@ -146,6 +160,7 @@ export class Jobs {
     this.jobs.set(jobId, job); // replaces an unforgotten exit of an earlier run of this job
     this.watchExits();
     this.follow(job, p);
+    screen.wake(); // busy until its first quiet spell, even if it never prints
     log(`spawned ${jobId} pid ${p.pid}: ${resolved}`);
     return { pid: p.pid };
   }
@@ -252,6 +267,12 @@ export class Jobs {
     job.slave = null;
   }
 
+  /** Types into the job; it counts as busy until its answer (or its silence) has had a quiet spell. */
+  write(job: Job & { input: TypedInput }, data: string): void {
+    job.input.write(data);
+    job.screen.wake();
+  }
+
   resize(job: Job & { pty: IPty }, cols: number, rows: number): void {
     job.pty.resize(cols, rows);
     job.screen.resize(cols, rows);
@@ -322,15 +343,8 @@ function commandOf({ file, cwd, env }: { file: string; cwd: string; env: Record<
   return resolved;
 }
 
-/** The process has ended: a zombie not yet reaped, or gone. */
-function hasEnded(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
-    return stat[stat.lastIndexOf(")") + 2] === "Z";
-  } catch {
-    return true;
-  }
-}
+/** The terminal's slave side (`/dev/pts/N`): node-pty has it, but its types do not say so. */
+const ptsNameOf = (p: IPty): string | null => (p as IPty & { ptsName?: string }).ptsName ?? null;
 
 /** Where a tail of `text` that is the start of `marker` begins (text.length when none is). */
 function partialEnd(text: string, marker: string): number {
@@ -367,7 +381,7 @@ function resolveFile(file: string, env: Record<string, string>, cwd: string): st
 // readable until the host has read it to the end (see Jobs.drain). Non-blocking: the host writes
 // DRAINED through it, and must never wait on a full terminal.
 function holdSlave(p: IPty): number | null {
-  const pts = (p as IPty & { ptsName?: string }).ptsName;
+  const pts = ptsNameOf(p);
   const { O_RDWR, O_NOCTTY, O_NONBLOCK } = fs.constants;
   try {
     return pts ? fs.openSync(pts, O_RDWR | O_NOCTTY | O_NONBLOCK) : null;
