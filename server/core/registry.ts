@@ -1,7 +1,8 @@
 /**
  * The jobs in memory: the store's records plus what only a live daemon knows (the job's
  * reporting connection, its pending count). Rows are built here; every change goes through
- * `changed`, which pushes the row and writes the record (at once, or coalesced for reports).
+ * `changed` (its content: `updatedAt` is stamped) or `noted` (anything else), which push the row
+ * and write the record (at once, or coalesced for reports).
  */
 import {
   type FullReport,
@@ -114,12 +115,21 @@ export class Registry {
   }
 
   /**
-   * The job changed: push its row; write it now (`durable`, for what must survive a crash:
-   * life, exit codes, names) or within REPORT_FLUSH_MS together with others (reports, which the
-   * agent sends again after a restart anyway).
+   * The job's content changed (docs/protocol.md, "A row": what the agent said, its name, its life
+   * and exit code, its waiting replies): `updatedAt` is now; the row is pushed and written (`noted`).
    */
   changed(job: LiveJob, durable: boolean): void {
     job.rec.updatedAt = this.now();
+    this.noted(job, durable);
+  }
+
+  /**
+   * Something of the job changed besides its content (its place, its pin, its connection, its
+   * pid, its status alone): push its row; write it now (`durable`, for what must survive a crash:
+   * life, exit codes, names, places) or within REPORT_FLUSH_MS together with others (reports,
+   * which the agent sends again after a restart anyway). `updatedAt` stays.
+   */
+  noted(job: LiveJob, durable: boolean): void {
     this.pushes.row(job.rec.id, () => this.row(job));
     if (durable) {
       this.unsaved.delete(job);

@@ -75,6 +75,7 @@ export function typePending(core: Core, job: LiveJob): Promise<void> {
     if (job.pending === 0 || job.rec.life !== "running" || job.link !== null) return;
     const q = quietOf(job);
     let followUpTyped = false;
+    let typed = 0;
     const terminals = await core.terminals();
     for (const r of core.store.pendingReplies(job.rec.id)) {
       if (r.kind !== null) continue; // peer items are for protocol agents
@@ -82,12 +83,13 @@ export function typePending(core: Core, job: LiveJob): Promise<void> {
       await terminals.write(job.rec.id, keystrokes(r.text));
       core.store.markTyped(job.rec.id, r.seq, r.requestId);
       job.pending--;
+      typed++;
       if (r.mode !== "steer") followUpTyped = true;
       q.typedAt = Date.now();
       q.busy = true;
     }
     if (q.typedAt > q.at) watchForQuiet(core, job);
-    core.registry.changed(job, false);
+    if (typed > 0) core.registry.changed(job, false); // its waiting replies
   });
 }
 
