@@ -355,7 +355,8 @@ describe("roost attach", () => {
     // --watch: no resize, no typing; Ctrl-C ends it.
     const watch = attachAtTerminal(["j1", "--watch"], d.env, 50, 10);
     await until("watching", () => watch.seen.text.includes("watching j1 (shell)"));
-    expect(watch.seen.text).toContain("(its terminal is 90x30, this one 50x10)");
+    // The viewer that set 90x30 has left: the job is back to its own size.
+    expect(watch.seen.text).toContain("(its terminal is 120x40, this one 50x10)");
     watch.term.write("echo nope\r\u0003");
     expect(await watch.exited).toBe(0);
     expect(watch.seen.text).toMatch(/detached from j1; it keeps running\r\n$/);

@@ -16,6 +16,7 @@ import {
   type TestDaemon,
   until,
 } from "./helpers/daemon.js";
+import { api } from "./helpers/http.js";
 import { handled, row, stepProcess, untilGone, untilRow } from "./helpers/jobs.js";
 import { killPtyHost } from "./helpers/processes.js";
 import type { RawClient } from "./helpers/raw-client.js";
@@ -277,6 +278,69 @@ describe("attach", () => {
     await c.ok("input", { id: job.id, data: "exit 5\r" });
     const detached = await c.event((e) => e.event === "detached" && e.id === job.id);
     expect(detached.why).toBe("exited with code 5");
+  });
+});
+
+describe("the job's size, with viewers of all sizes", () => {
+  /** What `stty size` says in the job (rows, then columns), read from its row. */
+  async function sttySize(c: RawClient, id: string): Promise<string> {
+    await untilRow(c, id, "idle", (r) => r.status === "idle" && r.pending === 0);
+    await c.ok("reply", { id, text: "stty size" });
+    const r = await untilRow(c, id, "stty's answer", (x) => x.pending === 0 && /^\d+ \d+$/.test(x.summary));
+    // Said again with a mark, so that an answer from before cannot pass for this one.
+    await c.ok("reply", { id, text: "echo size-$(stty size | tr ' ' x)" });
+    const marked = await untilRow(c, id, "the size", (x) => x.pending === 0 && /^size-/.test(x.summary));
+    expect(marked.summary).toBe(`size-${r.summary.replace(" ", "x")}`);
+    return r.summary;
+  }
+
+  it("a phone-sized viewer that leaves (detach, or its connection closed) leaves the job its own size", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash");
+    expect(await sttySize(c, job.id)).toBe("40 120");
+    const phone = await d.client();
+    await attachScreen(phone, job.id);
+    await phone.ok("resize", { id: job.id, cols: 44, rows: 20 });
+    expect(await sttySize(c, job.id)).toBe("20 44"); // alone, it has its size
+    await phone.ok("detach", { id: job.id });
+    expect(await sttySize(c, job.id)).toBe("40 120");
+    const again = await d.client();
+    await again.ok("resize", { id: job.id, cols: 44, rows: 20 }); // before it attaches, as roost attach does
+    expect((await again.ok("attach", { id: job.id })).cols).toBe(44);
+    again.close();
+    expect(await sttySize(c, job.id)).toBe("40 120");
+  });
+
+  it("with a large and a small viewer, the job has the large one's size; each leaving gives it back", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash");
+    const large = await d.client();
+    await attachScreen(large, job.id);
+    await large.ok("resize", { id: job.id, cols: 200, rows: 30 });
+    const phone = await d.client();
+    await phone.ok("resize", { id: job.id, cols: 44, rows: 60 });
+    const seen = await phone.ok("attach", { id: job.id });
+    expect([seen.cols, seen.rows]).toEqual([200, 60]); // the largest of each
+    expect(await sttySize(c, job.id)).toBe("60 200");
+    const watcher = await d.client();
+    await attachScreen(watcher, job.id); // watching only: it says no size
+    large.close();
+    expect(await sttySize(c, job.id)).toBe("60 44");
+    await phone.ok("detach", { id: job.id });
+    expect(await sttySize(c, job.id)).toBe("40 120");
+  });
+
+  it("a resize over HTTP (no view) sets the job's own size, which it returns to", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash");
+    expect((await api(d, "resize", { id: job.id, cols: 100, rows: 30 })).status).toBe(200);
+    expect(await sttySize(c, job.id)).toBe("30 100");
+    const phone = await d.client();
+    await attachScreen(phone, job.id);
+    await phone.ok("resize", { id: job.id, cols: 44, rows: 20 });
+    expect(await sttySize(c, job.id)).toBe("20 44");
+    phone.close();
+    expect(await sttySize(c, job.id)).toBe("30 100");
   });
 });
 

@@ -18,6 +18,15 @@ import type { Pushes } from "./pushes.js";
 import { OneAtATime } from "./serial.js";
 import type { Quiet } from "./typist.js";
 
+/** A terminal's size. */
+export interface Size {
+  cols: number;
+  rows: number;
+}
+
+/** A job's terminal's size when it starts, and its own size until a `resize` over HTTP sets it. */
+export const START_SIZE: Size = { cols: 120, rows: 40 };
+
 /** The job's reporting connection: replies go out on it (agent-protocol.md, `report`). */
 export interface AgentLink {
   send(event: WireEvent): void;
@@ -42,6 +51,10 @@ export interface LiveJob {
   quiet: Quiet | null;
   /** Its profile's `blockedPatterns`, compiled once it first shows a screen (screens.ts). */
   blockedPatterns: RegExp[] | null;
+  /** Its terminal's own size: what it has with no viewer (viewers.ts). */
+  ownSize: Size;
+  /** The size last asked of the pty host for its terminal; null when not known (after a restart). */
+  size: Size | null;
   /**
    * Replies with a request id saved in the commit at the end of this turn, not yet answered, by
    * request id (reply.ts): a resend meanwhile waits for that commit and is a duplicate, as after it.
@@ -59,6 +72,8 @@ const liveJob = (rec: JobRecord, pending: number): LiveJob => ({
   typing: new OneAtATime(),
   quiet: null,
   blockedPatterns: null,
+  ownSize: START_SIZE,
+  size: null,
   repliesInFlight: new Map(),
 });
 
