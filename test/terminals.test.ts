@@ -281,6 +281,33 @@ describe("attach", () => {
   });
 });
 
+describe("respawn of a terminal job", () => {
+  it("types its task again, as a new reply; a job dispatched without one gets none", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash", "echo ran >> runs.txt; echo runs-$(wc -l < runs.txt)");
+    await untilRow(c, job.id, "the task ran", (r) => r.summary === "runs-1" && r.pending === 0);
+    const { job: again } = await c.ok("respawn", { id: job.id });
+    expect(again.pid).not.toBe(job.pid);
+    expect(again.lastSeq).toBe(2); // the task, as reply 2
+    const r = await untilRow(
+      c,
+      job.id,
+      "the task ran again",
+      (x) => x.summary === "runs-2" && x.pending === 0,
+    );
+    expect(r.pid).toBe(again.pid);
+    const feed = (await c.ok("events", { id: job.id })).events.map((e: any) => [e.kind, e.text]);
+    // The task typed again is a reply of its own in the feed (the first one was the dispatch's).
+    expect(feed.filter(([kind]: string[]) => kind === "reply")).toHaveLength(1);
+    expect(fs.readFileSync(path.join(d.env.HOME!, "runs.txt"), "utf8")).toBe("ran\nran\n");
+
+    const bare = await dispatch(c, "bash");
+    await untilRow(c, bare.id, "idle", (x) => x.status === "idle");
+    const { job: bareAgain } = await c.ok("respawn", { id: bare.id });
+    expect(bareAgain).toMatchObject({ lastSeq: 0, pending: 0 });
+  });
+});
+
 describe("the job's size, with viewers of all sizes", () => {
   /** What `stty size` says in the job (rows, then columns), read from its row. */
   async function sttySize(c: RawClient, id: string): Promise<string> {
