@@ -305,7 +305,7 @@ describe("roost attach", () => {
     expect(user.proc.exitCode).toBeNull();
     await ok(["reply", "j1", "exit 3"], d.env);
     expect(await user.exited).toBe(0);
-    expect(user.stderr).toMatch(/\nj1 exited \(exit 3\)\n$/);
+    expect(user.stderr).toMatch(/\nj1 ended: failed \(exit 3\); `roost respawn j1` starts it again\n$/);
   });
 
   it("a job stopped meanwhile: it says so; SIGTERM detaches", async () => {
@@ -315,7 +315,7 @@ describe("roost attach", () => {
     const one = await attach(["j1"], d.env);
     await ok(["stop", "j1"], d.env);
     expect(await one.exited).toBe(0);
-    expect(one.stderr).toMatch(/\nj1 was stopped\n$/);
+    expect(one.stderr).toMatch(/\nj1 was stopped; `roost respawn j1` starts it again\n$/);
 
     const two = await attach(["j2"], d.env);
     two.kill("SIGTERM");

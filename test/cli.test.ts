@@ -2,11 +2,12 @@
  * The `roost` CLI, as a user runs it: the built command (dist/server/cli/main.js, so run
  * `npm run build` first) against a real daemon on a fresh temp ROOST_HOME.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { freshEnv, json, needsBuild, ok, PLAIN_SHELL, roost, rowOf } from "./helpers/cli.js";
 import {
   agentProfile,
   CLI,
@@ -18,48 +19,7 @@ import {
 } from "./helpers/daemon.js";
 import { killPtyHost, killQuietly } from "./helpers/processes.js";
 
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function roost(args: string[], env: Record<string, string>, cwd?: string): Promise<Ran> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env, cwd, timeout: 30000 }, (err, stdout, stderr) => {
-      const code = err ? (err as { code?: unknown }).code : 0;
-      resolve({ code: typeof code === "number" ? code : -1, stdout, stderr });
-    });
-  });
-}
-
-/** `roost ...` that must succeed: its stdout. */
-async function ok(args: string[], env: Record<string, string>, cwd?: string): Promise<string> {
-  const r = await roost(args, env, cwd);
-  if (r.code !== 0) throw new Error(`roost ${args.join(" ")} exited ${r.code}: ${r.stderr}${r.stdout}`);
-  return r.stdout;
-}
-
-const json = async (args: string[], env: Record<string, string>) =>
-  JSON.parse(await ok([...args, "--json"], env));
-const rowOf = async (env: Record<string, string>, id: string) => (await json(["ls", id], env)).rows[0];
-
-/**
- * The shell profile runs $SHELL, interactive: a user's rc files (which may take seconds, e.g. a
- * version manager's init) are not what these tests are about, so it is plain sh here.
- */
-const PLAIN_SHELL = { SHELL: "/bin/sh" };
 const daemon = (opts: DaemonOptions = {}) => startDaemon({ ...opts, env: { ...PLAIN_SHELL, ...opts.env } });
-
-/** An environment with no daemon behind it: a fresh temp home, no other ROOST_ variables. */
-function freshEnv(): { home: string; env: Record<string, string> } {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "roost-cli-"));
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (v !== undefined && !k.startsWith("ROOST_")) env[k] = v;
-  Object.assign(env, PLAIN_SHELL, { ROOST_HOME: home, ROOST_STOP_GRACE_MS: "1000", ROOST_PORT: "0" });
-  return { home, env };
-}
 
 const COMMANDS = [
   "ls",
@@ -87,9 +47,7 @@ afterEach(async () => {
   d = undefined;
 });
 
-beforeAll(() => {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-});
+beforeAll(needsBuild);
 
 describe("help and usage", () => {
   it("prints each command's usage, options and example on --help, exit 0", async () => {
@@ -190,18 +148,33 @@ describe("jobs", () => {
     expect(dup).toBe(`already started ${again.job.id} (shell) in ${again.job.cwd} (duplicate)\n`);
   });
 
-  it("dispatch fails with the daemon's code, or with why the job could not start", async () => {
-    d = await daemon({ config: { agentProfiles: { broken: { command: ["/nonexistent/prog"] } } } });
-    const r = await roost(["dispatch", "nope", "x"], d.env);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^roost: bad_request: no profile "nope"; the profiles are: .*shell/);
+  it("dispatch fails with the daemon's code; a job that could not start is failed", async () => {
+    // A program that is there at dispatch and gone by the respawn: the one way left for a job
+    // to reach the pty host and fail to start (dispatch refuses a program that is missing).
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), "roost-prog-"));
+    const prog = path.join(bin, "prog");
+    fs.writeFileSync(prog, "#!/bin/sh\nexec sleep 100\n", { mode: 0o755 });
+    try {
+      d = await daemon({ config: { agentProfiles: { broken: { command: [prog] } } } });
+      const r = await roost(["dispatch", "nope", "x"], d.env);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^roost: bad_request: no profile "nope"; the profiles are: .*shell/);
 
-    const broken = await roost(["dispatch", "broken"], d.env);
-    expect(broken.code).toBe(1);
-    expect(broken.stderr).toMatch(/^roost: j1 \(broken\) failed: could not start: /);
-    const asJson = await roost(["dispatch", "broken", "--json"], d.env);
-    expect(asJson.code).toBe(1);
-    expect(JSON.parse(asJson.stdout).job).toMatchObject({ id: "j2", life: "exited", state: "failed" });
+      expect(await ok(["dispatch", "broken"], d.env)).toMatch(/^started j1 \(broken\)/);
+      await ok(["dispatch", "broken"], d.env);
+      fs.rmSync(prog);
+      const broken = await roost(["respawn", "j1"], d.env);
+      expect(broken.code).toBe(1);
+      expect(broken.stderr).toBe(`roost: j1 (broken) failed: could not start: command not found: ${prog}\n`);
+      const asJson = await roost(["respawn", "j2", "--json"], d.env);
+      expect(asJson.code).toBe(1);
+      expect(JSON.parse(asJson.stdout).job).toMatchObject({ id: "j2", life: "exited", state: "failed" });
+      const table = await ok(["ls"], { ...d.env, COLUMNS: "200" });
+      expect(table).toMatch(/^j2 +\S+ +failed +\S+ +could not start: command not found/m);
+      expect(table).toMatch(/^j1 +\S+ +failed +\S+ +could not start: command not found/m);
+    } finally {
+      fs.rmSync(bin, { recursive: true, force: true });
+    }
   });
 
   it("ls shows how a job ended, a blocked job's question and choices, and fits the width", async () => {
