@@ -81,7 +81,8 @@ describe("help and usage", () => {
         [["dispatch"], "usage: roost dispatch PROFILE"],
         [["ls", "--bogus"], "unknown option --bogus"],
         [["reply", "j1"], "usage: roost reply ID TEXT..."],
-        [["stop", "j1", "j2"], "usage: roost stop ID"],
+        [["stop"], "usage: roost stop ID..."],
+        [["ls", "j1", "j2"], "ls takes [ID], not 2 arguments"],
         [["events", "--limit", "0"], "--limit must be a whole number"],
         [["dispatch", "shell", "--cwd"], "usage: roost dispatch"],
         [["frobnicate"], 'no command "frobnicate"'],
@@ -236,7 +237,7 @@ describe("jobs", () => {
     ]);
     expect(await ok(["ls"], d.env)).toMatch(/\n\* +j1 +first/);
 
-    expect(await json(["unpin", "j1"], d.env)).toEqual({});
+    expect(await json(["unpin", "j1"], d.env)).toEqual({ ok: true, id: "j1" });
     expect((await rowOf(d.env, "j1")).pinned).toBe(false);
     expect(await ok(["ls"], d.env)).not.toContain("*");
 

@@ -5,9 +5,8 @@
  * `roost: <message>` and exit 1, or the command's usage and exit 64 when the command line is wrong.
  */
 import { parseArgs } from "node:util";
-import { RoostError } from "../../sdk/ts/protocol/index.js";
 import { ROOST_VERSION } from "../version.js";
-import { CliError, type Command, out, UsageError, type Values } from "./command.js";
+import { type Command, out, UsageError, type Values } from "./command.js";
 import { attach } from "./commands/attach.js";
 import { daemon } from "./commands/daemon.js";
 import { dispatch } from "./commands/dispatch.js";
@@ -18,7 +17,7 @@ import { ls } from "./commands/ls.js";
 import { reply } from "./commands/reply.js";
 import { shutdown, start } from "./commands/start.js";
 import { open, token } from "./commands/token.js";
-import { NotRunning } from "./connect.js";
+import { reportError } from "./errors.js";
 import { commandHelp, commonOptions, overallHelp, usageLine } from "./usage.js";
 
 const help: Command = {
@@ -97,18 +96,8 @@ function parse(cmd: Command, argv: string[]): { positionals: string[]; values: V
 }
 
 function fail(err: unknown, cmd: Command | undefined): number {
-  if (err instanceof UsageError) {
-    process.stderr.write(
-      `roost: ${err.message}\n${cmd ? usageLine(cmd) : "usage: roost COMMAND [ARGS...]"}\n`,
-    );
-    process.stderr.write(`(\`roost ${cmd ? `${cmd.name} ` : ""}--help\` says more)\n`);
-    return err.exitCode;
-  }
-  if (err instanceof NotRunning) process.stderr.write(`${err.message}\n`);
-  // The wire's code too: a script can match on it, a person sees what kind of no it was.
-  else if (err instanceof RoostError) process.stderr.write(`roost: ${err.code}: ${err.message}\n`);
-  else process.stderr.write(`roost: ${(err as Error)?.message ?? String(err)}\n`);
-  return err instanceof CliError ? err.exitCode : 1;
+  const usage = `${cmd ? usageLine(cmd) : "usage: roost COMMAND [ARGS...]"}\n(\`roost ${cmd ? `${cmd.name} ` : ""}--help\` says more)\n`;
+  return reportError(err, { json: false, usage });
 }
 
 async function main(argv: string[]): Promise<number> {
