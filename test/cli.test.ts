@@ -32,6 +32,7 @@ const COMMANDS = [
   "pin",
   "unpin",
   "rename",
+  "profiles",
   "events",
   "open",
   "token",

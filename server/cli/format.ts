@@ -191,3 +191,37 @@ export function feedLine(e: FeedEntry, p: Paint = paint(false)): string {
   const who = e.who === "roost" ? "" : ` ${p.dim(`(${clean(e.whoId ? `${e.who} ${e.whoId}` : e.who)})`)}`;
   return `${p.dim(clock(e.at))} ${pad(e.id, 4)} ${pad(e.kind, 8)} ${clean(e.text)}${who}`;
 }
+
+/**
+ * Lines of columns, each as wide as its widest cell (at most `max[i]`, cut with "…"), the last
+ * cut to what `width` leaves it. `paintCell` colours a cell once padded (the header is bold).
+ */
+export function columns(
+  head: readonly string[],
+  cells: readonly (readonly string[])[],
+  opts: {
+    width: number;
+    colour: boolean;
+    max?: readonly number[];
+    paintCell?: (row: number, col: number, s: string) => string;
+  },
+): string[] {
+  const p = paint(opts.colour);
+  const last = head.length - 1;
+  const w = head.map((h, i) =>
+    Math.min(opts.max?.[i] ?? Infinity, Math.max(len(h), ...cells.map((c) => len(c[i] ?? "")))),
+  );
+  const lastWidth = Math.max(
+    len(head[last]!),
+    opts.width - w.slice(0, last).reduce((a, b) => a + b + GAP.length, 0),
+  );
+  const line = (row: readonly string[], r: number) =>
+    row
+      .map((cell, i) => {
+        const fitted = i === last ? clip(cell, lastWidth) : pad(clip(cell, w[i]!), w[i]!);
+        return r >= 0 && opts.paintCell ? opts.paintCell(r, i, fitted) : fitted;
+      })
+      .join(GAP)
+      .trimEnd();
+  return [p.bold(line(head, -1)), ...cells.map(line)];
+}

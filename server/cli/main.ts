@@ -14,6 +14,7 @@ import { events } from "./commands/events.js";
 import { pin, rename, respawn, rm, stop, unpin } from "./commands/job-actions.js";
 import { log } from "./commands/log.js";
 import { ls } from "./commands/ls.js";
+import { profiles } from "./commands/profiles.js";
 import { reply } from "./commands/reply.js";
 import { shutdown, start } from "./commands/start.js";
 import { open, token } from "./commands/token.js";
@@ -51,6 +52,7 @@ const COMMANDS: readonly Command[] = [
   pin,
   unpin,
   rename,
+  profiles,
   events,
   open,
   token,
