@@ -71,7 +71,7 @@ describe("roost profiles", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(
-      /^roost: bad_request: profile "ghost" cannot run: no-such-program-xyz is not installed: not found on the PATH; install it, or dispatch one of: .*\bpy\b.*\bshell\b/,
+      /^roost: profile "ghost" cannot run: no-such-program-xyz is not installed: not found on the PATH; install it, or dispatch one of: .*\bpy\b.*\bshell\b/,
     );
     expect(await json(["ls"], d.env)).toEqual({ rows: [] });
   });

@@ -86,7 +86,26 @@ describe("help and usage", () => {
         [["ls", "j1", "j2"], "ls takes [ID], not 2 arguments"],
         [["events", "--limit", "0"], "--limit must be a whole number"],
         [["dispatch", "shell", "--cwd"], "usage: roost dispatch"],
-        [["frobnicate"], 'no command "frobnicate"'],
+        [["frobnicate"], 'roost: no command "frobnicate" (`roost help` lists them)\n'],
+        [
+          ["dispach", "shell"],
+          'roost: no command "dispach": did you mean `roost dispatch`? (`roost help` lists them)\n',
+        ],
+        [["sotp", "j1"], 'roost: no command "sotp": did you mean `roost stop`?'],
+        [["lst"], 'roost: no command "lst": did you mean `roost ls`?'],
+        [["help", "profils"], 'roost: no command "profils": did you mean `roost profiles`?'],
+        [
+          ["ls", "--stat", "blocked"],
+          "roost: unknown option --stat: did you mean --state?\nusage: roost ls ",
+        ],
+        [["events", "--folow"], "roost: unknown option --folow: did you mean --follow?\n"],
+        [["events", "--foll"], "roost: unknown option --foll: did you mean --follow?\n"],
+        [["ls", "--jsn"], "roost: unknown option --jsn: did you mean --json?\n"],
+        [["reply", "j1", "-x"], 'roost: unknown option -x (a TEXT that starts with "-" goes after `--`)\n'],
+        [
+          ["ls", "--frobnicate"],
+          'roost: unknown option --frobnicate (a TEXT that starts with "-" goes after `--`)\n',
+        ],
         [[], "usage: roost COMMAND"],
       ];
       for (const [args, says] of cases) {
@@ -95,6 +114,13 @@ describe("help and usage", () => {
         expect(r.stderr, args.join(" ")).toContain(says);
         expect(r.stdout).toBe("");
       }
+      // With --json, the usage error is one line of JSON too: no usage text around it.
+      const asJson = await roost(["ls", "--stat", "blocked", "--json"], env);
+      expect(asJson.code).toBe(64);
+      expect(asJson.stdout).toBe("");
+      expect(asJson.stderr).toBe(
+        `${JSON.stringify({ ok: false, code: "usage", error: "unknown option --stat: did you mean --state?" })}\n`,
+      );
     } finally {
       fs.rmSync(home, { recursive: true, force: true });
     }
@@ -109,6 +135,13 @@ describe("help and usage", () => {
         expect(r.stderr).toBe(
           `roost is not running (no answer on ${path.join(home, "roost.sock")}): start it with \`roost start\`\n`,
         );
+        const asJson = await roost([...args, "--json"], env);
+        expect(asJson.code).toBe(1);
+        expect(JSON.parse(asJson.stderr)).toEqual({
+          ok: false,
+          code: "not_running",
+          error: r.stderr.trimEnd(),
+        });
       }
     } finally {
       fs.rmSync(home, { recursive: true, force: true });
@@ -160,7 +193,17 @@ describe("jobs", () => {
       d = await daemon({ config: { agentProfiles: { broken: { command: [prog] } } } });
       const r = await roost(["dispatch", "nope", "x"], d.env);
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/^roost: bad_request: no profile "nope"; the profiles are: .*shell/);
+      // For a person, the daemon's words alone; the code is for scripts, in --json's line.
+      expect(r.stderr).toMatch(/^roost: no profile "nope"; the profiles are: [^\n]*\bshell\b[^\n]*\n$/);
+      expect(r.stdout).toBe("");
+      const asJsonNope = await roost(["dispatch", "nope", "x", "--json"], d.env);
+      expect(asJsonNope.code).toBe(1);
+      expect(asJsonNope.stdout).toBe("");
+      expect(JSON.parse(asJsonNope.stderr)).toEqual({
+        ok: false,
+        code: "bad_request",
+        error: r.stderr.slice("roost: ".length, -1),
+      });
 
       expect(await ok(["dispatch", "broken"], d.env)).toMatch(/^started j1 \(broken\)/);
       await ok(["dispatch", "broken"], d.env);
@@ -246,25 +289,34 @@ describe("jobs", () => {
     expect((await rowOf(d.env, "j2")).name).toBe("the new name");
   });
 
-  it("an unknown job: exit 1 and not_found on stderr", async () => {
+  it("an unknown job: exit 1 and what to do on stderr; with --json, not_found as JSON", async () => {
     d = await daemon();
+    const said = 'no job "j99": `roost ls` lists the jobs';
     for (const args of [
       ["stop", "j99"],
       ["reply", "j99", "hi"],
       ["rm", "j99"],
       ["ls", "j99"],
+      ["pin", "j99"],
     ]) {
       const r = await roost(args, d.env);
       expect(r.code, args.join(" ")).toBe(1);
-      expect(r.stderr, args.join(" ")).toMatch(/^roost: not_found: no job "j99"/);
+      expect(r.stderr, args.join(" ")).toBe(`roost: ${said}\n`);
+      expect(r.stdout, args.join(" ")).toBe("");
+      const asJson = await roost([...args, "--json"], d.env);
+      expect(asJson.code, args.join(" ")).toBe(1);
+      expect(asJson.stderr, args.join(" ")).toBe(
+        `${JSON.stringify({ ok: false, code: "not_found", error: said })}\n`,
+      );
+      expect(asJson.stdout, args.join(" ")).toBe("");
     }
   });
 });
 
 describe("the hub's links and tokens", () => {
-  it("open prints the login link; token makes, lists and revokes named tokens", async () => {
+  it("open --print prints the login link; token makes, lists and revokes named tokens", async () => {
     d = await daemon();
-    const link = (await ok(["open"], d.env)).trim();
+    const link = (await ok(["open", "--print"], d.env)).trim();
     expect(link).toBe(`${d.url}login?token=${encodeURIComponent(d.token)}`);
     expect((await ok(["token"], d.env)).trim()).toBe(link);
 
@@ -280,7 +332,7 @@ describe("the hub's links and tokens", () => {
     expect(await ok(["token", "--list"], d.env)).toMatch(/^dash +read-only .*\nlaptop +full /);
     const again = await roost(["token", "--name", "dash"], d.env);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/conflict: a token named dash exists/);
+    expect(again.stderr).toBe("roost: a token named dash exists: revoke it first, or choose another name\n");
 
     expect(await ok(["token", "--revoke", "dash"], d.env)).toBe("revoked dash\n");
     const revoked = await fetch(`${d.url}api/whoami`, { headers: { authorization: `Bearer ${secret}` } });
@@ -294,11 +346,7 @@ describe("the hub's links and tokens", () => {
     for (const [args, code, says] of [
       [["token", "--read-only"], 64, `roost: --read-only goes with --name NAME\n${usage}`],
       [["token", "--name", "a", "--list"], 64, `roost: use one of --name, --revoke and --list\n${usage}`],
-      [
-        ["token", "--name", "a b"],
-        1,
-        'roost: bad_request: token: name must match pattern "^[A-Za-z0-9_.-]{1,64}$"\n',
-      ],
+      [["token", "--name", "a b"], 1, 'roost: token: name must match pattern "^[A-Za-z0-9_.-]{1,64}$"\n'],
     ] as const) {
       const r = await roost([...args], d.env);
       expect(r.code, args.join(" ")).toBe(code);

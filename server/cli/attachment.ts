@@ -70,10 +70,17 @@ async function howItEnded(client: SocketClient, id: string, why: string): Promis
 
 const respawnHint = (id: string) => `\`roost respawn ${id}\` starts it again`;
 
-/** An ended job has no live terminal, but what it printed is kept: the refusal says where. */
-function pointAtLog(err: unknown, row: Row, id: string): unknown {
+/**
+ * An ended job has no live terminal: the refusal says how it ended, that `respawn` starts it
+ * again, and that what it printed is kept.
+ */
+function saidOfEnded(err: unknown, row: Row, id: string): unknown {
   if (err instanceof RoostError && row.life !== "running" && row.life !== "starting")
-    return new RoostError(err.code, `${err.message}: \`roost log ${id}\` shows what it printed`);
+    return new RoostError(
+      err.code,
+      `${id} has ended (${stateLabel(row)}), so it has no live terminal: ${respawnHint(id)}, ` +
+        `\`roost log ${id}\` shows what it printed`,
+    );
   return err;
 }
 
@@ -147,7 +154,7 @@ export class Attachment {
       return { row, screen: await attached };
     } catch (err) {
       client.onEvent = () => {};
-      throw pointAtLog(err, row, id);
+      throw saidOfEnded(err, row, id);
     }
   }
 

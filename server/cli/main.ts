@@ -2,7 +2,8 @@
 /**
  * The `roost` command: `roost COMMAND [ARGS...]`. Finds the command, parses its options
  * (node:util parseArgs, strict), runs it, and turns every failure into one line on stderr:
- * `roost: <message>` and exit 1, or the command's usage and exit 64 when the command line is wrong.
+ * `roost: <message>` and exit 1, or the command's usage and exit 64 when the command line is wrong
+ * (errors.ts; with --json, the line is JSON).
  */
 import { parseArgs } from "node:util";
 import { ROOST_VERSION } from "../version.js";
@@ -19,6 +20,7 @@ import { reply } from "./commands/reply.js";
 import { shutdown, start } from "./commands/start.js";
 import { open, token } from "./commands/token.js";
 import { reportError } from "./errors.js";
+import { nearest } from "./suggest.js";
 import { commandHelp, commonOptions, overallHelp, usageLine } from "./usage.js";
 
 const help: Command = {
@@ -34,7 +36,7 @@ const help: Command = {
       return 0;
     }
     const cmd = find(name);
-    if (!cmd) throw new UsageError(`no command ${JSON.stringify(name)}`);
+    if (!cmd) throw noCommand(name);
     out(commandHelp(cmd));
     return 0;
   },
@@ -64,6 +66,31 @@ const COMMANDS: readonly Command[] = [
 
 const find = (name: string) => COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
 
+function noCommand(name: string): UsageError {
+  const meant = nearest(
+    name,
+    COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]),
+  );
+  return new UsageError(
+    `no command ${JSON.stringify(name)}${meant ? `: did you mean \`roost ${meant}\`?` : ""} (\`roost help\` lists them)`,
+  );
+}
+
+/** parseArgs's words for an unknown option are long and end in a half-quoted example: shorter, with a guess. */
+function unknownOption(cmd: Command, option: string): UsageError {
+  const meant = option.startsWith("--")
+    ? nearest(option.slice(2), Object.keys({ ...cmd.options, ...commonOptions(cmd) }))
+    : null;
+  if (meant) return new UsageError(`unknown option ${option}: did you mean --${meant}?`);
+  return new UsageError(`unknown option ${option} (a TEXT that starts with "-" goes after \`--\`)`);
+}
+
+/** Whether the command line asks for JSON (before any `--`): its errors are JSON then too. */
+function asksForJson(cmd: Command | undefined, argv: readonly string[]): boolean {
+  const beforeDashes = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
+  return cmd?.json !== false && beforeDashes.includes("--json");
+}
+
 /** Parses argv for `cmd`; --help (anywhere before `--`) wins over everything else on the line. */
 function parse(cmd: Command, argv: string[]): { positionals: string[]; values: Values } | "help" {
   const beforeDashes = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
@@ -77,13 +104,8 @@ function parse(cmd: Command, argv: string[]): { positionals: string[]; values: V
       strict: true,
     }) as { positionals: string[]; values: Values };
   } catch (err) {
-    // parseArgs's own words are long and end in a half-quoted example: say it shorter.
     const unknown = /^Unknown option '([^']+)'/.exec((err as Error).message);
-    throw new UsageError(
-      unknown
-        ? `unknown option ${unknown[1]} (a TEXT that starts with "-" goes after \`--\`)`
-        : (err as Error).message,
-    );
+    throw unknown ? unknownOption(cmd, unknown[1]!) : new UsageError((err as Error).message);
   }
   const [min, max] = cmd.arity;
   const n = parsed.positionals.length;
@@ -97,9 +119,9 @@ function parse(cmd: Command, argv: string[]): { positionals: string[]; values: V
   return parsed;
 }
 
-function fail(err: unknown, cmd: Command | undefined): number {
+function fail(err: unknown, cmd: Command | undefined, json: boolean): number {
   const usage = `${cmd ? usageLine(cmd) : "usage: roost COMMAND [ARGS...]"}\n(\`roost ${cmd ? `${cmd.name} ` : ""}--help\` says more)\n`;
-  return reportError(err, { json: false, usage });
+  return reportError(err, { json, usage });
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -119,7 +141,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const cmd = find(name);
   try {
-    if (!cmd) throw new UsageError(`no command ${JSON.stringify(name)}: \`roost help\` lists them`);
+    if (!cmd) throw noCommand(name);
     const parsed = parse(cmd, rest);
     if (parsed === "help") {
       out(commandHelp(cmd));
@@ -127,7 +149,7 @@ async function main(argv: string[]): Promise<number> {
     }
     return await cmd.run({ ...parsed, json: parsed.values.json === true, env: process.env });
   } catch (err) {
-    return fail(err, cmd);
+    return fail(err, cmd, asksForJson(cmd, rest));
   }
 }
 
