@@ -1,13 +1,11 @@
 /**
  * The HTTP face (control-plane.md, "HTTP and WebSocket"): Fastify, started by the daemon beside
  * the unix socket, calling the same op table. Wiring only: auth (auth.ts), op routes (routes.ts),
- * WebSockets (websockets.ts), OpenAPI, the login link, and the browser hub's static files.
+ * WebSockets (websockets.ts), OpenAPI, the login link, and the browser hub's files (hub-files.ts).
  */
-import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import type { Duplex } from "node:stream";
-import fastifyStatic from "@fastify/static";
 import fastifyWebsocket from "@fastify/websocket";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { ERROR_CODES, type ErrorCode, LIMITS } from "../../sdk/ts/protocol/index.js";
@@ -19,9 +17,9 @@ import { codeForStatus, sendError, sendOutcome } from "./answers.js";
 import { cookieName, installAuth, pathOf } from "./auth.js";
 import { capsFor, watchConnections } from "./connections.js";
 import { Guard } from "./guard.js";
+import { installHub } from "./hub-files.js";
 import { installLogin } from "./login.js";
 import { openApi } from "./openapi.js";
-import { notBuiltPage } from "./pages.js";
 import { installOpRoutes, routedOps } from "./routes.js";
 import { installWebSockets } from "./websockets.js";
 
@@ -145,13 +143,4 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   socket.destroy();
-}
-
-/** The browser hub: the built bundle, or a page saying it is not built. */
-async function installHub(app: FastifyInstance, root: string): Promise<void> {
-  if (!fs.existsSync(path.join(root, "index.html"))) {
-    app.get("/", async (_req, reply) => reply.type("text/html; charset=utf-8").send(notBuiltPage()));
-    return;
-  }
-  await app.register(fastifyStatic, { root, index: "index.html", cacheControl: false });
 }

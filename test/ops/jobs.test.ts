@@ -25,6 +25,8 @@ const profiles = () => ({
   exit3: { command: ["bash", "-c", "exit 3"] },
   exit0: { command: ["bash", "-c", "exit 0"] },
   missing: { command: ["/no/such/program"] },
+  // Its program is in the job's directory: there at dispatch, gone by a respawn if the test removes it.
+  vanishing: { command: ["./prog.sh"] },
 });
 
 const daemon = cleanDaemonPerTest(() => ({ agentProfiles: profiles() }));
@@ -384,12 +386,25 @@ describe("exits, stop, rm, respawn", () => {
     expect(r0).toMatchObject({ exitCode: 0, state: "done", error: null, pid: null });
   });
 
-  it("a job whose command cannot run has failed, and is not left running", async () => {
+  it("a profile whose program is not there is refused before any row is made", async () => {
     const { c, dir } = await daemon();
-    const { job } = await c.ok("dispatch", { profile: "missing", cwd: dir });
-    const r = await untilRow(c, job.id, "ended", (x) => x.life === "exited");
-    expect(r.state).toBe("failed");
-    expect(r.error).toBe("could not start: command not found: /no/such/program");
+    const r = await c.request("dispatch", { profile: "missing", cwd: dir });
+    expect(r.ok).toBe(false);
+    expect(r.code).toBe("bad_request");
+    expect(r.error).toMatch(/^profile "missing" cannot run: \/no\/such\/program is not installed: no executable file there; install it, or dispatch one of: /);
+    expect((await c.ok("list")).rows).toEqual([]);
+  });
+
+  it("a job whose command cannot run (its program gone by a respawn) has failed, and is not left running", async () => {
+    const { c, dir } = await daemon();
+    const prog = path.join(dir, "prog.sh");
+    fs.writeFileSync(prog, "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    const { job } = await c.ok("dispatch", { profile: "vanishing", cwd: dir });
+    await untilRow(c, job.id, "done", (x) => x.life === "exited");
+    fs.rmSync(prog);
+    await c.ok("respawn", { id: job.id });
+    const r = await untilRow(c, job.id, "failed", (x) => x.life === "exited" && x.state === "failed");
+    expect(r.error).toBe("could not start: command not found: ./prog.sh");
     expect(r.pid).toBeNull();
   });
 

@@ -41,6 +41,8 @@ export async function openHub(
     viewport?: { width: number; height: number };
     mobile?: boolean;
     dark?: boolean;
+    /** The page's kept choices (web/src/prefs.ts) as the user would have made them before. */
+    prefs?: Record<string, unknown>;
   } = {},
 ): Promise<HubPage> {
   const context = await browser.newContext({
@@ -51,6 +53,10 @@ export async function openHub(
     colorScheme: opts.dark ? "dark" : "light",
   });
   context.setDefaultTimeout(WAIT);
+  if (opts.prefs)
+    await context.addInitScript(
+      `if (!localStorage.getItem("roost.prefs")) localStorage.setItem("roost.prefs", ${JSON.stringify(JSON.stringify(opts.prefs))});`,
+    );
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (err) => errors.push(String(err)));
@@ -111,3 +117,19 @@ export async function apiPost(d: TestDaemon, op: string, args: Record<string, un
   if (!body.ok) throw new Error(`${op}: ${body.error}`);
   return body.result;
 }
+
+/**
+ * A page script: the browser's notifications allowed and recorded in `window.__notes` (the
+ * browser's own API, stubbed: headless chromium shows none), and the page in the background
+ * (`document.hasFocus()` false), so that the hub notifies.
+ */
+export const RECORD_NOTIFICATIONS = `
+    window.__notes = [];
+    window.Notification = class {
+      static permission = "granted";
+      static requestPermission() { return Promise.resolve("granted"); }
+      constructor(title, opts) { window.__notes.push({ title, body: opts && opts.body }); }
+      close() {}
+    };
+    document.hasFocus = () => false;
+`;

@@ -9,7 +9,17 @@ import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type TestDaemon, until } from "../helpers/daemon.js";
 import { rmTemp, startCleanDaemon, tempDir } from "../helpers/jobs.js";
-import { api, apiRow, type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
+import {
+  api,
+  apiRow,
+  type HubPage,
+  launch,
+  openHub,
+  pageErrors,
+  RECORD_NOTIFICATIONS,
+  shot,
+  WAIT,
+} from "./browser.js";
 
 let browser: Browser;
 let d: TestDaemon | undefined;
@@ -70,9 +80,9 @@ describe("the hub and the Python example agent", () => {
     await shot(page, "job-blocked", true);
     await page.goto(`${d.url}#/`);
 
-    // Two quick clicks on "yes": one reply.
+    // Two quick clicks on "yes": one reply; the agent, done, waits for what comes next: your turn.
     await yes.dblclick();
-    await row.locator(".badge", { hasText: "done" }).waitFor({ timeout: WAIT });
+    await row.locator(".badge", { hasText: "your turn" }).waitFor({ timeout: WAIT });
     await row.getByText("ran 4 steps: all done").waitFor();
     expect(fs.existsSync(path.join(dir, "scratch.txt"))).toBe(false);
     const after = await until("the answer acked", async () => {
@@ -139,7 +149,9 @@ describe("the hub and the Python example agent", () => {
         ? states.filter((s: string) => s === "done").length === 1
         : false;
     });
-    hub = await openHub(browser, d);
+    // The roomy cards in your own order (the dense view, by state, is hub-triage.test.ts's).
+    const roomy = { density: "roomy", order: "mine" };
+    hub = await openHub(browser, d, { prefs: roomy });
     const { page } = hub;
     await page.locator("li.row").nth(3).waitFor();
     // Pinned first, then the user's order (a new job goes on top), as the daemon lists them.
@@ -151,7 +163,7 @@ describe("the hub and the Python example agent", () => {
     await shot(page, "rows");
 
     // Dark.
-    const dark = await openHub(browser, d, { dark: true });
+    const dark = await openHub(browser, d, { dark: true, prefs: roomy });
     try {
       await dark.page.locator("li.row").nth(3).waitFor();
       await shot(dark.page, "rows-dark");
@@ -183,7 +195,7 @@ describe("the hub and the Python example agent", () => {
     const focused = await page.evaluate("document.activeElement?.dataset?.id");
     expect(focused).toBe(blocked.job.id);
     await page.keyboard.press("2");
-    await page.locator(`li.row[data-id="${blocked.job.id}"] .badge`, { hasText: "done" }).waitFor();
+    await page.locator(`li.row[data-id="${blocked.job.id}"] .badge`, { hasText: "your turn" }).waitFor();
     expect(fs.readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("old\n");
 
     // Alt+↑ on the focused row moves it up, for the daemon too.
@@ -236,16 +248,7 @@ describe("the hub and the Python example agent", () => {
     hub = { context, page: await context.newPage() };
     const { page } = hub;
     // The browser's notifications, allowed and recorded; the page in the background.
-    await page.addInitScript(`
-      window.__notes = [];
-      window.Notification = class {
-        static permission = "granted";
-        static requestPermission() { return Promise.resolve("granted"); }
-        constructor(title, opts) { window.__notes.push({ title, body: opts && opts.body }); }
-        close() {}
-      };
-      document.hasFocus = () => false;
-    `);
+    await page.addInitScript(RECORD_NOTIFICATIONS);
     await page.goto(`${d.url}login?token=${encodeURIComponent(d.token)}`);
     await page.locator(".conn.c-live").waitFor({ timeout: WAIT });
     const c = await d.client();

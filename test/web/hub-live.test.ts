@@ -90,7 +90,7 @@ describe("the daemon restarted under an open page", () => {
     const port = await freePort();
     const { d, id } = await daemonWithShell({ ROOST_PORT: String(port) });
     expect(d.url).toBe(`http://127.0.0.1:${port}/`);
-    const hub = await openHub(browser, d);
+    const hub = await openHub(browser, d, { prefs: { density: "roomy" } });
     hubs.push(hub);
     const { page } = hub;
     await page.locator(`li.row[data-id="${id}"]`).waitFor();
@@ -139,13 +139,18 @@ describe("a read-only token's page", () => {
     const { page } = hub;
     await page.locator(`li.row[data-id="${id}"]`).waitFor();
     await page
-      .locator(`li.row[data-id="${blocked.job.id}"] .q-text`, { hasText: "Run `rm -f nothing`?" })
+      .locator(`li.row[data-id="${blocked.job.id}"] .cell-text`, { hasText: "Run `rm -f nothing`?" })
       .waitFor();
     await page.locator(".ro-badge", { hasText: "read-only" }).waitFor();
-    // Nothing that cannot work: the only buttons are the help and the page's own notifications.
-    const buttons = await page.locator("main button, header button:visible").allTextContents();
-    expect(buttons.filter((b) => b !== "?" && b !== "Notify me")).toEqual([]);
-    expect(await page.locator("input, textarea, select, .row-actions, .grip").count()).toBe(0);
+    // Nothing that cannot work: the only buttons and fields are the page's own (the help, its
+    // notifications, the "need you" filter, the toolbar's filter and layout), none that acts.
+    const own = ":not(.rows-toolbar *, .none-match *)";
+    const buttons = await page.locator(`main button${own}, header button:visible`).allTextContents();
+    expect(buttons.filter((b) => b !== "?" && b !== "Notify…" && b !== "1 needs you")).toEqual([]);
+    expect(
+      await page.locator(`:is(input, textarea, select)${own}, .row-actions, .grip, .bulk-bar`).count(),
+    ).toBe(0);
+    expect(await page.locator(".rows-toolbar .select-all").count()).toBe(0);
     await page.locator(`li.row[data-id="${blocked.job.id}"] .choice-ro`, { hasText: "yes" }).waitFor();
     await shot(page, "rows-read-only");
 
@@ -237,7 +242,8 @@ describe("what an agent reports", () => {
         prLinks: ["javascript:alert(1)", "data:text/html,<b>x</b>", "https://example.com/pr/1"],
       },
     });
-    const hub = await openHub(browser, d);
+    // The roomy card: its details line has the links (a dense line has the summary alone).
+    const hub = await openHub(browser, d, { prefs: { density: "roomy" } });
     hubs.push(hub);
     const row = hub.page.locator(`li.row[data-id="${job.id}"]`);
     await row.getByText("<img src=x onerror=alert(1)> opened a PR").waitFor();

@@ -1,47 +1,79 @@
 /**
- * Attention: the jobs that need you (blocked, failed, exited with an error), counted in the title
- * and the header. A job turning so is said once to screen readers and, while the page is in the
- * background and the browser allows it, raised as a notification.
+ * Attention: the jobs that need you (blocked or failed, `needsYou`), counted in the title and the
+ * header. A job turning so, or a blocked job asking something new, is said once to screen readers;
+ * and, while the page is in the background and the browser allows it, raised as a notification,
+ * as are the jobs turning "your turn" or done when the user asked for those too (prefs.ts).
  */
+import type { ViewState } from "../../sdk/ts/protocol/row-state.js";
 import type { Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
 import type { Live } from "./live.js";
-import { displayName, needsAttention } from "./row-words.js";
+import { type Prefs, prefs } from "./prefs.js";
+import { displayName, needsYou, viewState } from "./row-words.js";
 
-/** "(2) roost" in the title and "2 need you" in the header (hidden at 0). */
-export function showAttention(live: Live, link: HTMLAnchorElement): void {
-  const count = [...live.rows.values()].filter(needsAttention).length;
+/** How many jobs need you. */
+export const needYouCount = (live: Live) => {
+  let n = 0;
+  for (const row of live.rows.values()) if (needsYou(row)) n++;
+  return n;
+};
+
+/** "(2) roost" in the title. */
+export function showCount(count: number): void {
   const base = document.title.replace(/^\(\d+\) /, "");
   document.title = count ? `(${count}) ${base}` : base;
-  link.hidden = count === 0;
-  link.textContent = `${count} need${count === 1 ? "s" : ""} you`;
 }
 
-/** Whether "Notify me" has anything to ask. */
-export const mayAskToNotify = () => "Notification" in window && Notification.permission === "default";
+/** Whether notifications can be shown at all here (a browser on https or localhost). */
+export const canNotify = () => "Notification" in window;
 
-export async function askToNotify(): Promise<void> {
-  await Notification.requestPermission();
+/** Which of the user's notification choices a state falls under; null: never notified. */
+function kindOf(state: ViewState): keyof Prefs["notify"] | null {
+  if (state === "blocked" || state === "failed") return "need";
+  if (state === "your turn") return "turn";
+  if (state === "done") return "done";
+  return null;
 }
 
-/** Says (and notifies of) each job that turns blocked or failed. */
+/** The notification's title and body for a row that turned `state`. */
+function message(row: Row, state: ViewState): { title: string; body: string } {
+  const name = displayName(row);
+  if (state === "blocked")
+    return { title: `${name} is blocked`, body: row.question ?? "it is waiting for you" };
+  if (state === "failed") return { title: `${name} failed`, body: row.error ?? row.summary ?? "it failed" };
+  if (state === "your turn") return { title: `${name}: your turn`, body: row.summary ?? "it waits for you" };
+  return { title: `${name} is done`, body: row.summary ?? "it finished" };
+}
+
+/**
+ * What changed for the user: the state's word, or a blocked row's question (a terminal that asked
+ * "Continue? (y/n)" then "Overwrite? (y/n)" stays blocked, and asks something new).
+ */
+function turned(before: Row, after: Row): ViewState | null {
+  const now = viewState(after);
+  if (now !== viewState(before)) return now;
+  if (now === "blocked" && (after.question ?? "") !== (before.question ?? "")) return now;
+  return null;
+}
+
+/** Says (and notifies of) each job that turns so that the user may act. */
 export function watchTurns(ctx: Ctx): void {
   ctx.live.onRow(({ before, after }) => {
     if (!before) return; // the first rows, or a new job: nothing turned
-    const turned = (after.state === "blocked" || after.state === "failed") && before.state !== after.state;
-    if (!turned) return;
-    const what =
-      after.state === "blocked" ? (after.question ?? "it is waiting for you") : (after.error ?? "it failed");
-    ctx.announce(`${displayName(after)} is ${after.state}: ${what}`);
-    notify(after, what);
+    const state = turned(before, after);
+    const kind = state && kindOf(state);
+    if (!state || !kind) return;
+    const { title, body } = message(after, state);
+    if (kind === "need") ctx.announce(`${title}: ${body}`);
+    if (prefs().notify[kind]) notify(after, title, body);
   });
 }
 
-function notify(row: Row, what: string): void {
-  if (!("Notification" in window) || Notification.permission !== "granted") return;
+function notify(row: Row, title: string, body: string): void {
+  if (!canNotify() || Notification.permission !== "granted") return;
   if (document.visibilityState === "visible" && document.hasFocus()) return; // the page says it already
   try {
-    const n = new Notification(`${displayName(row)} is ${row.state}`, { body: what, tag: `roost-${row.id}` });
+    const n = new Notification(title, { body, tag: `roost-${row.id}` });
     n.onclick = () => {
       window.focus();
       location.hash = `#/jobs/${row.id}`;

@@ -1,11 +1,14 @@
 /** What the views share: the live state, who the page speaks as, and a few page-wide moves. */
 import type { Profile, WhoAmI } from "./api.js";
 import type { Live } from "./live.js";
+import type { Triage } from "./triage.js";
 
 export interface Ctx {
   live: Live;
   who: WhoAmI | null;
   profiles: Profile[];
+  /** The jobs view's filter: the header's "need you" badge sets it too. */
+  triage: Triage;
   /** Read-only token: no action buttons or inputs at all. */
   readOnly(): boolean;
   /** Says something to screen readers (sparingly). */

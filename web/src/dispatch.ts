@@ -4,7 +4,7 @@
  * answers `duplicate` instead of starting a second job.
  */
 import { LIMITS } from "../../sdk/ts/protocol/limits.js";
-import { ActionId, failedText, op, type Row } from "./api.js";
+import { ActionId, failedText, op, type Profile, type Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
 import { displayName } from "./row-words.js";
@@ -16,19 +16,61 @@ export function openDispatch(ctx: Ctx): void {
   dialog ??= new DispatchDialog(ctx).el;
   document.body.append(dialog);
   const select = dialog.querySelector<HTMLSelectElement>("select[name=profile]")!;
-  const chosen = select.value;
-  select.replaceChildren(
-    ...ctx.profiles.map((p) =>
-      h(
-        "option",
-        { value: p.name, selected: p.name === chosen },
-        p.description ? `${p.name} — ${p.description}` : p.name,
-      ),
-    ),
-  );
-  if (!ctx.profiles.length) select.append(h("option", { value: "" }, "no profiles (reconnecting?)"));
+  showProfiles(select, ctx.profiles);
   dialog.showModal();
   select.focus();
+}
+
+/** A profile as an option: one whose program is not here is greyed, saying why in its tooltip. */
+function option(p: Profile, chosen: string): HTMLOptionElement {
+  const label = p.description ? `${p.name} — ${p.description}` : p.name;
+  return h(
+    "option",
+    {
+      value: p.name,
+      selected: p.name === chosen,
+      disabled: !p.installed,
+      title: p.missing,
+    },
+    p.installed ? label : `${p.name} — not installed`,
+  );
+}
+
+/**
+ * The daemon's profiles (`profiles`): roost.json's first when it has any, then roost's own; in
+ * each, those that can run first. The one chosen stays chosen if it still can run, else the
+ * first that can is; the hint names the ones not installed here.
+ */
+function showProfiles(select: HTMLSelectElement, profiles: Profile[]): void {
+  const ordered = (ps: Profile[]) => [...ps.filter((p) => p.installed), ...ps.filter((p) => !p.installed)];
+  const own = ordered(profiles.filter((p) => p.source === "roost.json"));
+  const builtIn = ordered(profiles.filter((p) => p.source === "built-in"));
+  const runnable = [...own, ...builtIn].filter((p) => p.installed);
+  const chosen = runnable.some((p) => p.name === select.value) ? select.value : (runnable[0]?.name ?? "");
+  select.replaceChildren(
+    ...(own.length
+      ? [
+          h(
+            "optgroup",
+            { label: "roost.json" },
+            own.map((p) => option(p, chosen)),
+          ),
+          h(
+            "optgroup",
+            { label: "built in" },
+            builtIn.map((p) => option(p, chosen)),
+          ),
+        ]
+      : builtIn.map((p) => option(p, chosen))),
+  );
+  if (!profiles.length) select.append(h("option", { value: "" }, "no profiles (reconnecting?)"));
+  else if (!runnable.length) select.append(h("option", { value: "", selected: true }, "none can run here"));
+  const missing = profiles.filter((p) => !p.installed).map((p) => p.name);
+  const hint = document.getElementById(`${select.id}-hint`);
+  if (hint) {
+    hint.textContent = missing.length ? `Not installed here: ${missing.join(", ")}.` : "";
+    hint.hidden = !missing.length;
+  }
 }
 
 /** A labelled field of the form, with its hint. */
@@ -57,7 +99,8 @@ function dispatchArgs(form: HTMLFormElement): Record<string, unknown> {
 
 function fields(): HTMLElement[] {
   return [
-    field("Profile", h("select", { name: "profile", required: true })),
+    // Its hint names the profiles not installed here (showProfiles).
+    field("Profile", h("select", { name: "profile", required: true }), "…"),
     field("Task", h("textarea", { name: "task", rows: "4", placeholder: "What should it do?" })),
     field(
       "Name",

@@ -1,12 +1,14 @@
 /**
- * The page's frame: the header (views, jobs that need you, the connection, read-only, Notify me,
+ * The page's frame: the header (views, jobs that need you, the connection, read-only, Notify…,
  * Dispatch, help), the banner that says the daemon is away or the login gone, and `main`.
  */
-import { askToNotify, mayAskToNotify, showAttention } from "./attention.js";
+import { canNotify, needYouCount, showCount } from "./attention.js";
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
+import { showFavicon } from "./favicon.js";
 import { openHelp } from "./help.js";
 import type { Live } from "./live.js";
+import { openNotifySettings } from "./notify-settings.js";
 
 export type Nav = "jobs" | "events";
 
@@ -35,14 +37,21 @@ const CONNECTION_WORDS = {
 interface HeaderParts {
   connPill: HTMLElement;
   roBadge: HTMLElement;
-  attentionLink: HTMLAnchorElement;
+  attentionBtn: HTMLButtonElement;
   notifyBtn: HTMLButtonElement;
   dispatchBtn: HTMLButtonElement;
   helpBtn: HTMLButtonElement;
 }
 
+/** The "need you" badge pressed: the jobs view, filtered to what needs you (pressed again: every job). */
+function showNeedYou(ctx: Ctx): void {
+  const onRows = !location.hash || location.hash === "#/";
+  ctx.triage.set({ state: onRows && ctx.triage.filter.state === "need" ? "" : "need" });
+  if (!onRows) location.hash = "#/";
+}
+
 /** Made hidden: `render` shows each once it knows who the page is and what it may ask. */
-function headerParts(ctx: Ctx, render: () => void): HeaderParts {
+function headerParts(ctx: Ctx): HeaderParts {
   return {
     connPill: h("span", { class: "conn", role: "status" }),
     roBadge: h(
@@ -50,17 +59,25 @@ function headerParts(ctx: Ctx, render: () => void): HeaderParts {
       { class: "ro-badge", hidden: true, title: "This token can watch, not act" },
       "read-only",
     ),
-    attentionLink: h("a", { class: "attention", href: "#/", hidden: true }),
+    attentionBtn: h("button", {
+      type: "button",
+      class: "attention",
+      hidden: true,
+      "aria-pressed": "false",
+      title: "Show only the jobs that need you (again: every job)",
+      onclick: () => showNeedYou(ctx),
+    }),
     notifyBtn: h(
       "button",
       {
         type: "button",
         class: "ghost",
         hidden: true,
-        title: "Get a browser notification when a job is blocked or fails",
-        onclick: () => void askToNotify().finally(render),
+        "aria-haspopup": "dialog",
+        title: "Notifications: of what, while this page is in the background",
+        onclick: openNotifySettings,
       },
-      "Notify me",
+      "Notify…",
     ),
     dispatchBtn: h(
       "button",
@@ -99,7 +116,7 @@ function header(parts: HeaderParts, navs: HTMLAnchorElement[]): HTMLElement {
     { class: "top" },
     brand,
     h("nav", { class: "tabs", "aria-label": "Views" }, navs),
-    parts.attentionLink,
+    parts.attentionBtn,
     h("span", { class: "spacer" }),
     parts.connPill,
     parts.roBadge,
@@ -140,7 +157,8 @@ class PageFrame implements Frame {
   private readonly announcer = h("div", { class: "sr-only", "aria-live": "polite", "aria-atomic": "true" });
 
   constructor(private readonly ctx: Ctx) {
-    this.parts = headerParts(ctx, this.render);
+    this.parts = headerParts(ctx);
+    ctx.triage.subscribe(this.render);
     const skipToMain = (ev: Event) => {
       ev.preventDefault();
       this.main.focus();
@@ -158,15 +176,22 @@ class PageFrame implements Frame {
   readonly render = (): void => {
     const { live } = this.ctx;
     const c = live.connection;
-    const { connPill, roBadge, dispatchBtn, notifyBtn, attentionLink } = this.parts;
+    const { connPill, roBadge, dispatchBtn, notifyBtn, attentionBtn } = this.parts;
     connPill.className = `conn c-${c}`;
     connPill.textContent = CONNECTION_WORDS[c];
     document.body.classList.toggle("offline", c !== "live" && c !== "connecting");
     this.renderBanner();
     roBadge.hidden = !this.ctx.who?.readOnly;
     dispatchBtn.hidden = this.ctx.readOnly();
-    notifyBtn.hidden = !mayAskToNotify();
-    showAttention(live, attentionLink);
+    notifyBtn.hidden = !canNotify();
+    const count = needYouCount(live);
+    showCount(count);
+    showFavicon(count > 0);
+    // Kept while it filters, at 0 too: pressed again, it shows every job.
+    const filtering = this.ctx.triage.filter.state === "need";
+    attentionBtn.hidden = count === 0 && !filtering;
+    attentionBtn.setAttribute("aria-pressed", String(filtering));
+    attentionBtn.textContent = `${count} need${count === 1 ? "s" : ""} you`;
   };
 
   markNav(nav: Nav): void {

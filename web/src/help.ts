@@ -2,16 +2,18 @@
 import { h } from "./dom.js";
 
 const SHORTCUTS: [string, string][] = [
-  ["j / k", "next / previous job"],
+  ["j / k, ↓ / ↑", "next / previous job"],
   ["Enter", "open the focused job"],
-  ["r", "reply to the focused job"],
+  ["/", "filter the jobs (Esc clears)"],
+  ["x", "select the focused job, or clear it (shift-click: a range)"],
+  ["r", "reply to the focused job, when it runs"],
   ["1 – 9", "pick a choice of the focused blocked job"],
   ["p", "pin or unpin the focused job"],
-  ["Alt + ↑ / ↓", "move the focused job up or down"],
+  ["Alt + ↑ / ↓", "move the focused job up or down (sorted in your order)"],
   ["d", "dispatch a job"],
   ["g j", "go to the jobs"],
   ["g e", "go to the events"],
-  ["Esc", "close a dialog or form; from a job's page, back to the jobs"],
+  ["Esc", "close a dialog or form; clear the selection; from a job's page, back to the jobs"],
   ["?", "this help"],
 ];
 

@@ -8,16 +8,20 @@ import { watchTurns } from "./attention.js";
 import type { Ctx } from "./ctx.js";
 import { openDispatch } from "./dispatch.js";
 import { tickTimes } from "./dom.js";
+import { showFavicon } from "./favicon.js";
 import { buildFrame } from "./frame.js";
 import { Live } from "./live.js";
 import { Router } from "./router.js";
 import { bindShortcuts } from "./shortcuts.js";
+import { Triage } from "./triage.js";
 
+showFavicon(false);
 const live = new Live();
 const ctx: Ctx = {
   live,
   who: null,
   profiles: [],
+  triage: new Triage(),
   readOnly: () => ctx.who?.readOnly !== false,
   announce: (text) => frame.announce(text),
   openDispatch: () => openDispatch(ctx),
@@ -52,7 +56,17 @@ async function loadWho(): Promise<void> {
 live.onConnect((again) => {
   if (again || !ctx.who) void loadWho();
 });
-live.subscribe(frame.render);
+// A burst of pushes (500 jobs starting) draws the header once: after the burst, by a timer rather
+// than a frame, so that a tab in the background still counts what needs you in its title.
+let headerQueued = false;
+live.subscribe(() => {
+  if (headerQueued) return;
+  headerQueued = true;
+  window.setTimeout(() => {
+    headerQueued = false;
+    frame.render();
+  }, 0);
+});
 bindShortcuts(ctx, () => router.view);
 
 window.setInterval(() => {

@@ -134,6 +134,10 @@ class JobView implements View {
   }
 }
 
+/**
+ * The events page. Choosing a job filters the feed in place, the address following (replaced,
+ * not routed): the select keeps the keyboard's focus, so ↓ goes on to the next job.
+ */
 export function eventsView(ctx: Ctx, job: string | null): View {
   const select = h(
     "select",
@@ -144,10 +148,15 @@ export function eventsView(ctx: Ctx, job: string | null): View {
       .map((r) => h("option", { value: r.id, selected: r.id === job }, `${displayName(r)} (${r.id})`)),
   );
   if (job && !ctx.live.rows.has(job)) select.append(h("option", { value: job, selected: true }, job));
+  let feed = new FeedList(ctx, job);
   select.addEventListener("change", () => {
-    location.hash = select.value ? `#/events?job=${encodeURIComponent(select.value)}` : "#/events";
+    const chosen = select.value || null;
+    history.replaceState(null, "", chosen ? `#/events?job=${encodeURIComponent(chosen)}` : "#/events");
+    feed.dispose();
+    const next = new FeedList(ctx, chosen);
+    feed.el.replaceWith(next.el);
+    feed = next;
   });
-  const feed = new FeedList(ctx, job);
   const el = h(
     "section",
     { class: "view events-view", "aria-labelledby": "events-title" },

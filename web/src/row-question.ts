@@ -49,11 +49,24 @@ export class Choices {
     if (choice !== undefined && this.host.row.state === "blocked") void this.answer(choice);
   }
 
+  /** The question and its choices (a roomy row, a job's page). */
   render(): Child {
     const row = this.host.row;
     if (row.state !== "blocked" || (!row.question && !row.choices?.length)) return null;
+    return h(
+      "div",
+      { class: "question" },
+      row.question ? h("p", { class: "q-text" }, row.question) : null,
+      this.buttons(),
+    );
+  }
+
+  /** The choices alone, as buttons (or, read-only, as text); null when there are none. */
+  buttons(): Child {
+    const row = this.host.row;
+    if (row.state !== "blocked" || !row.choices?.length) return null;
     const ro = this.ctx.readOnly();
-    const choices = (row.choices ?? []).map((c, i) =>
+    const choices = row.choices.map((c, i) =>
       ro
         ? h("li", { class: "choice-ro" }, c)
         : h(
@@ -70,16 +83,9 @@ export class Choices {
             c,
           ),
     );
-    return h(
-      "div",
-      { class: "question" },
-      row.question ? h("p", { class: "q-text" }, row.question) : null,
-      choices.length
-        ? ro
-          ? h("ul", { class: "choices", "aria-label": "Choices" }, choices)
-          : h("div", { class: "choices", role: "group", "aria-label": `Answer ${row.id}` }, choices)
-        : null,
-    );
+    return ro
+      ? h("ul", { class: "choices", "aria-label": "Choices" }, choices)
+      : h("div", { class: "choices", role: "group", "aria-label": `Answer ${row.id}` }, choices);
   }
 
   private reset(): void {

@@ -1,25 +1,21 @@
-/** What a row says in words: its name, its state ("blocked", "exited 1"), its context use. */
+/**
+ * What a row says in words: its name, its state ("blocked", "your turn", "failed"), its context
+ * use. The state's word and tone are the shared module's (sdk/ts/protocol/row-state.ts), so the
+ * hub says what `roost ls` says; only how it is drawn is the hub's.
+ */
+import { TONES, type Tone, type ViewState, viewState } from "../../sdk/ts/protocol/row-state.js";
 import type { Row } from "./api.js";
+
+export { needsYou, triageRank, viewState } from "../../sdk/ts/protocol/row-state.js";
 
 export const displayName = (row: Row) => row.name || row.id;
 
-/** The words for a row's state: "blocked · waiting", "done", "exited 1"; `cls` picks the colour. */
-export function stateWords(row: Row): { label: string; cls: string } {
-  if (row.life === "exited" || row.life === "stopped") {
-    const how =
-      row.life === "stopped" ? "stopped" : `exited${row.exitCode === null ? "" : ` ${row.exitCode}`}`;
-    const failed =
-      row.state === "failed" || (row.life === "exited" && row.exitCode !== 0 && row.exitCode !== null);
-    return { label: how, cls: failed ? "failed" : "ended" };
-  }
-  if (row.life === "starting") return { label: "starting", cls: "starting" };
-  const status = row.status && row.status !== "busy" ? ` · ${row.status}` : "";
-  return { label: row.state + (row.state === "working" ? status : ""), cls: row.state };
+/** The row's state word, its tone (the CSS class `t-<tone>`), and the exit when it ended with one. */
+export function stateOf(row: Row): { word: ViewState; tone: Tone; exit: string | null } {
+  const word = viewState(row);
+  const exit = row.life === "exited" && row.exitCode !== null ? `exit ${row.exitCode}` : null;
+  return { word, tone: TONES[word], exit };
 }
-
-/** Blocked, failed, or exited with an error: counted in the title, notified. */
-export const needsAttention = (row: Row) =>
-  row.state === "blocked" || row.state === "failed" || (row.life === "exited" && !!row.exitCode);
 
 export const isRunning = (row: Row) => row.life === "running" || row.life === "starting";
 

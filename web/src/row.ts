@@ -1,7 +1,8 @@
 /**
- * One job's row: what it is doing (state and status in colour and words), its summary, its
- * question with the choices as buttons, what it runs, and the actions on it. The row's text is
- * redrawn on every push; its reply and rename forms are kept, so that typing is never lost.
+ * One job's row: what it is doing (its state in colour and words), its summary, its question
+ * with the choices as buttons, what it runs, and the actions on it; in the dense view, all that
+ * fits one line (row-line.ts). The row's text is redrawn on every push; its reply and rename forms
+ * are kept, so that typing is never lost.
  */
 import { failedText, op, type Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
@@ -10,15 +11,23 @@ import { RenameForm } from "./rename-form.js";
 import { ReplyForm } from "./reply-form.js";
 import { type ActionsHost, RowActions } from "./row-actions.js";
 import { detailsList, metaLine } from "./row-details.js";
+import { lineCells } from "./row-line.js";
 import { Choices, type ChoicesHost } from "./row-question.js";
-import { displayName, stateWords } from "./row-words.js";
+import { displayName, isRunning, stateOf } from "./row-words.js";
 
 export interface RowViewOptions {
   /** A job's page: every detail. */
   full?: boolean;
+  /** The dense view: one line, no action bar (the selection's bar acts instead). */
+  dense?: boolean;
   /** Called when the row should move by delta places (buttons and Alt+arrows). */
   move?: (id: string, delta: number) => void;
+  /** Selects or clears the row (`range`: from the row clicked last); absent, it has no checkbox. */
+  select?: (id: string, range: boolean) => void;
 }
+
+/** A click on these is theirs, not the row's (which selects a dense row). */
+const OWN_CLICKS = "a, button, input, select, textarea, label, form, .choices";
 
 export class RowView implements ActionsHost, ChoicesHost {
   readonly el: HTMLLIElement;
@@ -27,6 +36,8 @@ export class RowView implements ActionsHost, ChoicesHost {
   private readonly actions: RowActions;
   private readonly status: HTMLParagraphElement;
   private readonly choices: Choices;
+  private readonly check: HTMLInputElement | null = null;
+  private selected = false;
   private replyForm: ReplyForm | null = null;
   private renameForm: RenameForm | null = null;
   /** The actions in flight: their buttons are disabled. */
@@ -45,28 +56,52 @@ export class RowView implements ActionsHost, ChoicesHost {
     this.actions = new RowActions(this);
     this.status = h("p", { class: "row-status", role: "status", "aria-live": "polite" });
     this.choices = new Choices(ctx, this);
+    const select = opts.select;
+    if (select && !ctx.readOnly())
+      this.check = h("input", {
+        type: "checkbox",
+        class: "select",
+        "data-focus": "select",
+        "aria-label": `Select ${row.id}`,
+        onclick: (ev: Event) => select(this.row.id, (ev as MouseEvent).shiftKey),
+      });
     this.el = h(
       "li",
       { class: "row", tabindex: "0", "data-id": row.id, "aria-labelledby": `name-${row.id} state-${row.id}` },
       this.main,
-      ctx.readOnly() ? null : this.actions.el,
+      ctx.readOnly() || opts.dense ? null : this.actions.el,
       this.status,
     );
     this.el.addEventListener("keydown", (ev) => this.onKey(ev));
+    if (select && opts.dense && !ctx.readOnly())
+      this.el.addEventListener("click", (ev) => {
+        const target = ev.target as Element;
+        if (target.closest(OWN_CLICKS) || !window.getSelection()?.isCollapsed) return;
+        select(this.row.id, ev.shiftKey);
+      });
     this.choices.sync(row);
     this.redraw();
   }
 
   update(row: Row): void {
+    // A pushed row is a new object; the same one is unchanged (a render with nothing new for it).
+    if (row === this.row) return;
     const changed = JSON.stringify(row) !== JSON.stringify(this.row);
     this.choices.sync(row);
     this.row = row;
     if (changed) this.redraw();
   }
 
-  /** Focuses the reply field (opening the form). */
-  openReply(): void {
-    if (this.ctx.readOnly()) return;
+  setSelected(on: boolean): void {
+    if (this.check) this.check.checked = on;
+    if (on === this.selected) return;
+    this.selected = on;
+    this.el.classList.toggle("selected", on);
+  }
+
+  /** Focuses the reply field (opening the form); false where there is no Reply (an ended job). */
+  openReply(): boolean {
+    if (this.ctx.readOnly() || !isRunning(this.row)) return false;
     this.replyForm ??= new ReplyForm(this.row, {
       setStatus: (text, kind) => this.setStatus(text, kind),
       setError: (err) => this.setError(err),
@@ -75,6 +110,7 @@ export class RowView implements ActionsHost, ChoicesHost {
     if (!this.replyForm.el.isConnected) this.el.insertBefore(this.replyForm.el, this.status);
     this.replyForm.focus();
     this.renderActions();
+    return true;
   }
 
   /** Answers the question with its n-th choice (1-based), as a click on it would. */
@@ -94,7 +130,8 @@ export class RowView implements ActionsHost, ChoicesHost {
     if (this.replyForm?.el.isConnected) {
       this.replyForm.el.remove();
       this.renderActions();
-      this.actions.focus("reply");
+      if (this.opts.dense) this.el.focus();
+      else this.actions.focus("reply");
     } else this.openReply();
   }
 
@@ -155,20 +192,30 @@ export class RowView implements ActionsHost, ChoicesHost {
   /** Draws the row's text and its actions again. */
   redraw(): void {
     const row = this.row;
-    const { label, cls } = stateWords(row);
-    this.el.className = `row s-${cls}${row.pinned ? " pinned" : ""}`;
+    const { word, tone, exit } = stateOf(row);
+    const dense = this.opts.dense ? " dense" : "";
+    this.el.className = `row${dense} t-${tone}${word === "starting" ? " starting" : ""}${row.pinned ? " pinned" : ""}${this.selected ? " selected" : ""}`;
+    if (this.opts.dense) {
+      replaceKeepingFocus(this.main, [this.check, lineCells(row, this.choices.buttons())]);
+      return;
+    }
+    // A terminal's question is its screen's last line, which is its summary too: said once.
+    const summary =
+      row.summary && !(row.state === "blocked" && row.summary === row.question) ? row.summary : null;
     replaceKeepingFocus(this.main, [
       h(
         "div",
         { class: "row-head" },
-        h("span", { class: `badge b-${cls}`, id: `state-${row.id}` }, label),
+        this.check,
+        h("span", { class: `badge b-${tone}`, id: `state-${row.id}` }, word),
+        exit ? h("span", { class: "muted exit" }, exit) : null,
         h("a", { class: "name", id: `name-${row.id}`, href: `#/jobs/${row.id}` }, displayName(row)),
         row.pinned ? h("span", { class: "pin" }, "pinned") : null,
         h("span", { class: "muted ident" }, row.id, h("span", { class: "profile" }, ` · ${row.profile}`)),
         h("span", { class: "spacer" }),
         timeAgo(row.updatedAt),
       ),
-      row.summary ? h("p", { class: "summary" }, row.summary) : null,
+      summary ? h("p", { class: "summary" }, summary) : null,
       this.choices.render(),
       row.error ? h("p", { class: "error" }, row.error) : null,
       metaLine(row),
@@ -178,7 +225,7 @@ export class RowView implements ActionsHost, ChoicesHost {
   }
 
   private renderActions(): void {
-    if (!this.ctx.readOnly()) this.actions.render();
+    if (!this.ctx.readOnly() && !this.opts.dense) this.actions.render();
   }
 
   private onKey(ev: KeyboardEvent): void {

@@ -1,17 +1,36 @@
-/** The rows view (`#/`): every job, live; pinned first, then the user's order (drag, or Alt+↑/↓). */
+/**
+ * The jobs view (`#/`): every job, live, filtered and arranged for triage (triage.ts): what needs
+ * you first, or your own order (pinned first, then as you put them: drag, or Alt+↑/↓); dense (a
+ * line a job) or roomy (a card, with its actions). Rows are selected for bulk actions (bulk.ts).
+ * Pushes come one by one: the view is drawn at most once a frame, and makes at most a few dozen
+ * rows a draw, so 500 rows come in a few frames and stay smooth.
+ */
+import type { ViewState } from "../../sdk/ts/protocol/row-state.js";
 import { op, type Row } from "./api.js";
+import { BulkBar } from "./bulk.js";
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
+import { type Prefs, prefs, setPrefs } from "./prefs.js";
 import { RowView } from "./row.js";
 import { RowDrag } from "./row-drag.js";
+import { viewState } from "./row-words.js";
+import { RowsToolbar } from "./rows-toolbar.js";
+import { Selection } from "./selection.js";
+import { arrange, isFiltered, matcher } from "./triage.js";
 
 export interface View {
   el: HTMLElement;
   dispose(): void;
   /** The row the keyboard acts on. */
   current?(): RowView | null;
-  /** j / k. */
+  /** j / k, ↓ / ↑. */
   step?(delta: number): void;
+  /** x: selects the current row, or clears it. */
+  toggleSelected?(): void;
+  /** /: the filter's text field. */
+  focusSearch?(): void;
+  /** Esc: clears the selection; false when there was none. */
+  clearSelection?(): boolean;
 }
 
 export function rowsView(ctx: Ctx): View {
@@ -39,110 +58,311 @@ function dispatchHint(ctx: Ctx): HTMLElement {
   );
 }
 
-/** One RowView per job, kept in the live order as rows come, go and move. */
+/** How many rows one draw makes at most (about 10 ms of a slow machine's frame, in the dense view). */
+const NEW_VIEWS_PER_DRAW = 80;
+
+/** Puts `want` in `list`, in order, and takes out whatever else is there. */
+function reconcile(list: HTMLElement, want: Element[]): void {
+  let prev: Element | null = null;
+  for (const el of want) {
+    const at: Element | null = prev ? prev.nextElementSibling : list.firstElementChild;
+    if (at !== el) list.insertBefore(el, at);
+    prev = el;
+  }
+  for (let rest = prev ? prev.nextElementSibling : list.firstElementChild; rest; ) {
+    const next: Element | null = rest.nextElementSibling;
+    rest.remove();
+    rest = next;
+  }
+}
+
+/** One RowView per job, kept in the order shown as rows come, go, change and move. */
 class RowsView implements View {
   readonly el: HTMLElement;
   private readonly views = new Map<string, RowView>();
   private readonly list = h("ol", { class: "rows", "aria-label": "Jobs" });
   private readonly empty: HTMLElement;
-  private readonly drag: RowDrag;
+  private readonly noneMatch: HTMLElement;
+  private readonly toolbar: RowsToolbar;
+  private readonly bar: BulkBar;
+  private readonly selection: Selection;
+  /** The state groups' headings (needs you first), made once each. */
+  private readonly groups = new Map<ViewState, HTMLLIElement>();
+  private drag: RowDrag | null = null;
+  /** The rows as last drawn, in order. */
+  private shown: Row[] = [];
+  private layout: Pick<Prefs, "density" | "order">;
   /** The row focused last: the keyboard's, once the focus has left the rows. */
   private lastFocused: string | null = null;
-  private readonly unsubscribe: () => void;
+  private queued = false;
+  private disposed = false;
+  private readonly offs: (() => void)[];
 
   constructor(private readonly ctx: Ctx) {
+    const { density, order } = prefs();
+    this.layout = { density, order };
     this.empty = emptyNote(ctx);
+    this.selection = new Selection(() => this.render());
+    this.toolbar = new RowsToolbar(ctx, {
+      selectAll: (on) => {
+        this.bar.forgetOutcome();
+        this.selection.all(
+          this.shown.map((r) => r.id),
+          on,
+        );
+      },
+      setLayout: (change) => this.setLayout(change),
+    });
+    this.bar = new BulkBar(ctx, {
+      selected: () => this.shown.filter((r) => this.selection.has(r.id)),
+      clear: () => this.selection.all([], false),
+    });
+    this.noneMatch = h(
+      "div",
+      { class: "empty none-match" },
+      h("p", null, "No job matches the filter."),
+      h(
+        "p",
+        null,
+        h("button", { type: "button", onclick: () => this.toolbar.clearFilter() }, "Clear filter"),
+      ),
+    );
     this.el = h("section", { class: "view rows-view", "aria-labelledby": "rows-title" }, [
       h("h1", { id: "rows-title", class: "sr-only" }, "Jobs"),
+      this.toolbar.el,
       this.list,
+      this.noneMatch,
       this.empty,
+      ctx.readOnly() ? null : this.bar.el,
     ]);
-    this.drag = new RowDrag(this.list, {
-      order: () => this.order(),
-      reorder: (ids, moved) => void this.reorder(ids, moved),
-    });
+    this.arrangeFor();
     this.render();
-    this.unsubscribe = ctx.live.subscribe(() => this.render());
+    this.offs = [ctx.live.subscribe(() => this.queue()), ctx.triage.subscribe(() => this.render())];
   }
 
   dispose(): void {
-    this.unsubscribe();
+    this.disposed = true;
+    for (const off of this.offs) off();
   }
 
   current(): RowView | null {
     const active = document.activeElement;
-    for (const v of this.views.values()) if (active && v.el.contains(active)) return v;
-    return (this.lastFocused && this.views.get(this.lastFocused)) || null;
+    if (active && this.list.contains(active))
+      for (const v of this.views.values()) if (v.el.contains(active)) return v;
+    return (
+      (this.lastFocused &&
+        this.views.get(this.lastFocused)?.el.isConnected &&
+        this.views.get(this.lastFocused)) ||
+      null
+    );
   }
 
   step(delta: number): void {
-    const order = this.order();
+    const order = this.shown.map((r) => r.id);
     if (!order.length) return;
     const cur = this.current();
     const i = cur ? order.indexOf(cur.row.id) : -1;
     const next =
       i < 0 ? (delta > 0 ? 0 : order.length - 1) : Math.max(0, Math.min(order.length - 1, i + delta));
     const v = this.views.get(order[next]!);
-    v?.el.focus();
+    v?.el.focus({ preventScroll: true });
     v?.el.scrollIntoView({ block: "nearest" });
   }
 
-  /** The job ids in the order shown. */
-  private order(): string[] {
-    return this.ctx.live.sorted().map((r) => r.id);
+  toggleSelected(): void {
+    const cur = this.current();
+    if (cur && !this.ctx.readOnly()) this.select(cur.row.id, false);
   }
 
-  /** The rows as they are now: views made, updated, put in order, or removed. */
+  focusSearch(): void {
+    this.toolbar.search.focus();
+    this.toolbar.search.select();
+  }
+
+  clearSelection(): boolean {
+    if (!this.selection.size) return false;
+    this.bar.forgetOutcome();
+    this.selection.all([], false);
+    return true;
+  }
+
+  /** Draws on the next frame: a burst of pushes is drawn once. */
+  private queue(): void {
+    if (this.queued) return;
+    this.queued = true;
+    requestAnimationFrame(() => {
+      this.queued = false;
+      if (!this.disposed) this.render();
+    });
+  }
+
+  private select(id: string, range: boolean): void {
+    this.bar.forgetOutcome();
+    this.selection.toggle(
+      id,
+      this.shown.map((r) => r.id),
+      range,
+    );
+  }
+
+  /** The density or the order changed: kept, and the rows made again for it. */
+  private setLayout(change: Partial<Pick<Prefs, "density" | "order">>): void {
+    const { density, order } = setPrefs(change);
+    if (density === this.layout.density && order === this.layout.order) return;
+    this.layout = { density, order };
+    for (const v of this.views.values()) v.el.remove();
+    this.views.clear();
+    this.arrangeFor();
+    this.render();
+  }
+
+  /** The view's class and its dragging, for the layout. */
+  private arrangeFor(): void {
+    const { density, order } = this.layout;
+    this.el.classList.toggle("dense", density === "dense");
+    this.list.classList.toggle("by-state", order === "state");
+    // Dragging is for your own order, on the cards (a line is too thin a target).
+    this.drag =
+      order === "mine" && density === "roomy" && !this.ctx.readOnly()
+        ? new RowDrag(this.list, {
+            order: () => this.ctx.live.sorted().map((r) => r.id),
+            reorder: (ids, moved) => void this.reorder(ids, moved),
+          })
+        : null;
+  }
+
+  /** The rows as they are now: filtered, arranged, their views made or updated, put in order. */
   private render(): void {
-    const rows = this.ctx.live.sorted();
+    const t0 = performance.now();
+    const all = this.ctx.live.sorted();
+    const filter = this.ctx.triage.filter;
+    const shown = arrange(all.filter(matcher(filter)), this.layout.order);
+    this.shown = shown;
     const active = document.activeElement as HTMLElement | null;
-    let prev: Element | null = null;
-    for (const row of rows) {
-      const v = this.viewOf(row);
-      const want: Element | null = prev ? prev.nextElementSibling : this.list.firstElementChild;
-      if (want !== v.el) this.list.insertBefore(v.el, want);
-      prev = v.el;
-    }
-    this.removeGone(new Set(rows.map((r) => r.id)));
+    const { want, drawn, pending } = this.elements(shown);
+    reconcile(this.list, want);
+    if (pending) this.queue();
+    this.dropGone(all);
     // Moving an element takes the focus from it: it goes back where it was.
     if (active && active !== document.activeElement && this.el.contains(active))
       active.focus({ preventScroll: true });
-    this.empty.hidden = rows.length > 0;
-    this.list.hidden = rows.length === 0;
+    this.selection.keepOnly(new Set(shown.map((r) => r.id)));
+    let selected = 0;
+    for (const row of shown) {
+      const on = this.selection.has(row.id);
+      this.views.get(row.id)?.setSelected(on);
+      if (on) selected++;
+    }
+    this.toolbar.update({ total: all.length, shown: shown.length, selected, profiles: this.profiles(all) });
+    this.toolbar.el.hidden = all.length === 0 && !isFiltered(filter);
+    this.empty.hidden = all.length > 0;
+    this.noneMatch.hidden = all.length === 0 || shown.length > 0;
+    this.list.hidden = shown.length === 0;
+    this.bar.render();
+    // How long a draw takes, for the browser's performance panel and the tests (user timing).
+    performance.measure("roost:rows", { start: t0, detail: { rows: shown.length, drawn } });
   }
 
-  /** The row's view, updated; or a new one, with its grip and its focus remembered. */
-  private viewOf(row: Row): RowView {
-    const had = this.views.get(row.id);
-    if (had) {
-      had.update(row);
-      return had;
+  /**
+   * The list's elements: each row's, under its state's heading when arranged by state. At most
+   * `NEW_VIEWS_PER_DRAW` rows are made in one draw: 500 at once would hold the page for a long
+   * task; the rest come in the next frames (`pending`), the first screenful first.
+   */
+  private elements(shown: Row[]): { want: Element[]; drawn: number; pending: boolean } {
+    const want: Element[] = [];
+    let drawn = 0;
+    let budget = NEW_VIEWS_PER_DRAW;
+    let pending = false;
+    const viewFor = (row: Row): RowView | null => {
+      const had = this.views.get(row.id);
+      if (had) {
+        had.update(row);
+        return had;
+      }
+      if (budget <= 0) {
+        pending = true;
+        return null;
+      }
+      budget--;
+      return this.makeView(row);
+    };
+    const byState = this.layout.order === "state";
+    const counts = new Map<ViewState, number>();
+    const states = shown.map((row) => {
+      const s = viewState(row);
+      counts.set(s, (counts.get(s) ?? 0) + 1);
+      return s;
+    });
+    let headed: ViewState | null = null;
+    shown.forEach((row, i) => {
+      const v = viewFor(row);
+      if (!v) return;
+      const s = states[i]!;
+      if (byState && s !== headed) want.push(this.groupHead(s, counts.get(s)!));
+      headed = s;
+      want.push(v.el);
+      drawn++;
+    });
+    return { want, drawn, pending };
+  }
+
+  /** A state's heading: its word and how many rows shown are in it (each row says its state too). */
+  private groupHead(state: ViewState, count: number): HTMLLIElement {
+    let head = this.groups.get(state);
+    if (!head) {
+      head = h("li", { class: "group", "aria-hidden": "true" });
+      this.groups.set(state, head);
     }
-    const v = new RowView(row, this.ctx, { move: (id, delta) => this.move(id, delta) });
+    const text = `${state} · ${count}`;
+    if (head.textContent !== text) head.textContent = text;
+    return head;
+  }
+
+  /** The profile filter's choices: those of the rows and the daemon's, by name. */
+  private profiles(all: Row[]): string[] {
+    const names = new Set(all.map((r) => r.profile));
+    for (const p of this.ctx.profiles) names.add(p.name);
+    return [...names].sort();
+  }
+
+  /** A new row's view, with its grip and its focus remembered. */
+  private makeView(row: Row): RowView {
+    const v = new RowView(row, this.ctx, {
+      dense: this.layout.density === "dense",
+      move: this.layout.order === "mine" ? (id, delta) => this.move(id, delta) : undefined,
+      select: (id, range) => this.select(id, range),
+    });
     this.views.set(row.id, v);
-    if (!this.ctx.readOnly()) this.drag.wire(v);
+    this.drag?.wire(v);
     v.el.addEventListener("focusin", () => {
       this.lastFocused = row.id;
     });
     return v;
   }
 
-  private removeGone(seen: Set<string>): void {
+  /** Forgets the views of jobs that are gone (removed). */
+  private dropGone(all: Row[]): void {
+    if (all.length === this.views.size) return;
+    const ids = new Set(all.map((r) => r.id));
     for (const [id, v] of this.views)
-      if (!seen.has(id)) {
+      if (!ids.has(id)) {
         v.el.remove();
         this.views.delete(id);
       }
   }
 
-  /** Moves a row by `delta` places (its buttons, Alt+↑/↓). */
+  /** Moves a row by `delta` places among those shown (its buttons, Alt+↑/↓), in your order. */
   private move(id: string, delta: number): void {
-    const ids = this.order();
-    const from = ids.indexOf(id);
-    const to = Math.max(0, Math.min(ids.length - 1, from + delta));
+    const shown = this.shown.map((r) => r.id);
+    const from = shown.indexOf(id);
+    const to = Math.max(0, Math.min(shown.length - 1, from + delta));
     if (from < 0 || from === to) return;
-    ids.splice(from, 1);
-    ids.splice(to, 0, id);
+    // Before (or after) the row shown there, in the order of every job: `reorder` takes them all.
+    const ids = this.ctx.live
+      .sorted()
+      .map((r) => r.id)
+      .filter((x) => x !== id);
+    ids.splice(ids.indexOf(shown[to]!) + (delta > 0 ? 1 : 0), 0, id);
     void this.reorder(ids, id);
   }
 

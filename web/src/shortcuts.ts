@@ -1,6 +1,7 @@
 /**
  * The page's keyboard shortcuts (the list is in help.ts). Off while a dialog is open or the user
- * types in a field or the terminal; Alt+arrows are the focused row's own.
+ * types in a field or the terminal; Alt+arrows are the focused row's own, and ↑ / ↓ move between
+ * rows only from a row (elsewhere they scroll).
  */
 import type { Ctx } from "./ctx.js";
 import { typing } from "./dom.js";
@@ -36,13 +37,29 @@ export function bindShortcuts(ctx: Ctx, view: () => View | null): void {
       case "k":
         view()?.step?.(ev.key === "j" ? 1 : -1);
         break;
+      case "ArrowDown":
+      case "ArrowUp":
+        if (!(ev.target instanceof HTMLLIElement) || !view()?.step) return;
+        view()?.step?.(ev.key === "ArrowDown" ? 1 : -1);
+        break;
       case "Enter":
         if (!(ev.target instanceof HTMLLIElement) || !cur) return;
         location.hash = `#/jobs/${cur.row.id}`;
         break;
       case "r":
-        if (!cur) return;
-        cur.openReply();
+        // Only where there is a Reply: a running job's, for who may act.
+        if (!cur?.openReply()) return;
+        break;
+      case "x":
+        if (!cur || ctx.readOnly() || !view()?.toggleSelected) return;
+        view()?.toggleSelected?.();
+        break;
+      case "/":
+        if (!view()?.focusSearch) {
+          // The router draws the jobs on this event first (its listener came first).
+          window.addEventListener("hashchange", () => view()?.focusSearch?.(), { once: true });
+          location.hash = "#/";
+        } else view()?.focusSearch?.();
         break;
       case "d":
         if (ctx.readOnly()) return;
@@ -53,6 +70,7 @@ export function bindShortcuts(ctx: Ctx, view: () => View | null): void {
         cur.togglePin();
         break;
       case "Escape":
+        if (view()?.clearSelection?.()) break;
         if (!location.hash.startsWith("#/jobs/")) return;
         location.hash = "#/";
         break;

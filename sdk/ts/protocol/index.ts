@@ -1,5 +1,5 @@
 export * from "./errors.js";
 export * from "./ops.js";
+export * from "./row-state.js";
 export * from "./schema.js";
 export * from "./text.js";
-export * from "./row-state.js";

@@ -1,0 +1,39 @@
+/**
+ * A row in the dense view: one line, the screen's width used. Its state, its name (pinned
+ * marked), its profile, what it says (its question when blocked, its error when failed, else its
+ * summary, cut to the line with the whole in its title), its choices, when it last changed.
+ */
+import type { Row } from "./api.js";
+import { type Child, h, timeAgo } from "./dom.js";
+import { displayName, stateOf } from "./row-words.js";
+
+/** What the line says of the row: the question, the error, or the summary. */
+function saying(row: Row): { text: string; kind: string } {
+  if (row.state === "blocked" && row.question) return { text: row.question, kind: "q" };
+  if (row.error && stateOf(row).word === "failed") return { text: row.error, kind: "err" };
+  return { text: row.summary ?? "", kind: "" };
+}
+
+/** The line's cells; `choices`, the question's buttons (row-question.ts), go after what it says. */
+export function lineCells(row: Row, choices: Child): Child[] {
+  const { word, tone, exit } = stateOf(row);
+  const said = saying(row);
+  const name = displayName(row);
+  return [
+    h("span", { class: `badge b-${tone}`, id: `state-${row.id}`, title: exit }, word),
+    h(
+      "span",
+      { class: "cell-name" },
+      row.pinned ? h("span", { class: "pin" }, "pinned") : null,
+      h(
+        "a",
+        { class: "name", id: `name-${row.id}`, href: `#/jobs/${row.id}`, title: `${name} (${row.id})` },
+        name,
+      ),
+    ),
+    h("span", { class: "cell-profile muted" }, row.profile),
+    h("span", { class: `cell-text ${said.kind}`, title: said.text || null }, said.text),
+    choices ? h("span", { class: "cell-choices" }, choices) : null,
+    h("span", { class: "cell-time" }, timeAgo(row.updatedAt)),
+  ];
+}

@@ -1,0 +1,161 @@
+/**
+ * The jobs view's toolbar: select every row shown, the filter (text, `/` to get there; state;
+ * profile), the order (what needs you first, or yours) and the layout (dense or roomy), and how
+ * many rows the filter shows.
+ */
+import type { Ctx } from "./ctx.js";
+import { h } from "./dom.js";
+import { type Prefs, prefs } from "./prefs.js";
+import { isFiltered, NO_FILTER, STATE_CHOICES } from "./triage.js";
+
+export interface ToolbarHost {
+  /** Selects every row shown (or none). */
+  selectAll(on: boolean): void;
+  /** The order or the layout changed. */
+  setLayout(change: Partial<Pick<Prefs, "density" | "order">>): void;
+}
+
+/** What the toolbar says of the rows: how many there are, are shown, and are selected of those. */
+export interface Counts {
+  total: number;
+  shown: number;
+  selected: number;
+  /** The profiles the rows and the daemon know, for the profile filter. */
+  profiles: string[];
+}
+
+const labelled = (label: string, control: HTMLElement) =>
+  h("label", { class: "tool" }, h("span", { class: "tool-label" }, label), control);
+
+export class RowsToolbar {
+  readonly el: HTMLElement;
+  readonly search: HTMLInputElement;
+  private readonly all: HTMLInputElement | null;
+  private readonly state: HTMLSelectElement;
+  private readonly profile: HTMLSelectElement;
+  private readonly order: HTMLSelectElement;
+  private readonly density: HTMLButtonElement[];
+  private readonly reset: HTMLButtonElement;
+  private readonly count = h("span", { class: "count muted" });
+  private profilesShown = "";
+
+  constructor(
+    private readonly ctx: Ctx,
+    host: ToolbarHost,
+  ) {
+    const triage = ctx.triage;
+    this.all = ctx.readOnly()
+      ? null
+      : h("input", {
+          type: "checkbox",
+          class: "select-all",
+          "aria-label": "Select every job shown",
+          onchange: (ev: Event) => host.selectAll((ev.target as HTMLInputElement).checked),
+        });
+    this.search = h("input", {
+      type: "search",
+      class: "search",
+      placeholder: "Filter…  /",
+      "aria-label": "Filter the jobs by text",
+      "aria-keyshortcuts": "/",
+      autocomplete: "off",
+      spellcheck: "false",
+      oninput: () => triage.set({ text: this.search.value }),
+    });
+    this.search.addEventListener("keydown", (ev) => {
+      if (ev.key !== "Escape") return;
+      // Esc: the text cleared; again, back to the rows.
+      ev.preventDefault();
+      if (this.search.value) {
+        this.search.value = "";
+        triage.set({ text: "" });
+      } else this.search.blur();
+    });
+    this.state = h(
+      "select",
+      { class: "state-filter", onchange: () => triage.set({ state: this.state.value }) },
+      STATE_CHOICES.map(([value, label]) => h("option", { value }, label)),
+    );
+    this.profile = h("select", {
+      class: "profile-filter",
+      onchange: () => triage.set({ profile: this.profile.value }),
+    });
+    this.order = h(
+      "select",
+      {
+        class: "order",
+        onchange: () => host.setLayout({ order: this.order.value as Prefs["order"] }),
+      },
+      h("option", { value: "state", selected: prefs().order === "state" }, "needs you first"),
+      h("option", { value: "mine", selected: prefs().order === "mine" }, "your order"),
+    );
+    this.density = (["dense", "roomy"] as const).map((d) =>
+      h(
+        "button",
+        {
+          type: "button",
+          class: "seg",
+          "aria-pressed": String(prefs().density === d),
+          title: d === "dense" ? "One line a job" : "A card a job, with its actions",
+          onclick: () => host.setLayout({ density: d }),
+        },
+        d === "dense" ? "Dense" : "Roomy",
+      ),
+    );
+    this.reset = h(
+      "button",
+      { type: "button", class: "ghost small", onclick: () => this.clearFilter() },
+      "Clear filter",
+    );
+    this.el = h(
+      "div",
+      { class: "rows-toolbar", role: "toolbar", "aria-label": "Filter and arrange the jobs" },
+      this.all,
+      this.search,
+      labelled("State", this.state),
+      labelled("Profile", this.profile),
+      this.reset,
+      this.count,
+      h("span", { class: "spacer" }),
+      labelled("Sort", this.order),
+      h("span", { class: "segs", role: "group", "aria-label": "Layout" }, this.density),
+    );
+  }
+
+  clearFilter(): void {
+    this.search.value = "";
+    this.ctx.triage.set(NO_FILTER);
+  }
+
+  /** Draws the controls as the filter and the rows are now (the badge may have set the filter). */
+  update(counts: Counts): void {
+    const f = this.ctx.triage.filter;
+    if (this.search.value !== f.text && document.activeElement !== this.search) this.search.value = f.text;
+    this.state.value = f.state;
+    this.showProfiles(counts.profiles, f.profile);
+    this.reset.hidden = !isFiltered(f);
+    this.count.textContent =
+      counts.shown === counts.total ? `${counts.total} jobs` : `${counts.shown} of ${counts.total} jobs`;
+    if (this.all) {
+      this.all.checked = counts.shown > 0 && counts.selected === counts.shown;
+      this.all.indeterminate = counts.selected > 0 && counts.selected < counts.shown;
+      this.all.disabled = counts.shown === 0;
+    }
+    for (const b of this.density)
+      b.setAttribute("aria-pressed", String(b.textContent?.toLowerCase() === prefs().density));
+    this.order.value = prefs().order;
+  }
+
+  private showProfiles(names: string[], chosen: string): void {
+    const all = chosen && !names.includes(chosen) ? [...names, chosen] : names;
+    const key = all.join("\n");
+    if (key !== this.profilesShown) {
+      this.profilesShown = key;
+      this.profile.replaceChildren(
+        h("option", { value: "" }, "every profile"),
+        ...all.map((p) => h("option", { value: p }, p)),
+      );
+    }
+    this.profile.value = chosen;
+  }
+}
