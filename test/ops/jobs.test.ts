@@ -391,7 +391,9 @@ describe("exits, stop, rm, respawn", () => {
     const r = await c.request("dispatch", { profile: "missing", cwd: dir });
     expect(r.ok).toBe(false);
     expect(r.code).toBe("bad_request");
-    expect(r.error).toMatch(/^profile "missing" cannot run: \/no\/such\/program is not installed: no executable file there; install it, or dispatch one of: /);
+    expect(r.error).toMatch(
+      /^profile "missing" cannot run: \/no\/such\/program is not installed: no executable file there; install it, or dispatch one of: /,
+    );
     expect((await c.ok("list")).rows).toEqual([]);
   });
 
