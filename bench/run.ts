@@ -20,6 +20,7 @@ import { replies, repliesHttp } from "./scenarios/replies.js";
 import { reportThroughput } from "./scenarios/report-throughput.js";
 import { restart } from "./scenarios/restart.js";
 import { startScenario } from "./scenarios/start.js";
+import { stopRm } from "./scenarios/stop-rm.js";
 import { type Figure, machine, table } from "./stats.js";
 
 const SCENARIOS: Scenario[] = [
@@ -33,6 +34,7 @@ const SCENARIOS: Scenario[] = [
   restart,
   dispatchScenario,
   peersScenario,
+  stopRm,
 ];
 const RESULTS = path.join(ROOT, "bench/results.jsonl");
 

@@ -305,7 +305,7 @@ describe("roost attach", () => {
     expect(user.proc.exitCode).toBeNull();
     await ok(["reply", "j1", "exit 3"], d.env);
     expect(await user.exited).toBe(0);
-    expect(user.stderr).toMatch(/\nj1 exited \(exit 3\)\n$/);
+    expect(user.stderr).toMatch(/\nj1 ended: failed \(exit 3\); `roost respawn j1` starts it again\n$/);
   });
 
   it("a job stopped meanwhile: it says so; SIGTERM detaches", async () => {
@@ -315,7 +315,7 @@ describe("roost attach", () => {
     const one = await attach(["j1"], d.env);
     await ok(["stop", "j1"], d.env);
     expect(await one.exited).toBe(0);
-    expect(one.stderr).toMatch(/\nj1 was stopped\n$/);
+    expect(one.stderr).toMatch(/\nj1 was stopped; `roost respawn j1` starts it again\n$/);
 
     const two = await attach(["j2"], d.env);
     two.kill("SIGTERM");
@@ -355,7 +355,8 @@ describe("roost attach", () => {
     // --watch: no resize, no typing; Ctrl-C ends it.
     const watch = attachAtTerminal(["j1", "--watch"], d.env, 50, 10);
     await until("watching", () => watch.seen.text.includes("watching j1 (shell)"));
-    expect(watch.seen.text).toContain("(its terminal is 90x30, this one 50x10)");
+    // The viewer that set 90x30 has left: the job is back to its own size.
+    expect(watch.seen.text).toContain("(its terminal is 120x40, this one 50x10)");
     watch.term.write("echo nope\r\u0003");
     expect(await watch.exited).toBe(0);
     expect(watch.seen.text).toMatch(/detached from j1; it keeps running\r\n$/);
@@ -373,18 +374,27 @@ describe("roost attach", () => {
     );
   });
 
-  it("an unknown job: exit 1 and not_found; an ended one: exit 1, pointing at roost log", async () => {
+  it("an unknown job: exit 1 and not_found; an ended one: exit 1, offering respawn and log", async () => {
     d = await shellDaemon();
     const unknown = await roost(["attach", "j99"], d.env);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/^roost: not_found: no job "j99"/);
+    expect(unknown.stderr).toBe('roost: no job "j99": `roost ls` lists the jobs\n');
     expect(unknown.stdout).toBe("");
 
-    await ok(["dispatch", "shell", "exit 0"], d.env);
+    await ok(["dispatch", "shell"], d.env);
+    await ok(["reply", "j1", "exit 0"], d.env); // a reply, not its task: a respawn does not type it again
     await until("j1 exited", async () => (await rowOf(d!.env, "j1")).life === "exited");
     const ended = await roost(["attach", "j1"], d.env);
     expect(ended.code).toBe(1);
-    expect(ended.stderr).toMatch(/^roost: \w+: .*j1.*: `roost log j1` shows what it printed\n$/);
+    expect(ended.stderr).toBe(
+      "roost: j1 has ended (done), so it has no live terminal: `roost respawn j1` starts it again, " +
+        "`roost log j1` shows what it printed\n",
+    );
+    expect(ended.stdout).toBe("");
+    // As it offers: respawn starts it again, and attach then shows it.
+    await ok(["respawn", "j1"], d.env);
+    const again = await attach(["j1"], d.env);
+    expect(again.stderr).toMatch(/^attached to j1 \(shell\)/);
   });
 
   it("says roost is not running, exit 1, when nothing answers", async () => {

@@ -2,11 +2,12 @@
  * The `roost` CLI, as a user runs it: the built command (dist/server/cli/main.js, so run
  * `npm run build` first) against a real daemon on a fresh temp ROOST_HOME.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { freshEnv, json, needsBuild, ok, PLAIN_SHELL, roost, rowOf } from "./helpers/cli.js";
 import {
   agentProfile,
   CLI,
@@ -18,48 +19,7 @@ import {
 } from "./helpers/daemon.js";
 import { killPtyHost, killQuietly } from "./helpers/processes.js";
 
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function roost(args: string[], env: Record<string, string>, cwd?: string): Promise<Ran> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env, cwd, timeout: 30000 }, (err, stdout, stderr) => {
-      const code = err ? (err as { code?: unknown }).code : 0;
-      resolve({ code: typeof code === "number" ? code : -1, stdout, stderr });
-    });
-  });
-}
-
-/** `roost ...` that must succeed: its stdout. */
-async function ok(args: string[], env: Record<string, string>, cwd?: string): Promise<string> {
-  const r = await roost(args, env, cwd);
-  if (r.code !== 0) throw new Error(`roost ${args.join(" ")} exited ${r.code}: ${r.stderr}${r.stdout}`);
-  return r.stdout;
-}
-
-const json = async (args: string[], env: Record<string, string>) =>
-  JSON.parse(await ok([...args, "--json"], env));
-const rowOf = async (env: Record<string, string>, id: string) => (await json(["ls", id], env)).rows[0];
-
-/**
- * The shell profile runs $SHELL, interactive: a user's rc files (which may take seconds, e.g. a
- * version manager's init) are not what these tests are about, so it is plain sh here.
- */
-const PLAIN_SHELL = { SHELL: "/bin/sh" };
 const daemon = (opts: DaemonOptions = {}) => startDaemon({ ...opts, env: { ...PLAIN_SHELL, ...opts.env } });
-
-/** An environment with no daemon behind it: a fresh temp home, no other ROOST_ variables. */
-function freshEnv(): { home: string; env: Record<string, string> } {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "roost-cli-"));
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (v !== undefined && !k.startsWith("ROOST_")) env[k] = v;
-  Object.assign(env, PLAIN_SHELL, { ROOST_HOME: home, ROOST_STOP_GRACE_MS: "1000", ROOST_PORT: "0" });
-  return { home, env };
-}
 
 const COMMANDS = [
   "ls",
@@ -72,6 +32,7 @@ const COMMANDS = [
   "pin",
   "unpin",
   "rename",
+  "profiles",
   "events",
   "open",
   "token",
@@ -87,9 +48,7 @@ afterEach(async () => {
   d = undefined;
 });
 
-beforeAll(() => {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-});
+beforeAll(needsBuild);
 
 describe("help and usage", () => {
   it("prints each command's usage, options and example on --help, exit 0", async () => {
@@ -123,10 +82,30 @@ describe("help and usage", () => {
         [["dispatch"], "usage: roost dispatch PROFILE"],
         [["ls", "--bogus"], "unknown option --bogus"],
         [["reply", "j1"], "usage: roost reply ID TEXT..."],
-        [["stop", "j1", "j2"], "usage: roost stop ID"],
+        [["stop"], "usage: roost stop ID..."],
+        [["ls", "j1", "j2"], "ls takes [ID], not 2 arguments"],
         [["events", "--limit", "0"], "--limit must be a whole number"],
         [["dispatch", "shell", "--cwd"], "usage: roost dispatch"],
-        [["frobnicate"], 'no command "frobnicate"'],
+        [["frobnicate"], 'roost: no command "frobnicate" (`roost help` lists them)\n'],
+        [
+          ["dispach", "shell"],
+          'roost: no command "dispach": did you mean `roost dispatch`? (`roost help` lists them)\n',
+        ],
+        [["sotp", "j1"], 'roost: no command "sotp": did you mean `roost stop`?'],
+        [["lst"], 'roost: no command "lst": did you mean `roost ls`?'],
+        [["help", "profils"], 'roost: no command "profils": did you mean `roost profiles`?'],
+        [
+          ["ls", "--stat", "blocked"],
+          "roost: unknown option --stat: did you mean --state?\nusage: roost ls ",
+        ],
+        [["events", "--folow"], "roost: unknown option --folow: did you mean --follow?\n"],
+        [["events", "--foll"], "roost: unknown option --foll: did you mean --follow?\n"],
+        [["ls", "--jsn"], "roost: unknown option --jsn: did you mean --json?\n"],
+        [["reply", "j1", "-x"], 'roost: unknown option -x (a TEXT that starts with "-" goes after `--`)\n'],
+        [
+          ["ls", "--frobnicate"],
+          'roost: unknown option --frobnicate (a TEXT that starts with "-" goes after `--`)\n',
+        ],
         [[], "usage: roost COMMAND"],
       ];
       for (const [args, says] of cases) {
@@ -135,6 +114,13 @@ describe("help and usage", () => {
         expect(r.stderr, args.join(" ")).toContain(says);
         expect(r.stdout).toBe("");
       }
+      // With --json, the usage error is one line of JSON too: no usage text around it.
+      const asJson = await roost(["ls", "--stat", "blocked", "--json"], env);
+      expect(asJson.code).toBe(64);
+      expect(asJson.stdout).toBe("");
+      expect(asJson.stderr).toBe(
+        `${JSON.stringify({ ok: false, code: "usage", error: "unknown option --stat: did you mean --state?" })}\n`,
+      );
     } finally {
       fs.rmSync(home, { recursive: true, force: true });
     }
@@ -149,6 +135,13 @@ describe("help and usage", () => {
         expect(r.stderr).toBe(
           `roost is not running (no answer on ${path.join(home, "roost.sock")}): start it with \`roost start\`\n`,
         );
+        const asJson = await roost([...args, "--json"], env);
+        expect(asJson.code).toBe(1);
+        expect(JSON.parse(asJson.stderr)).toEqual({
+          ok: false,
+          code: "not_running",
+          error: r.stderr.trimEnd(),
+        });
       }
     } finally {
       fs.rmSync(home, { recursive: true, force: true });
@@ -190,18 +183,43 @@ describe("jobs", () => {
     expect(dup).toBe(`already started ${again.job.id} (shell) in ${again.job.cwd} (duplicate)\n`);
   });
 
-  it("dispatch fails with the daemon's code, or with why the job could not start", async () => {
-    d = await daemon({ config: { agentProfiles: { broken: { command: ["/nonexistent/prog"] } } } });
-    const r = await roost(["dispatch", "nope", "x"], d.env);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^roost: bad_request: no profile "nope"; the profiles are: .*shell/);
+  it("dispatch fails with the daemon's code; a job that could not start is failed", async () => {
+    // A program that is there at dispatch and gone by the respawn: the one way left for a job
+    // to reach the pty host and fail to start (dispatch refuses a program that is missing).
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), "roost-prog-"));
+    const prog = path.join(bin, "prog");
+    fs.writeFileSync(prog, "#!/bin/sh\nexec sleep 100\n", { mode: 0o755 });
+    try {
+      d = await daemon({ config: { agentProfiles: { broken: { command: [prog] } } } });
+      const r = await roost(["dispatch", "nope", "x"], d.env);
+      expect(r.code).toBe(1);
+      // For a person, the daemon's words alone; the code is for scripts, in --json's line.
+      expect(r.stderr).toMatch(/^roost: no profile "nope"; the profiles are: [^\n]*\bshell\b[^\n]*\n$/);
+      expect(r.stdout).toBe("");
+      const asJsonNope = await roost(["dispatch", "nope", "x", "--json"], d.env);
+      expect(asJsonNope.code).toBe(1);
+      expect(asJsonNope.stdout).toBe("");
+      expect(JSON.parse(asJsonNope.stderr)).toEqual({
+        ok: false,
+        code: "bad_request",
+        error: r.stderr.slice("roost: ".length, -1),
+      });
 
-    const broken = await roost(["dispatch", "broken"], d.env);
-    expect(broken.code).toBe(1);
-    expect(broken.stderr).toMatch(/^roost: j1 \(broken\) failed: could not start: /);
-    const asJson = await roost(["dispatch", "broken", "--json"], d.env);
-    expect(asJson.code).toBe(1);
-    expect(JSON.parse(asJson.stdout).job).toMatchObject({ id: "j2", life: "exited", state: "failed" });
+      expect(await ok(["dispatch", "broken"], d.env)).toMatch(/^started j1 \(broken\)/);
+      await ok(["dispatch", "broken"], d.env);
+      fs.rmSync(prog);
+      const broken = await roost(["respawn", "j1"], d.env);
+      expect(broken.code).toBe(1);
+      expect(broken.stderr).toBe(`roost: j1 (broken) failed: could not start: command not found: ${prog}\n`);
+      const asJson = await roost(["respawn", "j2", "--json"], d.env);
+      expect(asJson.code).toBe(1);
+      expect(JSON.parse(asJson.stdout).job).toMatchObject({ id: "j2", life: "exited", state: "failed" });
+      const table = await ok(["ls"], { ...d.env, COLUMNS: "200" });
+      expect(table).toMatch(/^j2 +\S+ +failed +\S+ +could not start: command not found/m);
+      expect(table).toMatch(/^j1 +\S+ +failed +\S+ +could not start: command not found/m);
+    } finally {
+      fs.rmSync(bin, { recursive: true, force: true });
+    }
   });
 
   it("ls shows how a job ended, a blocked job's question and choices, and fits the width", async () => {
@@ -263,7 +281,7 @@ describe("jobs", () => {
     ]);
     expect(await ok(["ls"], d.env)).toMatch(/\n\* +j1 +first/);
 
-    expect(await json(["unpin", "j1"], d.env)).toEqual({});
+    expect(await json(["unpin", "j1"], d.env)).toEqual({ ok: true, id: "j1" });
     expect((await rowOf(d.env, "j1")).pinned).toBe(false);
     expect(await ok(["ls"], d.env)).not.toContain("*");
 
@@ -271,25 +289,34 @@ describe("jobs", () => {
     expect((await rowOf(d.env, "j2")).name).toBe("the new name");
   });
 
-  it("an unknown job: exit 1 and not_found on stderr", async () => {
+  it("an unknown job: exit 1 and what to do on stderr; with --json, not_found as JSON", async () => {
     d = await daemon();
+    const said = 'no job "j99": `roost ls` lists the jobs';
     for (const args of [
       ["stop", "j99"],
       ["reply", "j99", "hi"],
       ["rm", "j99"],
       ["ls", "j99"],
+      ["pin", "j99"],
     ]) {
       const r = await roost(args, d.env);
       expect(r.code, args.join(" ")).toBe(1);
-      expect(r.stderr, args.join(" ")).toMatch(/^roost: not_found: no job "j99"/);
+      expect(r.stderr, args.join(" ")).toBe(`roost: ${said}\n`);
+      expect(r.stdout, args.join(" ")).toBe("");
+      const asJson = await roost([...args, "--json"], d.env);
+      expect(asJson.code, args.join(" ")).toBe(1);
+      expect(asJson.stderr, args.join(" ")).toBe(
+        `${JSON.stringify({ ok: false, code: "not_found", error: said })}\n`,
+      );
+      expect(asJson.stdout, args.join(" ")).toBe("");
     }
   });
 });
 
 describe("the hub's links and tokens", () => {
-  it("open prints the login link; token makes, lists and revokes named tokens", async () => {
+  it("open --print prints the login link; token makes, lists and revokes named tokens", async () => {
     d = await daemon();
-    const link = (await ok(["open"], d.env)).trim();
+    const link = (await ok(["open", "--print"], d.env)).trim();
     expect(link).toBe(`${d.url}login?token=${encodeURIComponent(d.token)}`);
     expect((await ok(["token"], d.env)).trim()).toBe(link);
 
@@ -305,7 +332,7 @@ describe("the hub's links and tokens", () => {
     expect(await ok(["token", "--list"], d.env)).toMatch(/^dash +read-only .*\nlaptop +full /);
     const again = await roost(["token", "--name", "dash"], d.env);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/conflict: a token named dash exists/);
+    expect(again.stderr).toBe("roost: a token named dash exists: revoke it first, or choose another name\n");
 
     expect(await ok(["token", "--revoke", "dash"], d.env)).toBe("revoked dash\n");
     const revoked = await fetch(`${d.url}api/whoami`, { headers: { authorization: `Bearer ${secret}` } });
@@ -319,11 +346,7 @@ describe("the hub's links and tokens", () => {
     for (const [args, code, says] of [
       [["token", "--read-only"], 64, `roost: --read-only goes with --name NAME\n${usage}`],
       [["token", "--name", "a", "--list"], 64, `roost: use one of --name, --revoke and --list\n${usage}`],
-      [
-        ["token", "--name", "a b"],
-        1,
-        'roost: bad_request: token: name must match pattern "^[A-Za-z0-9_.-]{1,64}$"\n',
-      ],
+      [["token", "--name", "a b"], 1, 'roost: token: name must match pattern "^[A-Za-z0-9_.-]{1,64}$"\n'],
     ] as const) {
       const r = await roost([...args], d.env);
       expect(r.code, args.join(" ")).toBe(code);

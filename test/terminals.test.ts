@@ -6,8 +6,18 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentProfile, FIXTURES, isAlive, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
-import { handled, row, untilGone, untilRow } from "./helpers/jobs.js";
+import { needsYou } from "../sdk/ts/protocol/index.js";
+import {
+  agentProfile,
+  FIXTURES,
+  isAlive,
+  sleep,
+  startDaemon,
+  type TestDaemon,
+  until,
+} from "./helpers/daemon.js";
+import { api } from "./helpers/http.js";
+import { handled, row, stepProcess, untilGone, untilRow } from "./helpers/jobs.js";
 import { killPtyHost } from "./helpers/processes.js";
 import type { RawClient } from "./helpers/raw-client.js";
 import { attachScreen } from "./helpers/screen.js";
@@ -25,6 +35,7 @@ const config = {
       env: { PS1: "roost$ " },
     },
     ask: { command: [path.join(FIXTURES, "ask.sh")], task: "type", quietMs: QUIET },
+    python: { command: ["python3", "-i", "-q"], task: "type", quietMs: QUIET, env: { PYTHONSTARTUP: "" } },
     less: { command: ["less"], task: "argv", quietMs: QUIET },
     agent: agentProfile(),
   },
@@ -140,6 +151,80 @@ describe("a program that asks (y/n)", () => {
   });
 });
 
+describe("a question answered at its prompt", () => {
+  it("bash's read -p: blocked with the question, then working again once y is typed", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash", 'read -p "Continue? (y/n) " answer');
+    const blocked = await untilRow(c, job.id, "blocked", (r) => r.state === "blocked");
+    expect(blocked).toMatchObject({ question: "Continue? (y/n)", choices: ["y", "n"] });
+    expect(needsYou(blocked)).toBe(true);
+    await c.ok("reply", { id: job.id, text: "y" });
+    const after = await untilRow(c, job.id, "answered", (r) => r.pending === 0 && r.state !== "blocked");
+    expect(after).toMatchObject({ state: "working", question: null, choices: null });
+    const idle = await untilRow(c, job.id, "quiet again", (r) => r.status === "idle");
+    expect(idle).toMatchObject({ state: "working", question: null });
+    expect(needsYou(idle)).toBe(false);
+  });
+
+  it("python's input(): blocked, then working once answered, by y or by Enter alone", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "python", 'x = input("Overwrite file? [Y/n] ")');
+    const blocked = await untilRow(c, job.id, "blocked", (r) => r.state === "blocked");
+    expect(blocked).toMatchObject({ question: "Overwrite file? [Y/n]", choices: ["y", "n"] });
+    await c.ok("reply", { id: job.id, text: "y" });
+    await untilRow(c, job.id, "answered", (r) => r.pending === 0 && r.status === "idle");
+    expect(await row(c, job.id)).toMatchObject({ state: "working", question: null, choices: null });
+    // Answered by Enter alone (the default): the line holds no answer, but Python's prompt follows.
+    await c.ok("reply", { id: job.id, text: 'y = input("Really overwrite it? [Y/n] ")' });
+    await untilRow(c, job.id, "asked again", (r) => r.question === "Really overwrite it? [Y/n]");
+    await c.ok("input", { id: job.id, data: "\r" });
+    await untilRow(c, job.id, "answered by Enter", (r) => r.state === "working" && r.question === null);
+    await c.ok("reply", { id: job.id, text: "print(repr(x), repr(y))" });
+    await untilRow(c, job.id, "both answers", (r) => r.summary === "'y' ''");
+  });
+});
+
+describe("a command that prints nothing", () => {
+  /** The job's transcript: everything its terminal printed, the echo of what was typed too. */
+  const transcript = (id: string) => fs.readFileSync(path.join(d.home, "jobs", id, "transcript.log"), "utf8");
+
+  /** Sends a command, then a follow-up while it runs: the follow-up waits, however long it is silent. */
+  async function followUpWaits(c: RawClient, id: string, command: string, followUp: string) {
+    await untilRow(c, id, "idle", (r) => r.status === "idle" && r.pending === 0);
+    await c.ok("reply", { id, text: command });
+    await untilRow(c, id, "the command typed", (r) => r.pending === 0);
+    const { pid } = await row(c, id);
+    const sleeper = await until("its sleep running", () => stepProcess(pid, "sleep 600"));
+    await c.ok("reply", { id, text: followUp });
+    // Many quiet spells (400 ms) and the typist's own fallback (twice that) pass in silence.
+    await sleep(3000);
+    expect(await row(c, id)).toMatchObject({ pending: 1, status: "busy" });
+    expect(transcript(id)).not.toContain(followUp);
+    process.kill(sleeper, "SIGTERM");
+    await untilRow(c, id, "the follow-up typed", (r) => r.pending === 0);
+  }
+
+  it("sleep typed into a shell: a follow-up is typed only once it has ended", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash");
+    await followUpWaits(c, job.id, "sleep 600; echo $((6*7))-slept", "echo $((7*8))-after");
+    await untilRow(c, job.id, "the follow-up ran", (r) => r.summary === "56-after");
+    const text = transcript(job.id);
+    expect(text.indexOf("42-slept")).toBeGreaterThan(0);
+    expect(text.indexOf("42-slept")).toBeLessThan(text.indexOf("echo $((7*8))-after"));
+  });
+
+  it("python -i running a subprocess: a follow-up is typed only once it has ended", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "python", "import subprocess");
+    await followUpWaits(c, job.id, 'subprocess.run(["sleep", "600"]).returncode', "print(6 * 9)");
+    await untilRow(c, job.id, "the follow-up ran", (r) => r.summary === "54");
+    const text = transcript(job.id);
+    expect(text.indexOf("-15")).toBeGreaterThan(0); // the sleep's end, as Python prints it
+    expect(text.indexOf("-15")).toBeLessThan(text.indexOf("print(6 * 9)"));
+  });
+});
+
 describe("a full-screen program", () => {
   it("its screen as viewers see it is right after a redraw", async () => {
     const c = await setup();
@@ -193,6 +278,96 @@ describe("attach", () => {
     await c.ok("input", { id: job.id, data: "exit 5\r" });
     const detached = await c.event((e) => e.event === "detached" && e.id === job.id);
     expect(detached.why).toBe("exited with code 5");
+  });
+});
+
+describe("respawn of a terminal job", () => {
+  it("types its task again, as a new reply; a job dispatched without one gets none", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash", "echo ran >> runs.txt; echo runs-$(wc -l < runs.txt)");
+    await untilRow(c, job.id, "the task ran", (r) => r.summary === "runs-1" && r.pending === 0);
+    const { job: again } = await c.ok("respawn", { id: job.id });
+    expect(again.pid).not.toBe(job.pid);
+    expect(again.lastSeq).toBe(2); // the task, as reply 2
+    const r = await untilRow(
+      c,
+      job.id,
+      "the task ran again",
+      (x) => x.summary === "runs-2" && x.pending === 0,
+    );
+    expect(r.pid).toBe(again.pid);
+    const feed = (await c.ok("events", { id: job.id })).events.map((e: any) => [e.kind, e.text]);
+    // The task typed again is a reply of its own in the feed (the first one was the dispatch's).
+    expect(feed.filter(([kind]: string[]) => kind === "reply")).toHaveLength(1);
+    expect(fs.readFileSync(path.join(d.env.HOME!, "runs.txt"), "utf8")).toBe("ran\nran\n");
+
+    const bare = await dispatch(c, "bash");
+    await untilRow(c, bare.id, "idle", (x) => x.status === "idle");
+    const { job: bareAgain } = await c.ok("respawn", { id: bare.id });
+    expect(bareAgain).toMatchObject({ lastSeq: 0, pending: 0 });
+  });
+});
+
+describe("the job's size, with viewers of all sizes", () => {
+  /** What `stty size` says in the job (rows, then columns), read from its row. */
+  async function sttySize(c: RawClient, id: string): Promise<string> {
+    await untilRow(c, id, "idle", (r) => r.status === "idle" && r.pending === 0);
+    await c.ok("reply", { id, text: "stty size" });
+    const r = await untilRow(c, id, "stty's answer", (x) => x.pending === 0 && /^\d+ \d+$/.test(x.summary));
+    // Said again with a mark, so that an answer from before cannot pass for this one.
+    await c.ok("reply", { id, text: "echo size-$(stty size | tr ' ' x)" });
+    const marked = await untilRow(c, id, "the size", (x) => x.pending === 0 && /^size-/.test(x.summary));
+    expect(marked.summary).toBe(`size-${r.summary.replace(" ", "x")}`);
+    return r.summary;
+  }
+
+  it("a phone-sized viewer that leaves (detach, or its connection closed) leaves the job its own size", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash");
+    expect(await sttySize(c, job.id)).toBe("40 120");
+    const phone = await d.client();
+    await attachScreen(phone, job.id);
+    await phone.ok("resize", { id: job.id, cols: 44, rows: 20 });
+    expect(await sttySize(c, job.id)).toBe("20 44"); // alone, it has its size
+    await phone.ok("detach", { id: job.id });
+    expect(await sttySize(c, job.id)).toBe("40 120");
+    const again = await d.client();
+    await again.ok("resize", { id: job.id, cols: 44, rows: 20 }); // before it attaches, as roost attach does
+    expect((await again.ok("attach", { id: job.id })).cols).toBe(44);
+    again.close();
+    expect(await sttySize(c, job.id)).toBe("40 120");
+  });
+
+  it("with a large and a small viewer, the job has the large one's size; each leaving gives it back", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash");
+    const large = await d.client();
+    await attachScreen(large, job.id);
+    await large.ok("resize", { id: job.id, cols: 200, rows: 30 });
+    const phone = await d.client();
+    await phone.ok("resize", { id: job.id, cols: 44, rows: 60 });
+    const seen = await phone.ok("attach", { id: job.id });
+    expect([seen.cols, seen.rows]).toEqual([200, 60]); // the largest of each
+    expect(await sttySize(c, job.id)).toBe("60 200");
+    const watcher = await d.client();
+    await attachScreen(watcher, job.id); // watching only: it says no size
+    large.close();
+    expect(await sttySize(c, job.id)).toBe("60 44");
+    await phone.ok("detach", { id: job.id });
+    expect(await sttySize(c, job.id)).toBe("40 120");
+  });
+
+  it("a resize over HTTP (no view) sets the job's own size, which it returns to", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash");
+    expect((await api(d, "resize", { id: job.id, cols: 100, rows: 30 })).status).toBe(200);
+    expect(await sttySize(c, job.id)).toBe("30 100");
+    const phone = await d.client();
+    await attachScreen(phone, job.id);
+    await phone.ok("resize", { id: job.id, cols: 44, rows: 20 });
+    expect(await sttySize(c, job.id)).toBe("20 44");
+    phone.close();
+    expect(await sttySize(c, job.id)).toBe("30 100");
   });
 });
 

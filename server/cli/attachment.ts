@@ -8,7 +8,7 @@ import type { SocketClient } from "../../sdk/ts/client/socket-client.js";
 import { RoostError, type Row, type WireEvent } from "../../sdk/ts/protocol/index.js";
 import { DETACH_KEY, outputAsIs, pieces, WATCH_END } from "./attach-keys.js";
 import { CliError } from "./command.js";
-import { clean } from "./format.js";
+import { clean, stateLabel } from "./format.js";
 import { altScreenAfter, CLEAR_SCREEN, terminalReset } from "./terminal.js";
 
 /** How long a detach may take to be answered before the connection is closed anyway. */
@@ -50,16 +50,16 @@ function ownSize(): { cols: number; rows: number } | null {
 }
 
 /**
- * How the job ended, from its row: "j3 exited (exit 3)", "j3 was stopped", "j3 was removed", or
- * that it runs again already (a respawn stops it, then starts it).
+ * How the job ended, from its row, in the words `roost ls` uses: "j3 ended: failed (exit 3);
+ * `roost respawn j3` starts it again", "j3 was stopped; ...", "j3 was removed", or that it runs
+ * again already (a respawn stops it, then starts it).
  */
 async function howItEnded(client: SocketClient, id: string, why: string): Promise<string> {
   try {
     const listed = await within(client.call("list", { id }), DETACH_WAIT_MS);
     const row = listed?.rows[0];
-    if (row?.life === "stopped") return `${id} was stopped`;
-    if (row?.life === "exited")
-      return `${id} exited${row.exitCode === null ? "" : ` (exit ${row.exitCode})`}`;
+    if (row?.life === "stopped") return `${id} was stopped; ${respawnHint(id)}`;
+    if (row?.life === "exited") return `${id} ended: ${stateLabel(row)}; ${respawnHint(id)}`;
     if (row?.life === "running" || row?.life === "starting")
       return `${id} ${clean(why) || "ended"}, and was started again: \`roost attach ${id}\` shows it`;
   } catch (err) {
@@ -68,10 +68,19 @@ async function howItEnded(client: SocketClient, id: string, why: string): Promis
   return `${id} ended (${clean(why) || "no reason given"})`;
 }
 
-/** An ended job has no live terminal, but what it printed is kept: the refusal says where. */
-function pointAtLog(err: unknown, row: Row, id: string): unknown {
+const respawnHint = (id: string) => `\`roost respawn ${id}\` starts it again`;
+
+/**
+ * An ended job has no live terminal: the refusal says how it ended, that `respawn` starts it
+ * again, and that what it printed is kept.
+ */
+function saidOfEnded(err: unknown, row: Row, id: string): unknown {
   if (err instanceof RoostError && row.life !== "running" && row.life !== "starting")
-    return new RoostError(err.code, `${err.message}: \`roost log ${id}\` shows what it printed`);
+    return new RoostError(
+      err.code,
+      `${id} has ended (${stateLabel(row)}), so it has no live terminal: ${respawnHint(id)}, ` +
+        `\`roost log ${id}\` shows what it printed`,
+    );
   return err;
 }
 
@@ -145,7 +154,7 @@ export class Attachment {
       return { row, screen: await attached };
     } catch (err) {
       client.onEvent = () => {};
-      throw pointAtLog(err, row, id);
+      throw saidOfEnded(err, row, id);
     }
   }
 

@@ -3,7 +3,14 @@
  * write (summaries, questions) is shown with its control characters folded, so a row can never
  * move the cursor or recolour the user's terminal.
  */
-import { type FeedEntry, oneLine, type Row } from "../../sdk/ts/protocol/index.js";
+import {
+  type FeedEntry,
+  oneLine,
+  type Row,
+  TONES,
+  type Tone,
+  viewState,
+} from "../../sdk/ts/protocol/index.js";
 
 export interface Paint {
   bold(s: string): string;
@@ -11,6 +18,7 @@ export interface Paint {
   red(s: string): string;
   green(s: string): string;
   yellow(s: string): string;
+  magenta(s: string): string;
   cyan(s: string): string;
 }
 
@@ -18,13 +26,15 @@ const sgr = (on: number, off: number) => (s: string) => `\u001b[${on}m${s}\u001b
 const plain = (s: string) => s;
 
 export function paint(colour: boolean): Paint {
-  if (!colour) return { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain };
+  if (!colour)
+    return { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, magenta: plain, cyan: plain };
   return {
     bold: sgr(1, 22),
     dim: sgr(2, 22),
     red: sgr(31, 39),
     green: sgr(32, 39),
     yellow: sgr(33, 39),
+    magenta: sgr(35, 39),
     cyan: sgr(36, 39),
   };
 }
@@ -64,37 +74,41 @@ export function ago(iso: string | null, now = Date.now()): string {
   return `${Math.floor(s / 86400)}d`;
 }
 
-/** The row's state, with how it ended once it has: "failed (exit 7)", "stopped". */
+/**
+ * The row's state in the words every face uses (row-state.ts's `viewState`: "blocked", "your
+ * turn", "failed"...), with the exit code of a job that ended with one: "failed (exit 7)".
+ */
 export function stateLabel(row: Row): string {
-  if (row.life === "stopped") return "stopped";
-  if (row.life === "starting") return "starting";
-  if (row.life === "exited") return row.exitCode === null ? row.state : `${row.state} (exit ${row.exitCode})`;
-  return row.state;
+  const word = viewState(row);
+  return row.life === "exited" && row.exitCode !== null && row.exitCode !== 0
+    ? `${word} (exit ${row.exitCode})`
+    : word;
 }
+
+/** Each tone's colour at a terminal, as the hub's CSS has its own for the same tones. */
+const TONE_COLOUR: Record<Tone, keyof Paint> = {
+  attention: "yellow",
+  failed: "red",
+  turn: "magenta",
+  working: "cyan",
+  done: "green",
+  ended: "dim",
+};
+
+/** Paints `text` in the colour of `row`'s state. */
+export const inStateColour = (row: Row, p: Paint, text: string): string =>
+  p[TONE_COLOUR[TONES[viewState(row)]]](text);
 
 /** The row's last word: its question and choices when blocked, its error when failed, else its summary. */
 export function rowText(row: Row): string {
-  if (row.state === "blocked") {
+  const state = viewState(row);
+  if (state === "blocked") {
     const q = clean(row.question ?? row.summary ?? "waiting for an answer");
     const choices = (row.choices ?? []).map(clean).filter(Boolean);
     return choices.length ? `${q} [${choices.join(" | ")}]` : q;
   }
-  if (row.state === "failed" && row.error) return clean(row.error);
+  if (state === "failed" && row.error) return clean(row.error);
   return clean(row.summary ?? "");
-}
-
-function stateColour(row: Row, p: Paint): (s: string) => string {
-  if (row.life === "stopped") return p.dim;
-  switch (row.state) {
-    case "blocked":
-      return p.yellow;
-    case "failed":
-      return p.red;
-    case "done":
-      return p.green;
-    default:
-      return p.cyan;
-  }
 }
 
 const GAP = "  ";
@@ -155,7 +169,9 @@ export function table(
   };
   return [
     p.bold(line(head, plain, plain)),
-    ...cells.map((c) => line(c, stateColour(c.row, p), c.row.state === "blocked" ? p.yellow : plain)),
+    ...cells.map((c) =>
+      line(c, (s) => inStateColour(c.row, p, s), viewState(c.row) === "blocked" ? p.yellow : plain),
+    ),
   ];
 }
 
@@ -174,4 +190,38 @@ export function clock(iso: string, now = new Date()): string {
 export function feedLine(e: FeedEntry, p: Paint = paint(false)): string {
   const who = e.who === "roost" ? "" : ` ${p.dim(`(${clean(e.whoId ? `${e.who} ${e.whoId}` : e.who)})`)}`;
   return `${p.dim(clock(e.at))} ${pad(e.id, 4)} ${pad(e.kind, 8)} ${clean(e.text)}${who}`;
+}
+
+/**
+ * Lines of columns, each as wide as its widest cell (at most `max[i]`, cut with "…"), the last
+ * cut to what `width` leaves it. `paintCell` colours a cell once padded (the header is bold).
+ */
+export function columns(
+  head: readonly string[],
+  cells: readonly (readonly string[])[],
+  opts: {
+    width: number;
+    colour: boolean;
+    max?: readonly number[];
+    paintCell?: (row: number, col: number, s: string) => string;
+  },
+): string[] {
+  const p = paint(opts.colour);
+  const last = head.length - 1;
+  const w = head.map((h, i) =>
+    Math.min(opts.max?.[i] ?? Infinity, Math.max(len(h), ...cells.map((c) => len(c[i] ?? "")))),
+  );
+  const lastWidth = Math.max(
+    len(head[last]!),
+    opts.width - w.slice(0, last).reduce((a, b) => a + b + GAP.length, 0),
+  );
+  const line = (row: readonly string[], r: number) =>
+    row
+      .map((cell, i) => {
+        const fitted = i === last ? clip(cell, lastWidth) : pad(clip(cell, w[i]!), w[i]!);
+        return r >= 0 && opts.paintCell ? opts.paintCell(r, i, fitted) : fitted;
+      })
+      .join(GAP)
+      .trimEnd();
+  return [p.bold(line(head, -1)), ...cells.map(line)];
 }

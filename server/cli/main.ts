@@ -2,12 +2,12 @@
 /**
  * The `roost` command: `roost COMMAND [ARGS...]`. Finds the command, parses its options
  * (node:util parseArgs, strict), runs it, and turns every failure into one line on stderr:
- * `roost: <message>` and exit 1, or the command's usage and exit 64 when the command line is wrong.
+ * `roost: <message>` and exit 1, or the command's usage and exit 64 when the command line is wrong
+ * (errors.ts; with --json, the line is JSON).
  */
 import { parseArgs } from "node:util";
-import { RoostError } from "../../sdk/ts/protocol/index.js";
 import { ROOST_VERSION } from "../version.js";
-import { CliError, type Command, out, UsageError, type Values } from "./command.js";
+import { type Command, out, UsageError, type Values } from "./command.js";
 import { attach } from "./commands/attach.js";
 import { daemon } from "./commands/daemon.js";
 import { dispatch } from "./commands/dispatch.js";
@@ -15,10 +15,12 @@ import { events } from "./commands/events.js";
 import { pin, rename, respawn, rm, stop, unpin } from "./commands/job-actions.js";
 import { log } from "./commands/log.js";
 import { ls } from "./commands/ls.js";
+import { profiles } from "./commands/profiles.js";
 import { reply } from "./commands/reply.js";
 import { shutdown, start } from "./commands/start.js";
 import { open, token } from "./commands/token.js";
-import { NotRunning } from "./connect.js";
+import { reportError } from "./errors.js";
+import { nearest } from "./suggest.js";
 import { commandHelp, commonOptions, overallHelp, usageLine } from "./usage.js";
 
 const help: Command = {
@@ -34,7 +36,7 @@ const help: Command = {
       return 0;
     }
     const cmd = find(name);
-    if (!cmd) throw new UsageError(`no command ${JSON.stringify(name)}`);
+    if (!cmd) throw noCommand(name);
     out(commandHelp(cmd));
     return 0;
   },
@@ -52,6 +54,7 @@ const COMMANDS: readonly Command[] = [
   pin,
   unpin,
   rename,
+  profiles,
   events,
   open,
   token,
@@ -62,6 +65,31 @@ const COMMANDS: readonly Command[] = [
 ];
 
 const find = (name: string) => COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
+
+function noCommand(name: string): UsageError {
+  const meant = nearest(
+    name,
+    COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]),
+  );
+  return new UsageError(
+    `no command ${JSON.stringify(name)}${meant ? `: did you mean \`roost ${meant}\`?` : ""} (\`roost help\` lists them)`,
+  );
+}
+
+/** parseArgs's words for an unknown option are long and end in a half-quoted example: shorter, with a guess. */
+function unknownOption(cmd: Command, option: string): UsageError {
+  const meant = option.startsWith("--")
+    ? nearest(option.slice(2), Object.keys({ ...cmd.options, ...commonOptions(cmd) }))
+    : null;
+  if (meant) return new UsageError(`unknown option ${option}: did you mean --${meant}?`);
+  return new UsageError(`unknown option ${option} (a TEXT that starts with "-" goes after \`--\`)`);
+}
+
+/** Whether the command line asks for JSON (before any `--`): its errors are JSON then too. */
+function asksForJson(cmd: Command | undefined, argv: readonly string[]): boolean {
+  const beforeDashes = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
+  return cmd?.json !== false && beforeDashes.includes("--json");
+}
 
 /** Parses argv for `cmd`; --help (anywhere before `--`) wins over everything else on the line. */
 function parse(cmd: Command, argv: string[]): { positionals: string[]; values: Values } | "help" {
@@ -76,13 +104,8 @@ function parse(cmd: Command, argv: string[]): { positionals: string[]; values: V
       strict: true,
     }) as { positionals: string[]; values: Values };
   } catch (err) {
-    // parseArgs's own words are long and end in a half-quoted example: say it shorter.
     const unknown = /^Unknown option '([^']+)'/.exec((err as Error).message);
-    throw new UsageError(
-      unknown
-        ? `unknown option ${unknown[1]} (a TEXT that starts with "-" goes after \`--\`)`
-        : (err as Error).message,
-    );
+    throw unknown ? unknownOption(cmd, unknown[1]!) : new UsageError((err as Error).message);
   }
   const [min, max] = cmd.arity;
   const n = parsed.positionals.length;
@@ -96,19 +119,9 @@ function parse(cmd: Command, argv: string[]): { positionals: string[]; values: V
   return parsed;
 }
 
-function fail(err: unknown, cmd: Command | undefined): number {
-  if (err instanceof UsageError) {
-    process.stderr.write(
-      `roost: ${err.message}\n${cmd ? usageLine(cmd) : "usage: roost COMMAND [ARGS...]"}\n`,
-    );
-    process.stderr.write(`(\`roost ${cmd ? `${cmd.name} ` : ""}--help\` says more)\n`);
-    return err.exitCode;
-  }
-  if (err instanceof NotRunning) process.stderr.write(`${err.message}\n`);
-  // The wire's code too: a script can match on it, a person sees what kind of no it was.
-  else if (err instanceof RoostError) process.stderr.write(`roost: ${err.code}: ${err.message}\n`);
-  else process.stderr.write(`roost: ${(err as Error)?.message ?? String(err)}\n`);
-  return err instanceof CliError ? err.exitCode : 1;
+function fail(err: unknown, cmd: Command | undefined, json: boolean): number {
+  const usage = `${cmd ? usageLine(cmd) : "usage: roost COMMAND [ARGS...]"}\n(\`roost ${cmd ? `${cmd.name} ` : ""}--help\` says more)\n`;
+  return reportError(err, { json, usage });
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -128,7 +141,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const cmd = find(name);
   try {
-    if (!cmd) throw new UsageError(`no command ${JSON.stringify(name)}: \`roost help\` lists them`);
+    if (!cmd) throw noCommand(name);
     const parsed = parse(cmd, rest);
     if (parsed === "help") {
       out(commandHelp(cmd));
@@ -136,7 +149,7 @@ async function main(argv: string[]): Promise<number> {
     }
     return await cmd.run({ ...parsed, json: parsed.values.json === true, env: process.env });
   } catch (err) {
-    return fail(err, cmd);
+    return fail(err, cmd, asksForJson(cmd, rest));
   }
 }
 

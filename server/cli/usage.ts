@@ -46,6 +46,10 @@ export function overallHelp(commands: readonly Command[]): string {
     "`roost COMMAND --help` says more about one. The daemon lives in $ROOST_HOME (default ~/.roost)",
     "and listens on $ROOST_SOCKET (default $ROOST_HOME/roost.sock).",
     "",
+    "--json: the result as JSON on stdout; a failure as one line of JSON on stderr,",
+    '{"ok":false,"code":"not_found","error":"..."}: the daemon\'s code (not_found, bad_request,',
+    "conflict, ...), or usage, not_running, error. Exit 1 on a failure, 64 on a wrong command line.",
+    "",
     "example:",
     "  roost start && roost dispatch shell 'ls -la' && roost ls",
   ].join("\n");

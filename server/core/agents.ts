@@ -39,7 +39,7 @@ export function hello(core: Core, conn: AgentConnection, args: OpArgs<"hello">):
   const agent = args.agent ? { name: oneLine(args.agent.name), version: oneLine(args.agent.version) } : null;
   conn.hello = { agent, capabilities: args.capabilities ?? [] };
   const job = conn.jobId ? core.registry.find(conn.jobId) : undefined;
-  if (job && job.link === conn.link) applyHello(core, job, conn);
+  if (job && job.link === conn.link && applyHello(job, conn)) core.registry.changed(job, false);
   return {
     protocol: 1,
     daemon: { name: "roost", version: ROOST_VERSION },
@@ -47,11 +47,19 @@ export function hello(core: Core, conn: AgentConnection, args: OpArgs<"hello">):
   };
 }
 
-function applyHello(core: Core, job: LiveJob, conn: AgentConnection): void {
-  if (!conn.hello) return;
-  job.rec.agent = conn.hello.agent;
-  job.rec.capabilities = conn.hello.capabilities;
-  core.registry.changed(job, false);
+/** The connection's hello, on its job's row; true if that changed it (a reconnect says the same). */
+function applyHello(job: LiveJob, conn: AgentConnection): boolean {
+  if (!conn.hello) return false;
+  const { agent, capabilities } = conn.hello;
+  const rec = job.rec;
+  const same =
+    rec.agent?.name === agent?.name &&
+    rec.agent?.version === agent?.version &&
+    rec.capabilities.length === capabilities.length &&
+    rec.capabilities.every((c, i) => c === capabilities[i]);
+  rec.agent = agent;
+  rec.capabilities = capabilities;
+  return !same;
 }
 
 /** The job, if the token is its own (compared in constant time). */
@@ -94,13 +102,18 @@ export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">
   if (next.context) next.context = knownFields(Context, next.context);
   // The name rules (names.ts): a reported name that breaks one is ignored, never refused.
   next.name = reportedName(next.name);
+  const newKind = rec.kind === "terminal";
   if (rec.kind !== "foreground") rec.kind = "protocol";
   const newLink = job.link !== conn.link;
+  let helloChanged = false;
   if (newLink) {
     job.link = conn.link;
-    applyHello(core, job, conn);
+    helloChanged = applyHello(job, conn);
   }
-  setReport(core, job, next);
+  // A report that says the same again (a reconnect sends it) changes nothing but `connected`.
+  const said = setReport(core, job, next);
+  if (said !== "content" && (newKind || helloChanged)) core.registry.changed(job, false);
+  else if (said === null && newLink) core.registry.noted(job, false);
   // Sent before this report's answer, so that no newer reply can overtake a pending one.
   if (newLink) sendPending(core, job);
   return {};
@@ -119,7 +132,7 @@ export function connectionClosed(core: Core, conn: AgentConnection): void {
   const job = conn.jobId ? core.registry.find(conn.jobId) : undefined;
   if (job && job.link === conn.link) {
     job.link = null;
-    core.registry.changed(job, false);
+    core.registry.noted(job, false); // connected, not its content
     if (job.rec.kind === "foreground") core.peers.foreground.disconnected(job);
   }
 }

@@ -79,6 +79,7 @@ function launchOf(profile: Profile, cwd: string, task: string | undefined): Laun
     cwd,
     env: profile.env ?? {},
     task: taskMode,
+    ...(task !== undefined && taskMode === "type" ? { taskText: task } : {}),
     protocol: profile.protocol ?? false,
     blockedPatterns: blockedPatterns(profile),
     quietMs: profile.quietMs ?? DEFAULT_QUIET_MS,

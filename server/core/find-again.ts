@@ -31,9 +31,12 @@ export async function findJobsAgain(core: Core): Promise<void> {
     }
     const pid = liveIds.get(job.rec.id);
     if (pid !== undefined) {
+      // Running as it was: not a change of its content (a job the daemon left starting is one).
+      const same = job.rec.life === "running";
       job.rec.pid = pid;
       job.rec.life = "running";
-      core.registry.changed(job, true);
+      if (same) core.registry.noted(job, true);
+      else core.registry.changed(job, true);
       // Its row from its screen as it is now, and (a terminal agent) its waiting replies typed.
       if (!job.rec.launch.protocol) terminalStarted(core, job);
       void terminals.screen(job.rec.id).then(

@@ -95,14 +95,14 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
   try {
     const terminals = await core.terminals();
     const [file, ...args] = rec.launch.command as [string, ...string[]];
+    job.size = job.ownSize; // a new terminal has no viewer yet
     const { pid } = await terminals.spawn({
       jobId: rec.id,
       file,
       args,
       cwd: rec.launch.cwd,
       env: jobEnv(core, rec),
-      cols: 120,
-      rows: 40,
+      ...job.ownSize,
       quietMs: rec.launch.quietMs ?? DEFAULT_QUIET_MS,
     });
     Object.assign(rec, { life: "running", pid, startedAt: new Date().toISOString() });

@@ -5,5 +5,5 @@ import type { Core } from "./core.js";
 export function pin(core: Core, args: OpArgs<"pin">): void {
   const job = core.registry.get(args.id);
   job.rec.pinned = args.pinned;
-  core.registry.changed(job, true);
+  core.registry.noted(job, true); // its place, not its content
 }

@@ -1,7 +1,8 @@
 /**
  * The jobs in memory: the store's records plus what only a live daemon knows (the job's
  * reporting connection, its pending count). Rows are built here; every change goes through
- * `changed`, which pushes the row and writes the record (at once, or coalesced for reports).
+ * `changed` (its content: `updatedAt` is stamped) or `noted` (anything else), which push the row
+ * and write the record (at once, or coalesced for reports).
  */
 import {
   type FullReport,
@@ -16,6 +17,15 @@ import type { Actor } from "./feed.js";
 import type { Pushes } from "./pushes.js";
 import { OneAtATime } from "./serial.js";
 import type { Quiet } from "./typist.js";
+
+/** A terminal's size. */
+export interface Size {
+  cols: number;
+  rows: number;
+}
+
+/** A job's terminal's size when it starts, and its own size until a `resize` over HTTP sets it. */
+export const START_SIZE: Size = { cols: 120, rows: 40 };
 
 /** The job's reporting connection: replies go out on it (agent-protocol.md, `report`). */
 export interface AgentLink {
@@ -41,6 +51,10 @@ export interface LiveJob {
   quiet: Quiet | null;
   /** Its profile's `blockedPatterns`, compiled once it first shows a screen (screens.ts). */
   blockedPatterns: RegExp[] | null;
+  /** Its terminal's own size: what it has with no viewer (viewers.ts). */
+  ownSize: Size;
+  /** The size last asked of the pty host for its terminal; null when not known (after a restart). */
+  size: Size | null;
   /**
    * Replies with a request id saved in the commit at the end of this turn, not yet answered, by
    * request id (reply.ts): a resend meanwhile waits for that commit and is a duplicate, as after it.
@@ -58,6 +72,8 @@ const liveJob = (rec: JobRecord, pending: number): LiveJob => ({
   typing: new OneAtATime(),
   quiet: null,
   blockedPatterns: null,
+  ownSize: START_SIZE,
+  size: null,
   repliesInFlight: new Map(),
 });
 
@@ -114,12 +130,21 @@ export class Registry {
   }
 
   /**
-   * The job changed: push its row; write it now (`durable`, for what must survive a crash:
-   * life, exit codes, names) or within REPORT_FLUSH_MS together with others (reports, which the
-   * agent sends again after a restart anyway).
+   * The job's content changed (docs/protocol.md, "A row": what the agent said, its name, its life
+   * and exit code, its waiting replies): `updatedAt` is now; the row is pushed and written (`noted`).
    */
   changed(job: LiveJob, durable: boolean): void {
     job.rec.updatedAt = this.now();
+    this.noted(job, durable);
+  }
+
+  /**
+   * Something of the job changed besides its content (its place, its pin, its connection, its
+   * pid, its status alone): push its row; write it now (`durable`, for what must survive a crash:
+   * life, exit codes, names, places) or within REPORT_FLUSH_MS together with others (reports,
+   * which the agent sends again after a restart anyway). `updatedAt` stays.
+   */
+  noted(job: LiveJob, durable: boolean): void {
     this.pushes.row(job.rec.id, () => this.row(job));
     if (durable) {
       this.unsaved.delete(job);

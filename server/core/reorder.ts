@@ -14,6 +14,6 @@ export function reorder(core: Core, args: OpArgs<"reorder">): void {
   [...named, ...others].forEach((job, i) => {
     if (job.rec.order === i) return;
     job.rec.order = i;
-    core.registry.changed(job, true);
+    core.registry.noted(job, true); // its place, not its content
   });
 }

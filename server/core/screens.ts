@@ -13,8 +13,7 @@ export function onScreen(core: Core, state: ScreenView & { jobId: string }): voi
   if (!job || isEnded(job)) return;
   if (job.rec.kind === "terminal") {
     job.blockedPatterns ??= compilePatterns(job.rec.launch.blockedPatterns); // once per job
-    const next = rowFromScreen(state, job.blockedPatterns);
-    if (JSON.stringify(next) !== JSON.stringify(job.rec.report)) setReport(core, job, next);
+    setReport(core, job, rowFromScreen(state, job.blockedPatterns)); // a screen that says the same changes nothing
   }
   if (!job.rec.launch.protocol) screenSaid(core, job, state);
 }

@@ -33,8 +33,11 @@ export function terminalStarted(core: Core, job: LiveJob): void {
 }
 
 /**
- * roost started or typed into the job: if its screen then says nothing (a program that prints
- * nothing), it counts as idle after twice the quiet spell, so follow-ups are not stuck.
+ * roost started or typed into the job: the pty host then tells when it turns quiet (busy until a
+ * quiet spell has passed with nothing running in its foreground). Should no word come within
+ * twice the spell (a host from an older roost tells nothing of a program that prints nothing),
+ * the host is asked; a job still at work is asked again later, so that nothing is typed into a
+ * running command, and follow-ups are not stuck either.
  */
 function watchForQuiet(core: Core, job: LiveJob): void {
   const q = quietOf(job);
@@ -42,9 +45,21 @@ function watchForQuiet(core: Core, job: LiveJob): void {
   const ms = 2 * (job.rec.launch.quietMs ?? DEFAULT_QUIET_MS);
   q.timer = setTimeout(() => {
     q.timer = null;
-    if (q.at < q.typedAt) screenSaid(core, job, { busy: false });
+    if (q.at < q.typedAt) void askScreen(core, job, q);
   }, ms);
   q.timer.unref();
+}
+
+async function askScreen(core: Core, job: LiveJob, q: Quiet): Promise<void> {
+  let busy: boolean;
+  try {
+    busy = (await (await core.terminals()).screen(job.rec.id)).busy;
+  } catch {
+    return; // ended, or the host is gone: nothing to type into now
+  }
+  if (job.quiet !== q || q.at >= q.typedAt) return; // restarted, or the screen spoke meanwhile
+  if (busy) watchForQuiet(core, job);
+  else screenSaid(core, job, { busy: false });
 }
 
 /** The pty host said whether output flows; an idle agent may take its next follow-up. */
@@ -61,6 +76,7 @@ export function typePending(core: Core, job: LiveJob): Promise<void> {
     if (job.pending === 0 || job.rec.life !== "running" || job.link !== null) return;
     const q = quietOf(job);
     let followUpTyped = false;
+    let typed = 0;
     const terminals = await core.terminals();
     for (const r of core.store.pendingReplies(job.rec.id)) {
       if (r.kind !== null) continue; // peer items are for protocol agents
@@ -68,13 +84,14 @@ export function typePending(core: Core, job: LiveJob): Promise<void> {
       await terminals.write(job.rec.id, keystrokes(r.text));
       core.store.markTyped(job.rec.id, r.seq, r.requestId);
       job.pending--;
+      typed++;
       delivered(core, r);
       if (r.mode !== "steer") followUpTyped = true;
       q.typedAt = Date.now();
       q.busy = true;
     }
     if (q.typedAt > q.at) watchForQuiet(core, job);
-    core.registry.changed(job, false);
+    if (typed > 0) core.registry.changed(job, false); // its waiting replies
   });
 }
 

@@ -1,15 +1,21 @@
 /**
- * Viewers of a job's live terminal (`attach`: `roost attach`, later the hub): each gets the screen
- * as it is, then every output after it, exactly. The pty host numbers each job's output chunks
- * and says which one its snapshot ends with; a viewer's first chunks are held until that is known,
- * and the ones the snapshot has already drawn are dropped.
+ * Viewers of a job's live terminal (`attach`: `roost attach`, the hub): each gets the screen as it
+ * is, then every output after it, exactly. The pty host numbers each job's output chunks and says
+ * which one its snapshot ends with; a viewer's first chunks are held until that is known, and the
+ * ones the snapshot has already drawn are dropped.
+ *
+ * And the job's terminal size (docs/protocol.md, `resize`): the largest of its attached viewers'
+ * sizes, columns and rows each (as tmux's `aggressive-resize`), so that no viewer shrinks it for
+ * the others; with none (or none that said a size), the job's own size.
  */
 import { RoostError, type TerminalEvent } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "./core.js";
-import type { LiveJob } from "./registry.js";
+import type { LiveJob, Size } from "./registry.js";
 
 export interface Viewer {
   push(event: TerminalEvent): void;
+  /** Its terminal's size, once it said it (`resize`); a viewer that only watches says none. */
+  size: Size | null;
 }
 
 /**
@@ -38,12 +44,13 @@ export class Viewers {
 
   constructor(private readonly core: () => Core) {}
 
-  /** `attach`: the watcher's viewer of the job; attaching again gives a fresh screen, one stream. */
+  /**
+   * `attach`: the watcher's viewer of the job (with the size it said, even before it attached);
+   * attaching again gives a fresh screen, one stream.
+   */
   attachFor(watcher: Watcher, job: LiveJob): Promise<{ screen: string; cols: number; rows: number }> {
-    const mine = this.viewersOf(watcher);
-    this.detachFor(watcher, job.rec.id);
-    const viewer: Viewer = { push: (event) => watcher.push(event) };
-    mine.set(job.rec.id, viewer);
+    const viewer = this.viewerOf(watcher, job.rec.id);
+    this.byJob.get(job.rec.id)?.delete(viewer); // its earlier stream, if any: this one replaces it
     return this.attach(job, viewer);
   }
 
@@ -54,6 +61,32 @@ export class Viewers {
     if (!viewer) return;
     mine!.delete(jobId);
     this.detach(jobId, viewer);
+  }
+
+  /**
+   * `resize` from a watcher: its viewer's size, which counts while it is attached (a size said
+   * before the attach, as `roost attach` does, counts from the attach on).
+   */
+  resizeFor(watcher: Watcher, job: LiveJob, size: Size): Promise<void> {
+    this.viewerOf(watcher, job.rec.id).size = size;
+    return this.fitTerminal(job);
+  }
+
+  /** `resize` from a caller that cannot view (an HTTP request): the job's own size. */
+  resizeOwn(job: LiveJob, size: Size): Promise<void> {
+    job.ownSize = size;
+    return this.fitTerminal(job);
+  }
+
+  /** The watcher's viewer of the job, made on its first attach or resize. */
+  private viewerOf(watcher: Watcher, jobId: string): Viewer {
+    const mine = this.viewersOf(watcher);
+    let viewer = mine.get(jobId);
+    if (!viewer) {
+      viewer = { push: (event) => watcher.push(event), size: null };
+      mine.set(jobId, viewer);
+    }
+    return viewer;
   }
 
   private viewersOf(watcher: Watcher): Map<string, Viewer> {
@@ -76,6 +109,7 @@ export class Viewers {
     const watch: Watch = { held: [] };
     watching.set(viewer, watch);
     try {
+      await this.fitTerminal(job); // asked before the snapshot, so that it comes at the new size
       const terminals = await this.core().terminals();
       const snap = await terminals.attach(id);
       // After the answer has gone out (it is written on a later turn than this), what the
@@ -104,9 +138,38 @@ export class Viewers {
 
   detach(jobId: string, viewer: Viewer): void {
     const watching = this.byJob.get(jobId);
-    if (!watching?.delete(viewer) || watching.size > 0) return;
-    this.byJob.delete(jobId);
-    this.release(jobId);
+    if (!watching?.delete(viewer)) return;
+    if (watching.size === 0) {
+      this.byJob.delete(jobId);
+      this.release(jobId);
+    }
+    const job = this.core().registry.find(jobId);
+    if (job) void this.fitTerminal(job).catch(() => {}); // the largest of those left, or the job's own
+  }
+
+  /**
+   * The job's terminal at the size it should have: the largest of its attached viewers' sizes
+   * (columns and rows each), else its own. Asked of the pty host only when it differs from the
+   * last one asked; a running job only.
+   */
+  async fitTerminal(job: LiveJob): Promise<void> {
+    if (job.rec.life !== "running") return;
+    let cols = 0;
+    let rows = 0;
+    for (const viewer of this.byJob.get(job.rec.id)?.keys() ?? []) {
+      if (!viewer.size) continue;
+      cols = Math.max(cols, viewer.size.cols);
+      rows = Math.max(rows, viewer.size.rows);
+    }
+    const size = cols > 0 ? { cols, rows } : job.ownSize;
+    if (job.size?.cols === size.cols && job.size.rows === size.rows) return;
+    job.size = size; // before the await: the next call compares with this one, and is sent after it
+    try {
+      await (await this.core().terminals()).resize(job.rec.id, size.cols, size.rows);
+    } catch (err) {
+      if (job.size === size) job.size = null; // not known now: the next call asks again
+      throw err;
+    }
   }
 
   /** The job ended or was removed: its viewers are told, and let go (a rerun is a new screen). */

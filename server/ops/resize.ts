@@ -1,13 +1,14 @@
-/** `resize` (terminals.md, "Watching and typing"): logic in core/resize.ts. */
+/** `resize` (terminals.md, "Watching and typing"): logic in core/resize.ts and core/viewers.ts. */
 import { resize } from "../core/resize.js";
-import { defineOp } from "./define.js";
+import { defineOp, streamOf } from "./define.js";
 
 export const resizeOp = defineOp({
   name: "resize",
   allow: ["hub"],
   acts: true,
-  handler: async (core, args) => {
-    await resize(core, args);
+  handler: async (core, args, caller) => {
+    // A caller that stays open (a socket connection, a terminal's WebSocket) may view the job.
+    await resize(core, args, caller.push && caller.onClose ? streamOf(caller) : null);
     return {};
   },
 });

@@ -157,8 +157,8 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
 
   /** The job's screen now, with all its output so far taken in. */
   async screen(jobId: string): Promise<ScreenState> {
-    const { lines, cursorY, busy, at } = await this.request("screen", { jobId });
-    return { jobId, lines, cursorY, busy, at };
+    const { lines, cursorY, wrapped, busy, at } = await this.request("screen", { jobId });
+    return { jobId, lines, cursorY, wrapped, busy, at };
   }
 
   /**

@@ -6,7 +6,8 @@
 // never upgraded in place: jobs live exactly as long as it does.
 //
 // This file is the socket and the lifecycle; jobs.ts holds the jobs, screen.ts and transcript.ts
-// what each keeps of its output, ops.ts answers requests, conn.ts is one client.
+// what each keeps of its output, processes.ts what the host reads of their processes in /proc,
+// ops.ts answers requests, conn.ts is one client.
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";

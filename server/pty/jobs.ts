@@ -1,11 +1,13 @@
 // The pty host's job table: each job's pseudo-terminal, the headless screen and transcript its
 // output goes to, and its exit (kept, and written to jobs/<jobId>/exit.json, until forgotten).
+import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { type IPty, spawn as ptySpawn } from "@lydell/node-pty";
 import { openOwn } from "../home.js";
 import { log } from "./log.js";
 import { dim, int, jobIdOf, type Msg, str, stringMap, strings } from "./params.js";
+import { hasEnded, runsInForeground } from "./processes.js";
 import { Screen } from "./screen.js";
 import { Transcript } from "./transcript.js";
 import { TypedInput } from "./typed-input.js";
@@ -20,7 +22,13 @@ import {
 } from "./wire.js";
 
 const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
-const EXIT_WATCH_MS = 20;
+
+/**
+ * Written into a job's terminal (through the host's own slave fd) once its process has ended: when
+ * it comes back out of the master, everything the job printed before it has been read. An APC
+ * string (which terminals ignore) with a random part, so that no job prints it by chance.
+ */
+const DRAINED = `\x1b_roost-drained-${randomBytes(8).toString("hex")}\x1b\\`;
 
 export interface Job {
   readonly jobId: string;
@@ -34,8 +42,19 @@ export interface Job {
   exit: ExitInfo | null;
   readonly screen: Screen;
   transcript: Transcript | null; // null once exited
-  /** While its reading is paused: watches for the job's end, when it must be read to the end. */
-  exitWatch: NodeJS.Timeout | null;
+  /** Its terminal's slave side (`/dev/pts/N`), as node-pty names it. */
+  readonly tty: string | null;
+  /** The host's own fd of the job's slave side (see holdSlave); null once let go. */
+  slave: number | null;
+  /** Its process has ended and its terminal is being read to the end (see drain); null before. */
+  drain: Drain | null;
+}
+
+/** A job whose process ended: the tail of its output that may be the start of DRAINED, held back. */
+interface Drain {
+  held: string;
+  /** DRAINED came back (or could not be written): what comes now passes as it is. */
+  done: boolean;
 }
 
 /** What the table tells the host: it passes them on to the connections. */
@@ -51,8 +70,20 @@ export function screenState(job: Job): ScreenState {
   return { jobId: job.jobId, ...job.screen.text(), busy: job.screen.busy, at: new Date().toISOString() };
 }
 
+/**
+ * A job's screen when asked for it (the `screen` op): a quiet one is looked at again, since what
+ * it runs may have started without a word (the screen then stays busy and tells when it is not).
+ */
+export function askedScreenState(job: Job): ScreenState {
+  if (!job.screen.busy && job.pty && runsInForeground(job.pid, job.tty)) job.screen.wake();
+  return screenState(job);
+}
+
 export class Jobs {
   private readonly jobs = new Map<string, Job>(); // live jobs, and exits the daemon has not forgotten yet
+  /** Listening to SIGCHLD (see watchExits), and a check of the jobs' ends it asked for, pending. */
+  private watchingExits = false;
+  private exitCheck: NodeJS.Immediate | null = null;
 
   constructor(
     private readonly home: string,
@@ -99,6 +130,7 @@ export class Jobs {
       rows,
       scrollback: spec.scrollback,
       quietMs: spec.quietMs,
+      running: () => runsInForeground(job.pid, job.tty),
       onChange: () => this.events.screen(job),
       onFlow: (paused) => this.flow(job, paused),
     });
@@ -120,11 +152,15 @@ export class Jobs {
       exit: null,
       screen,
       transcript,
-      exitWatch: null,
+      tty: ptsNameOf(p),
+      slave: holdSlave(p),
+      drain: null,
     };
     earlier?.screen.dispose();
     this.jobs.set(jobId, job); // replaces an unforgotten exit of an earlier run of this job
+    this.watchExits();
     this.follow(job, p);
+    screen.wake(); // busy until its first quiet spell, even if it never prints
     log(`spawned ${jobId} pid ${p.pid}: ${resolved}`);
     return { pid: p.pid };
   }
@@ -143,18 +179,98 @@ export class Jobs {
   private follow(job: Job, p: IPty): void {
     // Always read: a pty nobody drains fills up and blocks the job.
     p.onData((data) => {
-      const seq = ++job.seq;
-      job.tail += data;
-      if (job.tail.length > 2 * TAIL_LIMIT) job.tail = job.tail.slice(-TAIL_LIMIT);
-      job.screen.write(data);
-      job.transcript?.append(data);
-      this.events.output(job, data, seq);
+      const out = job.drain && !job.drain.done ? this.drained(job, job.drain, data) : data;
+      if (out) this.output(job, out);
     });
-    const slave = holdSlave(p);
     p.onExit(({ exitCode, signal }) => {
-      if (slave !== null) fs.close(slave, () => {});
+      if (job.drain?.held) this.output(job, job.drain.held);
+      this.letGoOfSlave(job);
       this.onExit(job, { exitCode, signal: signal || null, at: new Date().toISOString() });
     });
+  }
+
+  private output(job: Job, data: string): void {
+    const seq = ++job.seq;
+    job.tail += data;
+    if (job.tail.length > 2 * TAIL_LIMIT) job.tail = job.tail.slice(-TAIL_LIMIT);
+    job.screen.write(data);
+    job.transcript?.append(data);
+    this.events.output(job, data, seq);
+  }
+
+  // ---- the end of a job's output
+  //
+  // node-pty says a job exited only once its terminal's master has nothing more to read (EIO, when
+  // no slave fd is left open), or 200 ms after the exit. The host holds a slave fd of its own, so
+  // that the job's last lines are not dropped by the kernel when the job's own fds close
+  // (holdSlave); without more, every exit would wait those 200 ms (a `stop` took 205 ms). So once
+  // the process has ended (SIGCHLD), the host writes DRAINED through its slave fd: the terminal
+  // keeps order, so when DRAINED comes out of the master everything the job printed has been read,
+  // and the host lets go of its fd: the master reads EIO, and node-pty says the exit at once.
+
+  private readonly onChildSignal = () => {
+    if (this.exitCheck) return;
+    this.exitCheck = setImmediate(() => {
+      this.exitCheck = null;
+      for (const job of this.jobs.values())
+        if (job.pty && !job.drain && hasEnded(job.pid)) this.drain(job, job.pty);
+    });
+  };
+
+  /** SIGCHLD says that one of the jobs (the host's children) ended, or stopped; listened to while any job lives. */
+  private watchExits(): void {
+    if (this.watchingExits) return;
+    this.watchingExits = true;
+    process.on("SIGCHLD", this.onChildSignal);
+  }
+
+  private unwatchExitsIfIdle(): void {
+    if (!this.watchingExits || this.anyLive()) return;
+    this.watchingExits = false;
+    process.off("SIGCHLD", this.onChildSignal);
+  }
+
+  /** The job's process has ended: its terminal is read to the end (never paused again), then let go. */
+  private drain(job: Job, pty: IPty): void {
+    const drain: Drain = { held: "", done: false };
+    job.drain = drain;
+    pty.resume();
+    if (job.slave === null) {
+      drain.done = true; // no fd of the host's: the master reads EIO by itself once drained
+      return;
+    }
+    try {
+      fs.writeSync(job.slave, DRAINED);
+    } catch {
+      drain.done = true; // the terminal is full or stopped: node-pty's 200 ms then, as before
+    }
+  }
+
+  /** What of `data` is the job's output: all but DRAINED, and any start of it that may be cut. */
+  private drained(job: Job, drain: Drain, data: string): string {
+    const text = drain.held + data;
+    const at = text.indexOf(DRAINED);
+    if (at >= 0) {
+      drain.done = true;
+      drain.held = "";
+      this.letGoOfSlave(job); // read to the end: the master now reads EIO (unless a child holds it)
+      return text.slice(0, at) + text.slice(at + DRAINED.length);
+    }
+    const cut = partialEnd(text, DRAINED);
+    drain.held = text.slice(cut);
+    return text.slice(0, cut);
+  }
+
+  private letGoOfSlave(job: Job): void {
+    if (job.slave === null) return;
+    fs.close(job.slave, () => {});
+    job.slave = null;
+  }
+
+  /** Types into the job; it counts as busy until its answer (or its silence) has had a quiet spell. */
+  write(job: Job & { input: TypedInput }, data: string): void {
+    job.input.write(data);
+    job.screen.wake();
   }
 
   resize(job: Job & { pty: IPty }, cols: number, rows: number): void {
@@ -162,23 +278,12 @@ export class Jobs {
     job.screen.resize(cols, rows);
   }
 
-  // node-pty stops reading a job's terminal 200 ms after the job ends, and what is left unread then
-  // is lost: so a job that ends while its reading is paused is read on at once.
+  // A job whose process has ended is read to its end whatever its screen says (see drain): what
+  // node-pty has not read when it gives up on the terminal is lost.
   private flow(job: Job, paused: boolean): void {
-    if (job.exitWatch) clearInterval(job.exitWatch);
-    job.exitWatch = null;
     if (!job.pty) return;
-    if (!paused) {
-      job.pty.resume();
-      return;
-    }
-    job.pty.pause();
-    job.exitWatch = setInterval(() => {
-      if (job.pty && alive(job.pid)) return;
-      if (job.exitWatch) clearInterval(job.exitWatch);
-      job.exitWatch = null;
-      job.pty?.resume();
-    }, EXIT_WATCH_MS);
+    if (paused && !job.drain) job.pty.pause();
+    else job.pty.resume();
   }
 
   signal(job: Job, sig: string): void {
@@ -204,8 +309,6 @@ export class Jobs {
     job.input?.close();
     job.input = null;
     job.exit = exit;
-    if (job.exitWatch) clearInterval(job.exitWatch);
-    job.exitWatch = null;
     job.transcript?.close();
     job.transcript = null;
     log(`job ${job.jobId} pid ${job.pid} exited code ${exit.exitCode} signal ${exit.signal}`);
@@ -215,6 +318,7 @@ export class Jobs {
       log(`cannot write exit.json for ${job.jobId}: ${String(err)}`);
     }
     this.events.exit(job, exit);
+    this.unwatchExitsIfIdle();
   }
 }
 
@@ -239,14 +343,15 @@ function commandOf({ file, cwd, env }: { file: string; cwd: string; env: Record<
   return resolved;
 }
 
-/** True while the process exists (a zombie not yet reaped counts). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+/** The terminal's slave side (`/dev/pts/N`): node-pty has it, but its types do not say so. */
+const ptsNameOf = (p: IPty): string | null => (p as IPty & { ptsName?: string }).ptsName ?? null;
+
+/** Where a tail of `text` that is the start of `marker` begins (text.length when none is). */
+function partialEnd(text: string, marker: string): number {
+  for (let n = Math.min(text.length, marker.length - 1); n > 0; n--) {
+    if (text.endsWith(marker.slice(0, n))) return text.length - n;
   }
+  return text.length;
 }
 
 function isExecutable(p: string): boolean {
@@ -273,11 +378,13 @@ function resolveFile(file: string, env: Record<string, string>, cwd: string): st
 
 // When a job's last slave fd closes, Linux can drop output still queued in the pty, so a job's
 // final lines (often its error) went missing. Holding a slave fd of our own keeps the master
-// readable until node-pty gives up on it (200 ms after the exit), by which time all is drained.
+// readable until the host has read it to the end (see Jobs.drain). Non-blocking: the host writes
+// DRAINED through it, and must never wait on a full terminal.
 function holdSlave(p: IPty): number | null {
-  const pts = (p as IPty & { ptsName?: string }).ptsName;
+  const pts = ptsNameOf(p);
+  const { O_RDWR, O_NOCTTY, O_NONBLOCK } = fs.constants;
   try {
-    return pts ? fs.openSync(pts, fs.constants.O_RDWR | fs.constants.O_NOCTTY) : null;
+    return pts ? fs.openSync(pts, O_RDWR | O_NOCTTY | O_NONBLOCK) : null;
   } catch {
     return null; // the job may be gone already; then there is nothing left to lose
   }

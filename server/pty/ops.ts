@@ -1,7 +1,7 @@
 // The pty host's ops: one handler each, and the reading of a request line into its answer.
 import { constants as osConstants } from "node:os";
 import type { Conn } from "./conn.js";
-import { type Job, type Jobs, screenState } from "./jobs.js";
+import { askedScreenState, type Job, type Jobs } from "./jobs.js";
 import { dim, jobIdOf, type Msg, str } from "./params.js";
 import { HostRefusal } from "./typed-input.js";
 import { type HostMessage, type Op, type OpResult, PROTOCOL_VERSION, TAIL_LIMIT } from "./wire.js";
@@ -29,7 +29,7 @@ function handlers(jobs: Jobs): Handlers {
     hello: () => ({ pid: process.pid, version: PROTOCOL_VERSION }),
     spawn: (_c, m) => jobs.spawn(m),
     write: (_c, m) => {
-      jobs.live(m).input.write(str(m, "data"));
+      jobs.write(jobs.live(m), str(m, "data"));
       return {};
     },
     resize: (_c, m) => {
@@ -50,7 +50,7 @@ function handlers(jobs: Jobs): Handlers {
     tail: (_c, m) => ({ data: jobs.known(m).tail.slice(-TAIL_LIMIT) }),
     screen: (_c, m) => {
       const job = jobs.known(m);
-      return whenParsed(job, () => screenState(job));
+      return whenParsed(job, () => askedScreenState(job));
     },
     attach: (c, m) => {
       const job = jobs.known(m);

@@ -22,6 +22,12 @@ export interface ScreenOptions {
   quietMs: number;
   /** The screen changed: called at most every SCREEN_INTERVAL_MS while output flows, and on turning quiet. */
   onChange: (screen: Screen) => void;
+  /**
+   * Asked once a quiet spell has passed: whether the job is still at work though it prints nothing
+   * (a command in its foreground, foreground.ts). While it is, the screen stays busy and asks again
+   * after another spell.
+   */
+  running?: () => boolean;
   /** Stop (true) or go on (false) reading the job's output. */
   onFlow: (paused: boolean) => void;
 }
@@ -32,8 +38,9 @@ export class Screen {
   private readonly quietMs: number;
   private readonly onChange: (screen: Screen) => void;
   private readonly onFlow: (paused: boolean) => void;
+  private readonly running: () => boolean;
   private disposed = false;
-  /** True from output until quietMs without any. */
+  /** True from output (or typing) until quietMs without any, and nothing running in the foreground. */
   busy = false;
   private lastOutput = 0;
   private quietTimer: NodeJS.Timeout | null = null;
@@ -60,6 +67,7 @@ export class Screen {
     this.quietMs = opts.quietMs;
     this.onChange = opts.onChange;
     this.onFlow = opts.onFlow;
+    this.running = opts.running ?? (() => false);
   }
 
   get cols(): number {
@@ -79,12 +87,25 @@ export class Screen {
       return; // 50 MB behind despite the pause: the screen misses this chunk rather than the host failing
     }
     this.chunks++;
-    this.lastOutput = Date.now();
-    this.busy = true;
-    this.quietTimer ??= setTimeout(() => this.checkQuiet(), this.quietMs);
+    this.awake();
     this.scheduleNotice();
     this.sinceMark += data.length;
     if (this.sinceMark >= FLOW_STEP) this.markFlow();
+  }
+
+  /**
+   * The job may be at work though it printed nothing (it was just started, typed into, or found
+   * running a command): it is busy until a quiet spell has passed, as after output, and the
+   * spell's end is told.
+   */
+  wake(): void {
+    if (!this.disposed) this.awake();
+  }
+
+  private awake(): void {
+    this.lastOutput = Date.now();
+    this.busy = true;
+    this.quietTimer ??= setTimeout(() => this.checkQuiet(), this.quietMs);
   }
 
   /**
@@ -110,13 +131,18 @@ export class Screen {
   }
 
   /** The visible rows as text; read it inside whenParsed for an exact answer. */
-  text(): { lines: string[]; cursorY: number } {
+  text(): { lines: string[]; cursorY: number; wrapped: number[] } {
     const buf = this.term.buffer.active;
     const lines: string[] = [];
+    const wrapped: number[] = [];
     for (let y = 0; y < this.term.rows; y++) {
-      lines.push(buf.getLine(buf.baseY + y)?.translateToString(true) ?? "");
+      const line = buf.getLine(buf.baseY + y);
+      if (line?.isWrapped) wrapped.push(y);
+      // A row the next one continues keeps its trailing spaces: they are inside the line.
+      const continued = buf.getLine(buf.baseY + y + 1)?.isWrapped === true;
+      lines.push(line?.translateToString(!continued) ?? "");
     }
-    return { lines, cursorY: buf.cursorY };
+    return { lines, cursorY: buf.cursorY, wrapped };
   }
 
   /** The screen (scrollback, modes and cursor too) as ANSI; read it inside whenParsed. */
@@ -164,8 +190,8 @@ export class Screen {
   // One timer per busy job, pushed back lazily: a chunk only notes the time.
   private checkQuiet(): void {
     const left = this.lastOutput + this.quietMs - Date.now();
-    if (left > 0) {
-      this.quietTimer = setTimeout(() => this.checkQuiet(), left);
+    if (left > 0 || this.running()) {
+      this.quietTimer = setTimeout(() => this.checkQuiet(), left > 0 ? left : this.quietMs);
       return;
     }
     this.quietTimer = null;

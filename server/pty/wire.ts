@@ -8,8 +8,10 @@ export const TAIL_LIMIT = 64 * 1024;
 /** Lines a job's screen keeps above the visible rows, unless its spawn spec says otherwise. */
 export const DEFAULT_SCROLLBACK = 1000;
 /**
- * A job with no output for this long is no longer busy, unless its spawn spec says otherwise; a
- * terminal agent is then idle (its row says so; follow-ups are typed). The daemon's default too.
+ * A job with no output (and nothing typed into it) for this long is no longer busy, unless its
+ * spawn spec says otherwise or something still runs in its terminal's foreground (processes.ts:
+ * then it is asked again after as long); a terminal agent is then idle (its row says so;
+ * follow-ups are typed). The daemon's default too.
  */
 export const DEFAULT_QUIET_MS = 1500;
 /** A job's transcript.log is rotated past this size, unless its spawn spec says otherwise. */
@@ -71,11 +73,19 @@ export interface ListResult {
 /** What a job's terminal shows, as text. */
 export interface ScreenState {
   jobId: string;
-  /** The visible rows, top to bottom, trailing spaces trimmed. */
+  /** The visible rows, top to bottom, trailing spaces trimmed (but on a row the next continues). */
   lines: string[];
   /** The cursor's row within `lines`. */
   cursorY: number;
-  /** True while output flows; false once none came for the job's quietMs. */
+  /**
+   * The rows (indexes in `lines`) that continue the row above: a line wider than the terminal,
+   * wrapped. Absent from a host before it was said.
+   */
+  wrapped?: number[];
+  /**
+   * True while output flows; false once none came (nor was anything typed) for the job's quietMs
+   * and nothing runs in its terminal's foreground (a command its shell runs, processes.ts).
+   */
   busy: boolean;
   /** ISO timestamp of when the host read this state. */
   at: string;
@@ -96,6 +106,7 @@ type Empty = Record<string, never>;
 export interface Ops {
   hello: { params: Empty; result: HelloResult };
   spawn: { params: SpawnSpec; result: { pid: number } };
+  /** Typed into the job's terminal: the job is busy until a quiet spell passes (see ScreenState.busy). */
   write: { params: { jobId: string; data: string }; result: Empty };
   /** Resizes the job's terminal and its screen. */
   resize: { params: { jobId: string; cols: number; rows: number }; result: Empty };

@@ -15,6 +15,11 @@ export interface Launch {
   env: Record<string, string>;
   /** "type": the first task is reply seq 1; "argv": it was appended to command. */
   task: "type" | "argv";
+  /**
+   * A "type" job's task, typed again when it is respawned (a new reply); absent without a task,
+   * and on jobs made before it was kept.
+   */
+  taskText?: string;
   protocol: boolean;
   /** Reading the row from the screen (absent on jobs made before it existed). */
   blockedPatterns?: string[];

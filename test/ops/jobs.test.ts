@@ -25,6 +25,8 @@ const profiles = () => ({
   exit3: { command: ["bash", "-c", "exit 3"] },
   exit0: { command: ["bash", "-c", "exit 0"] },
   missing: { command: ["/no/such/program"] },
+  // Its program is in the job's directory: there at dispatch, gone by a respawn if the test removes it.
+  vanishing: { command: ["./prog.sh"] },
 });
 
 const daemon = cleanDaemonPerTest(() => ({ agentProfiles: profiles() }));
@@ -384,12 +386,27 @@ describe("exits, stop, rm, respawn", () => {
     expect(r0).toMatchObject({ exitCode: 0, state: "done", error: null, pid: null });
   });
 
-  it("a job whose command cannot run has failed, and is not left running", async () => {
+  it("a profile whose program is not there is refused before any row is made", async () => {
     const { c, dir } = await daemon();
-    const { job } = await c.ok("dispatch", { profile: "missing", cwd: dir });
-    const r = await untilRow(c, job.id, "ended", (x) => x.life === "exited");
-    expect(r.state).toBe("failed");
-    expect(r.error).toBe("could not start: command not found: /no/such/program");
+    const r = await c.request("dispatch", { profile: "missing", cwd: dir });
+    expect(r.ok).toBe(false);
+    expect(r.code).toBe("bad_request");
+    expect(r.error).toMatch(
+      /^profile "missing" cannot run: \/no\/such\/program is not installed: no executable file there; install it, or dispatch one of: /,
+    );
+    expect((await c.ok("list")).rows).toEqual([]);
+  });
+
+  it("a job whose command cannot run (its program gone by a respawn) has failed, and is not left running", async () => {
+    const { c, dir } = await daemon();
+    const prog = path.join(dir, "prog.sh");
+    fs.writeFileSync(prog, "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    const { job } = await c.ok("dispatch", { profile: "vanishing", cwd: dir });
+    await untilRow(c, job.id, "done", (x) => x.life === "exited");
+    fs.rmSync(prog);
+    await c.ok("respawn", { id: job.id });
+    const r = await untilRow(c, job.id, "failed", (x) => x.life === "exited" && x.state === "failed");
+    expect(r.error).toBe("could not start: command not found: ./prog.sh");
     expect(r.pid).toBeNull();
   });
 
@@ -447,6 +464,27 @@ describe("exits, stop, rm, respawn", () => {
     expect((await c.ok("list")).rows.map((x: any) => x.id)).toEqual([keep.id]);
     expect((await c.request("rm", { id: job.id })).code).toBe("not_found");
     expect((await c.request("respawn", { id: job.id })).code).toBe("not_found");
+  });
+
+  it("30 stops sent at once stop all 30; 30 rms sent at once remove them all", async () => {
+    // Bulk actions (the CLI's several ids, the hub's selection) send their ops together.
+    const { d, c, dir } = await daemon();
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) ids.push((await c.ok("dispatch", { profile: "silent", cwd: dir })).job.id);
+    const pids = [];
+    for (const id of ids)
+      pids.push((await untilRow(c, id, "running", (x) => x.life === "running" && x.pid)).pid);
+    const stops = await Promise.all(ids.map((id) => c.request("stop", { id })));
+    expect(stops.map((a) => a.ok)).toEqual(ids.map(() => true));
+    for (const id of ids) {
+      // Each answered once its process had ended: its row says so already.
+      expect(await row(c, id)).toMatchObject({ life: "stopped", exitCode: 128 + 15, pid: null });
+    }
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+    const rms = await Promise.all(ids.map((id) => c.request("rm", { id })));
+    expect(rms.map((a) => a.ok)).toEqual(ids.map(() => true));
+    expect((await c.ok("list")).rows).toEqual([]);
+    for (const id of ids) expect(fs.existsSync(path.join(d.home, "jobs", id))).toBe(false);
   });
 
   it("respawn starts an ended job again: same id, new pid, its seq continuing", async () => {

@@ -67,6 +67,31 @@ describe("pty host", { timeout: 20_000 }, () => {
     expect(await exited).toMatchObject({ exitCode: 0, signal: os.constants.signals.SIGTERM });
   });
 
+  it("reads a stopped job's terminal to its end: its last words, and nothing of the host's", async () => {
+    const c = await connect();
+    const exited = nextExit(c, "last");
+    // It answers SIGTERM with output, the moment it ends, as many programs do.
+    const script =
+      "trap 'for i in $(seq 1 2000); do echo \"bye $i\"; done; exit 4' TERM; echo up; sleep 600 & wait";
+    await start(c, "last", "bash", ["-c", script]);
+    await until("up", async () => (await c.tail("last")).includes("up"));
+    let seen = "";
+    c.on("output", (o) => {
+      if (o.jobId === "last") seen += o.data;
+    });
+    await c.attach("last");
+    await c.signal("last", "SIGTERM");
+    expect(await exited).toMatchObject({ exitCode: 4 });
+    const tail = await c.tail("last");
+    expect(tail.endsWith("bye 2000\r\n")).toBe(true);
+    expect(seen.endsWith("bye 2000\r\n")).toBe(true);
+    // How the host knows it read everything (a marker it writes into the terminal) is not output.
+    expect(tail).not.toContain("roost");
+    expect(seen).not.toContain("roost");
+    const s = await c.screen("last");
+    expect(s.lines[s.cursorY - 1]).toBe("bye 2000");
+  });
+
   it("keeps a job running across daemon connections", async () => {
     const first = await connect();
     const hostPid = (await first.hello()).pid;

@@ -27,6 +27,22 @@ describe("pty host screens", { timeout: 20_000 }, () => {
     expect(asked).toMatchObject({ jobId: "s", lines: quiet.lines, cursorY: 3, busy: false });
   });
 
+  it("stays busy while a command that prints nothing runs in its terminal, then turns quiet", async () => {
+    const c = await h.connect();
+    const events = screenEvents(c, "sh");
+    await h.start(c, "sh", "bash", ["--norc", "--noprofile"], {
+      quietMs: 200,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", PS1: "$ " },
+    });
+    await until("the shell quiet", () => events.find((e) => !e.busy));
+    const from = events.length;
+    await c.write("sh", "sleep 1.5; echo sl''ept\r");
+    await sleep(1000); // five quiet spells without output: the sleep holds the terminal
+    expect((await c.screen("sh")).busy).toBe(true);
+    const quiet = await until("quiet again", () => events.slice(from).find((e) => !e.busy), 10_000);
+    expect(quiet.lines).toContain("slept"); // not before the command ended
+  });
+
   it("sends a flowing job's screen at most every 250 ms, its latest state always", async () => {
     const c = await h.connect();
     const events = screenEvents(c, "tick");

@@ -117,3 +117,19 @@ export async function apiPost(d: TestDaemon, op: string, args: Record<string, un
   if (!body.ok) throw new Error(`${op}: ${body.error}`);
   return body.result;
 }
+
+/**
+ * A page script: the browser's notifications allowed and recorded in `window.__notes` (the
+ * browser's own API, stubbed: headless chromium shows none), and the page in the background
+ * (`document.hasFocus()` false), so that the hub notifies.
+ */
+export const RECORD_NOTIFICATIONS = `
+    window.__notes = [];
+    window.Notification = class {
+      static permission = "granted";
+      static requestPermission() { return Promise.resolve("granted"); }
+      constructor(title, opts) { window.__notes.push({ title, body: opts && opts.body }); }
+      close() {}
+    };
+    document.hasFocus = () => false;
+`;

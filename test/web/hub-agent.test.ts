@@ -9,7 +9,17 @@ import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type TestDaemon, until } from "../helpers/daemon.js";
 import { rmTemp, startCleanDaemon, tempDir } from "../helpers/jobs.js";
-import { api, apiRow, type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
+import {
+  api,
+  apiRow,
+  type HubPage,
+  launch,
+  openHub,
+  pageErrors,
+  RECORD_NOTIFICATIONS,
+  shot,
+  WAIT,
+} from "./browser.js";
 
 let browser: Browser;
 let d: TestDaemon | undefined;
@@ -238,16 +248,7 @@ describe("the hub and the Python example agent", () => {
     hub = { context, page: await context.newPage() };
     const { page } = hub;
     // The browser's notifications, allowed and recorded; the page in the background.
-    await page.addInitScript(`
-      window.__notes = [];
-      window.Notification = class {
-        static permission = "granted";
-        static requestPermission() { return Promise.resolve("granted"); }
-        constructor(title, opts) { window.__notes.push({ title, body: opts && opts.body }); }
-        close() {}
-      };
-      document.hasFocus = () => false;
-    `);
+    await page.addInitScript(RECORD_NOTIFICATIONS);
     await page.goto(`${d.url}login?token=${encodeURIComponent(d.token)}`);
     await page.locator(".conn.c-live").waitFor({ timeout: WAIT });
     const c = await d.client();

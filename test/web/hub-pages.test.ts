@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { TestDaemon } from "../helpers/daemon.js";
 import { rawAgent, rmTemp, silentProfile, startCleanDaemon, tempDir } from "../helpers/jobs.js";
 import type { RawClient } from "../helpers/raw-client.js";
-import { type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
+import { type HubPage, launch, openHub, pageErrors, RECORD_NOTIFICATIONS, shot, WAIT } from "./browser.js";
 
 let browser: Browser;
 let d: TestDaemon;
@@ -45,16 +45,7 @@ async function hubWithNotifications(): Promise<HubPage> {
   context.setDefaultTimeout(WAIT);
   const hub = { context, page: await context.newPage() };
   hubs.push(hub);
-  await hub.page.addInitScript(`
-    window.__notes = [];
-    window.Notification = class {
-      static permission = "granted";
-      static requestPermission() { return Promise.resolve("granted"); }
-      constructor(title, opts) { window.__notes.push({ title, body: opts && opts.body }); }
-      close() {}
-    };
-    document.hasFocus = () => false;
-  `);
+  await hub.page.addInitScript(RECORD_NOTIFICATIONS);
   await hub.page.goto(`${d.url}login?token=${encodeURIComponent(d.token)}`);
   await hub.page.locator(".conn.c-live").waitFor();
   return hub;

@@ -1,7 +1,8 @@
 /** `roost events`: the feed of what happened across the jobs, once or followed live. */
+import type { SocketClient } from "../../../sdk/ts/client/socket-client.js";
 import { type FeedEntry, LIMITS, type OpArgs } from "../../../sdk/ts/protocol/index.js";
-import { CliError, type Command, type Invocation, out, printJson, str, UsageError } from "../command.js";
-import { callOnce, connect } from "../connect.js";
+import { type Command, type Invocation, out, printJson, str, UsageError } from "../command.js";
+import { callOnce, connect, NotRunning } from "../connect.js";
 import { feedLine, paint, wantsColour } from "../format.js";
 
 function parseLimit(raw: string | undefined): number | undefined {
@@ -18,7 +19,11 @@ export const events: Command = {
   name: "events",
   arity: [0, 0],
   summary: "Show what happened across the jobs (dispatches, replies, exits, ...), newest last.",
-  details: "With --follow --json, one entry a line: the recent ones, then each new one.",
+  details: [
+    "With --follow --json, one entry a line: the recent ones, then each new one. When the daemon",
+    "goes away (a restart), --follow says so on stderr, connects again once it answers and goes on",
+    "from the last entry shown (with --json, those notes are JSON too: {note, message}).",
+  ].join("\n"),
   options: {
     follow: { type: "boolean", short: "f", help: "keep printing new events as they happen (Ctrl-C ends it)" },
     job: { type: "string", value: "ID", help: "only this job's events" },
@@ -45,47 +50,113 @@ export const events: Command = {
   },
 };
 
+/** How long to wait before connecting again, and at most, once the daemon is gone. */
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 2000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 /**
- * Subscribes first, then reads the recent events, so nothing falls between the two: a push that
- * is also among the recent ones is printed once (by its cursor). With --json, one entry a line.
+ * Follows the feed until Ctrl-C (or SIGTERM), exit 0. When the daemon goes away (a restart, a
+ * shutdown) it says so on stderr, connects again as soon as one answers (as the hub does), says
+ * that too, and goes on from the last entry it printed: what happened meanwhile is printed once.
  */
 async function follow(inv: Invocation, args: OpArgs<"events">): Promise<number> {
   const p = paint(wantsColour(process.stdout, inv.env));
-  const client = await connect(inv.env);
   let printedUpTo = -1;
-  let held: FeedEntry[] | null = [];
   const print = (e: FeedEntry) => {
     if (e.cursor <= printedUpTo || (args.id !== undefined && e.id !== args.id)) return;
     printedUpTo = e.cursor;
     if (inv.json) printJson(e);
     else out(feedLine(e, p));
   };
+  // A note on stderr (JSON with --json, as its errors are): stdout holds the entries alone.
+  const note = (note: string, message: string) =>
+    process.stderr.write(inv.json ? `${JSON.stringify({ note, message })}\n` : `roost: ${message}\n`);
+  let end: () => void = () => {};
+  const ended = new Promise<"ended">((resolve) => {
+    end = () => resolve("ended");
+  });
+  process.once("SIGINT", end);
+  process.once("SIGTERM", end);
+
+  let client = await connect(inv.env);
+  for (let first = true; ; first = false) {
+    // The first time, the recent entries as asked; after a reconnection, all since the last printed.
+    const since: OpArgs<"events"> = first
+      ? args
+      : { ...(args.id !== undefined ? { id: args.id } : {}), after: printedUpTo, limit: LIMITS.feedKept };
+    const how = await followOn(client, since, print, ended, (cursor) => {
+      printedUpTo = Math.max(printedUpTo, cursor);
+    });
+    if (how === "ended") return 0;
+    note("reconnecting", "the connection to roost closed (the daemon stopped?); connecting again...");
+    const again = await reconnect(inv.env, ended);
+    if (again === "ended") return 0;
+    note("reconnected", "connected to roost again; following the events");
+    client = again;
+  }
+}
+
+/**
+ * Follows on one connection: subscribes first, then reads the entries `since` asks for, so that
+ * nothing falls between the two (a push that is also among them is printed once, by its cursor).
+ * Until the connection closes ("closed") or the user ends it ("ended").
+ */
+async function followOn(
+  client: SocketClient,
+  since: OpArgs<"events">,
+  print: (e: FeedEntry) => void,
+  ended: Promise<"ended">,
+  readUpTo: (cursor: number) => void,
+): Promise<"closed" | "ended"> {
+  let held: FeedEntry[] | null = [];
   client.onEvent = (event) => {
     if (event.event !== "feed") return;
     if (held) held.push(event.entry);
     else print(event.entry);
   };
-  const ended = new Promise<number>((resolve, reject) => {
-    client.onClose = () => reject(new CliError("the connection to roost closed (the daemon stopped?)"));
-    const interrupted = () => {
-      client.onClose = () => {};
-      client.close();
-      resolve(0);
+  let isClosed = false;
+  const closed = new Promise<"closed">((resolve) => {
+    client.onClose = () => {
+      isClosed = true;
+      resolve("closed");
     };
-    process.once("SIGINT", interrupted);
-    process.once("SIGTERM", interrupted);
   });
-  ended.catch(() => {}); // a close while subscribing is reported by the call that fails
   try {
     await client.call("subscribe", {});
-    const recent = await client.call("events", args);
+    const recent = await client.call("events", since);
     for (const e of recent.events) print(e);
+    readUpTo(recent.cursor); // all up to here is printed, or was not this job's
     for (const e of held) print(e);
     held = null;
   } catch (err) {
+    if (isClosed) return "closed"; // gone while subscribing: connect again, as after
     client.onClose = () => {};
     client.close();
     throw err;
   }
-  return ended;
+  const how = await Promise.race([closed, ended]);
+  client.onClose = () => {};
+  client.close();
+  return how;
+}
+
+/** A connection again, once the daemon answers; "ended" when the user ends it first. */
+async function reconnect(env: NodeJS.ProcessEnv, ended: Promise<"ended">): Promise<SocketClient | "ended"> {
+  let stop = false;
+  void ended.then(() => {
+    stop = true;
+  });
+  for (let wait = RETRY_FIRST_MS; !stop; wait = Math.min(wait * 2, RETRY_MAX_MS)) {
+    try {
+      const client = await connect(env);
+      if (!stop) return client;
+      client.close();
+    } catch (err) {
+      if (!(err instanceof NotRunning)) throw err;
+    }
+    if (await Promise.race([sleep(wait).then(() => false), ended.then(() => true)])) break;
+  }
+  return "ended";
 }

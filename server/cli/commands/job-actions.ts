@@ -1,35 +1,28 @@
-/** The one-job actions: stop, rm, respawn, pin, unpin, rename. */
-import { type Command, out, printJson } from "../command.js";
+/** The job actions: stop, rm, pin and unpin (of one job or several), respawn, rename. */
+import type { Command } from "../command.js";
+import { out, printJson } from "../command.js";
 import { callOnce } from "../connect.js";
 import { failedToStart, startFailure } from "./dispatch.js";
+import { eachJob, SEVERAL } from "./each-job.js";
 
 export const stop: Command = {
   name: "stop",
-  args: "ID",
-  arity: [1, 1],
-  summary: "Stop a job (SIGTERM, then SIGKILL after a grace); its row stays.",
-  details: "Returns once the process has ended. `roost respawn ID` starts it again.",
-  examples: ["roost stop j3"],
-  async run({ positionals: [id], json, env }) {
-    const result = await callOnce(env, "stop", { id: id! });
-    if (json) printJson(result);
-    else out(`stopped ${id}`);
-    return 0;
-  },
+  args: "ID...",
+  arity: [1, Number.POSITIVE_INFINITY],
+  summary: "Stop jobs (SIGTERM, then SIGKILL after a grace); their rows stay.",
+  details: `Returns once each process has ended. \`roost respawn ID\` starts one again.\n${SEVERAL}`,
+  examples: ["roost stop j3", "roost stop j3 j4 j7"],
+  run: (inv) => eachJob(inv, "stopped", (client, id) => client.call("stop", { id })),
 };
 
 export const rm: Command = {
   name: "rm",
-  args: "ID",
-  arity: [1, 1],
-  summary: "Remove a job: stop it if it runs, then take its row off the list.",
-  examples: ["roost rm j3"],
-  async run({ positionals: [id], json, env }) {
-    const result = await callOnce(env, "rm", { id: id! });
-    if (json) printJson(result);
-    else out(`removed ${id}`);
-    return 0;
-  },
+  args: "ID...",
+  arity: [1, Number.POSITIVE_INFINITY],
+  summary: "Remove jobs: stop each that runs, then take its row off the list.",
+  details: SEVERAL,
+  examples: ["roost rm j3", "roost rm j3 j4 j7"],
+  run: (inv) => eachJob(inv, "removed", (client, id) => client.call("rm", { id })),
 };
 
 export const respawn: Command = {
@@ -53,18 +46,15 @@ export const respawn: Command = {
 
 const pinning = (pinned: boolean): Command => ({
   name: pinned ? "pin" : "unpin",
-  args: "ID",
-  arity: [1, 1],
+  args: "ID...",
+  arity: [1, Number.POSITIVE_INFINITY],
   summary: pinned
-    ? "Pin a job: pinned rows come first in the list."
-    : "Unpin a job: it goes back among the others.",
-  examples: [pinned ? "roost pin j3" : "roost unpin j3"],
-  async run({ positionals: [id], json, env }) {
-    const result = await callOnce(env, "pin", { id: id!, pinned });
-    if (json) printJson(result);
-    else out(`${pinned ? "pinned" : "unpinned"} ${id}`);
-    return 0;
-  },
+    ? "Pin jobs: pinned rows come first in the list."
+    : "Unpin jobs: they go back among the others.",
+  details: SEVERAL,
+  examples: [pinned ? "roost pin j3 j4" : "roost unpin j3"],
+  run: (inv) =>
+    eachJob(inv, pinned ? "pinned" : "unpinned", (client, id) => client.call("pin", { id, pinned })),
 });
 
 export const pin = pinning(true);

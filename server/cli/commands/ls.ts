@@ -1,7 +1,8 @@
-/** `roost ls`: the rows, as a table or as `list`'s result. */
-import { type Command, out, printJson } from "../command.js";
+/** `roost ls`: the rows, as a table or as `list`'s result, filtered and in triage's order. */
+import { type Command, out, printJson, str } from "../command.js";
 import { callOnce } from "../connect.js";
 import { table, terminalWidth, wantsColour } from "../format.js";
+import { parseOrder, parseProfiles, parseStates, pick, STATE_WORDS } from "../triage.js";
 
 export const ls: Command = {
   name: "ls",
@@ -9,19 +10,47 @@ export const ls: Command = {
   args: "[ID]",
   arity: [0, 1],
   summary: "List the jobs: their state, when they last changed, their summary or question.",
-  details: "Pinned rows come first, marked *. Blocked rows show the question and its choices.",
-  examples: ["roost ls", "roost ls j3 --json"],
-  async run({ positionals: [id], json, env }) {
+  details: [
+    "STATE is one word for every face (the hub's too): blocked (it asks you something), failed,",
+    "your turn (its prompt waits for you), working, starting, done, stopped; an ended job adds",
+    "its exit code. Blocked rows show the question and its choices, failed ones the error.",
+    "Rows come in triage's order: pinned first (marked *), then blocked, failed, your turn,",
+    "working, starting, done, stopped; --sort list keeps the hub's order (newest first).",
+    `--state takes words separated by commas: ${STATE_WORDS.join(", ")}`,
+    "(idle is your-turn; ended is done and stopped; need is blocked and failed; running is not ended).",
+    "--json prints the rows shown, in the same order.",
+  ].join("\n"),
+  options: {
+    state: { type: "string", value: "WORDS", help: "only rows in these states (blocked,idle ...)" },
+    profile: { type: "string", value: "NAMES", help: "only jobs of these profiles (shell,py ...)" },
+    sort: { type: "string", value: "triage|list", help: "triage (the default) or the hub's order" },
+  },
+  examples: [
+    "roost ls",
+    "roost ls --state blocked,idle",
+    "roost ls --profile shell --sort list",
+    "roost ls j3 --json",
+  ],
+  async run({ positionals: [id], values, json, env }) {
+    const rawStates = str(values, "state");
+    const rawProfiles = str(values, "profile");
+    const filters = {
+      ...(rawStates !== undefined ? { states: parseStates(rawStates) } : {}),
+      ...(rawProfiles !== undefined ? { profiles: parseProfiles(rawProfiles) } : {}),
+      order: parseOrder(str(values, "sort")),
+    };
     const result = await callOnce(env, "list", id === undefined ? {} : { id });
+    const rows = pick(result.rows, filters);
     if (json) {
-      printJson(result);
+      printJson({ ...result, rows });
       return 0;
     }
-    if (result.rows.length === 0) {
-      out("no jobs yet: try `roost dispatch shell 'ls'`");
+    if (rows.length === 0) {
+      if (result.rows.length === 0) out("no jobs yet: try `roost dispatch shell 'ls'`");
+      else out(`no job matches; \`roost ls\` shows all ${result.rows.length}`);
       return 0;
     }
-    const lines = table(result.rows, {
+    const lines = table(rows, {
       width: terminalWidth(process.stdout, env),
       colour: wantsColour(process.stdout, env),
     });

@@ -1,5 +1,7 @@
-/** `roost token` and `roost open`: the hub's login links, and named tokens for dashboards. */
-import { type Command, out, printJson, str, UsageError } from "../command.js";
+/** `roost token` and `roost open`: the hub's login links (opened in a browser), and named tokens for dashboards. */
+
+import { openerFor, startOpener } from "../browser.js";
+import { CliError, type Command, out, printJson, str, UsageError } from "../command.js";
 import { callOnce } from "../connect.js";
 
 export const token: Command = {
@@ -67,13 +69,31 @@ export const token: Command = {
 export const open: Command = {
   name: "open",
   arity: [0, 0],
-  summary: "Print the hub's login link (the address with the owner's token), to open in a browser.",
-  details: "The link logs the browser in and takes the token out of the address bar.",
-  examples: ["roost open", 'xdg-open "$(roost open)"'],
-  async run({ json, env }) {
-    const result = await callOnce(env, "token", { action: "link" });
-    if (json) printJson(result);
-    else out(result.link);
+  summary: "Open the hub in your browser, and print its login link (the address with the owner's token).",
+  details: [
+    "The browser is $BROWSER, else `open` on macOS, else `xdg-open` when there is a display; with",
+    "none (over ssh, say), the link is only printed, to open where you are (see docs/http.md for",
+    "tunnels). The link logs the browser in and takes the token out of the address bar. It is on",
+    "the browser's command line while that starts, where other users of this machine may read",
+    "it: on a shared machine, --print, and paste the link. --json: {link, opened}, opened being",
+    "what opened it, or null.",
+  ].join("\n"),
+  options: {
+    print: { type: "boolean", help: "only print the link: start no browser" },
+  },
+  examples: ["roost open", "roost open --print"],
+  async run({ values, json, env }) {
+    const { link } = await callOnce(env, "token", { action: "link" });
+    if (!link) throw new CliError("roost answered with no login link");
+    const opener = values.print ? null : openerFor(link, env);
+    const opened = opener && (await startOpener(opener, env)) ? opener.name : null;
+    if (json) printJson({ link, opened });
+    else {
+      out(link);
+      if (opened) process.stderr.write(`opening it in your browser (${opened})\n`);
+      else if (opener)
+        process.stderr.write(`roost: could not start ${opener.name}: open the link yourself\n`);
+    }
     return 0;
   },
 };

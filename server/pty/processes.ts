@@ -1,0 +1,91 @@
+// What the pty host reads of a job's processes in /proc (as `ps` and tmux do): whether the job's
+// process has ended, and whether it is at work in its terminal though it prints nothing (asked
+// before a quiet job counts as idle, so that a follow-up is never typed into a running command:
+// `sleep 8` typed into a shell prints nothing for 8 s).
+import * as fs from "node:fs";
+
+/** The fields of /proc/<pid>/stat after the command's name, or null when the process is gone. */
+function statOf(pid: number): string[] | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return null;
+  }
+}
+
+// Indexes in statOf's fields (proc(5): state is field 3, pgrp 5, tpgid 8).
+const STATE = 0;
+const PGRP = 2;
+const TPGID = 5;
+
+/** The process has ended: a zombie not yet reaped, or gone. */
+export function hasEnded(pid: number): boolean {
+  const stat = statOf(pid);
+  return stat === null || stat[STATE] === "Z";
+}
+
+/** The process is on a CPU, or waiting on a disk: it is doing something, not waiting for input. */
+const working = (state: string | undefined) => state === "R" || state === "D";
+
+/**
+ * True while something runs in the job's terminal's foreground besides the job waiting for input:
+ *
+ * - another process group holds the terminal (a shell with job control gave it to the command it
+ *   runs, `sleep 8` or a pipeline);
+ * - a process of the job's own group, other than the job's leader, has the terminal as its input
+ *   or output (a program without job control running a child: `python3 -i` in `subprocess.run`,
+ *   `sh -c` running its command). Helpers that talk to the job over pipes (an agent's language or
+ *   MCP servers, in the job's group too) do not count: they run for the job's whole life;
+ * - the leader itself is on a CPU (a shell's builtin loop).
+ *
+ * `tty`: the job's terminal's slave side (`/dev/pts/N`); false when the job is gone.
+ */
+export function runsInForeground(leader: number, tty: string | null): boolean {
+  const own = statOf(leader);
+  if (!own) return false;
+  if (working(own[STATE])) return true;
+  const pgrp = Number(own[PGRP]);
+  const tpgid = Number(own[TPGID]);
+  if (!(tpgid > 0)) return false; // no terminal in the foreground: nothing can take typed input anyway
+  if (tpgid !== pgrp) return groupExists(tpgid);
+  return tty !== null && othersOnTerminal(leader, pgrp, tty);
+}
+
+function groupExists(pgrp: number): boolean {
+  try {
+    process.kill(-pgrp, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** A live process of group `pgrp`, other than `leader`, whose input or output is `tty`. */
+function othersOnTerminal(leader: number, pgrp: number, tty: string): boolean {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync("/proc");
+  } catch {
+    return false;
+  }
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!(pid > 0) || pid === leader) continue;
+    const stat = statOf(pid);
+    if (!stat || Number(stat[PGRP]) !== pgrp || stat[STATE] === "Z") continue;
+    if (usesTerminal(pid, tty)) return true;
+  }
+  return false;
+}
+
+function usesTerminal(pid: number, tty: string): boolean {
+  for (const fd of [0, 1]) {
+    try {
+      if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === tty) return true;
+    } catch {
+      // closed, or gone meanwhile
+    }
+  }
+  return false;
+}
