@@ -47,7 +47,8 @@ export function hello(core: Core, conn: AgentConnection, args: OpArgs<"hello">):
   };
 }
 
-function applyHello(core: Core, job: LiveJob, conn: AgentConnection): void {
+/** The connection's hello (its agent's name and capabilities) onto the job it now speaks for. */
+export function applyHello(core: Core, job: LiveJob, conn: AgentConnection): void {
   if (!conn.hello) return;
   job.rec.agent = conn.hello.agent;
   job.rec.capabilities = conn.hello.capabilities;
