@@ -411,6 +411,17 @@ describe("across a restart", () => {
 });
 
 describe("peer_register", () => {
+  it("after hello on the same connection, the row takes the agent's name and capabilities", async () => {
+    const c = await d.client();
+    await c.ok("hello", { protocol: 1, agent: { name: "pi", version: "9" }, capabilities: ["agent-items"] });
+    const { id, token } = await c.ok("peer_register", { name: "hello first" });
+    await c.ok("report", { id, token, report: { state: "working", agentItems: true } });
+    expect(await row(hub, id)).toMatchObject({
+      agent: { name: "pi", version: "9" },
+      capabilities: ["agent-items"],
+    });
+  });
+
   it("makes a foreground row; the same session key gets the same id; the row exits after the grace once its connection closes", async () => {
     const c = await d.client();
     const { id, token } = await c.ok("peer_register", {

@@ -9,6 +9,13 @@ A ``steer`` reply of ``stop`` ends the task under way; another ``steer`` reply a
 it. At the end it reports ``done`` (``failed`` when a step fails) and waits: a follow-up reply is
 the next task.
 
+Working with another session: a task beginning ``delegate:`` (``delegate: ls -la; wc -l README.md``)
+is handed to a helper: the agent spawns the TypeScript example (or, when that cannot run, one of its
+own profile) with the rest as the helper's task, watches it, and waits; the helper's handback (a
+``report`` item) is this task's result, reported done. An agent that was spawned (its row has a
+parent) hands its result back when its task ends, and roost then stops it. A message from another
+session is shown on the terminal, never run: it has no authority.
+
 A profile for it in roost.json::
 
     {"agentProfiles": {"example": {"command": ["python3", "/path/to/sdk/examples/example_agent.py"],
@@ -33,7 +40,7 @@ from collections import deque
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
-from roost_agent import RoostAgent  # noqa: E402
+from roost_agent import RoostAgent, RoostError  # noqa: E402
 
 _RM = re.compile(r"(^|[\s;&|(`])rm\s")
 _GIT_RESET = re.compile(r"(^|[\s;&|(`])git\s+reset\b")
@@ -95,6 +102,7 @@ class Worker(object):
             self.busy = True
         self.stop.clear()
         ran = skipped = 0
+        under_way = 0  # 1 while a step is taken and not yet run or skipped: a stop leaves it out
         last = ""
         try:
             while not self.stop.is_set():
@@ -102,6 +110,7 @@ class Worker(object):
                     if not self.steps:
                         break
                     step = self.steps.popleft()
+                    under_way = 1
                     total = ran + skipped + 1 + len(self.steps)
                 cwd = os.getcwd()
                 if destructive(step, cwd):
@@ -111,6 +120,7 @@ class Worker(object):
                     if answer.strip().lower() not in ("yes", "y"):
                         print("skipped: %s" % step, flush=True)
                         skipped += 1
+                        under_way = 0
                         continue
                 self.report("working", status="busy", tool="shell", summary=step)
                 print("$ %s" % step, flush=True)
@@ -128,16 +138,17 @@ class Worker(object):
                     )
                     return
                 ran += 1
+                under_way = 0
                 last = last_line(output) or last
-            total = ran + skipped + len(self.steps)
+            total = ran + skipped + under_way + len(self.steps)
             if self.stop.is_set():
-                self.report("done", status="idle", summary="stopped after %d of %d steps" % (ran, total))
+                # The steps behind it (run or skipped), of all: the one the stop ended did not run.
+                self.report("done", status="idle", summary="stopped after %d of %d steps" % (ran + skipped, total))
                 return
-            summary = "ran %d steps" % ran if skipped == 0 else "ran %d of %d steps, skipped %d" % (
-                ran,
-                total,
-                skipped,
-            )
+            if skipped == 0:
+                summary = "ran %d step%s" % (ran, "" if ran == 1 else "s")
+            else:
+                summary = "ran %d of %d steps, skipped %d" % (ran, total, skipped)
             if last:
                 summary += ": " + last
             self.report("done", status="idle", summary=summary)
@@ -173,9 +184,70 @@ def run_in_roost(agent_holder):
     tasks = queue.Queue()
     answers = queue.Queue()
     waiting = threading.Event()  # a question is out: the next reply is its answer
+    helper = {}  # the helper a delegate: task waits for ("id")
+    me = {}  # this session as peers lists it ("row"): its profile, its parent; looked up once
+    handed_back = threading.Event()
 
     def report(state, **fields):
         agent_holder[0].report(state, **fields)
+        if state in ("done", "failed"):
+            text = fields.get("summary") or ""
+            if state == "failed":
+                text = "failed: %s%s" % (text, ": " + fields["error"] if fields.get("error") else "")
+            hand_back(text)
+
+    def self_row():
+        if "row" not in me:
+            me["row"] = next((p for p in agent_holder[0].peers() if p.get("self")), {})
+        return me["row"]
+
+    def hand_back(result):
+        """A helper's result goes to its parent, once: roost then stops this process."""
+        try:
+            if handed_back.is_set() or not self_row().get("parent"):
+                return
+            handed_back.set()
+            agent_holder[0].handback(result)
+        except (RoostError, TimeoutError) as err:
+            print("the handback failed: %s" % err, file=sys.stderr, flush=True)
+
+    def delegate(what):
+        """A delegate: task: a helper runs it, the TypeScript example first (two languages side by
+        side), this agent's own profile when that cannot run (bad_request: node missing, say)."""
+        helper.clear()
+        if not what:
+            report("failed", status="idle", summary="nothing to delegate",
+                   error="say what the helper should do: `delegate: ls -la`")
+            return
+        agent = agent_holder[0]
+        try:
+            try:
+                job = agent.spawn("example-ts", what)["job"]
+            except RoostError as err:
+                if err.code != "bad_request":
+                    raise
+                job = agent.spawn(self_row().get("profile") or "example-py", what)["job"]
+            helper["id"] = job["id"]
+            # Told if it ends without handing back (a crash, a stop): a notice, after any handback.
+            agent.watch(job["id"], "ended")
+        except (RoostError, TimeoutError) as err:
+            report("failed", status="idle", summary="could not start a helper", error=str(err))
+            return
+        report("working", status="waiting", summary="waiting for helper %s (%s): %s" % (job["id"], job["profile"], what))
+        print("helper %s (%s) runs: %s" % (job["id"], job["profile"], what), flush=True)
+
+    def on_item(item):
+        """The helper's result or its end; anything else (a message) is shown, not run."""
+        text = item.text.partition("\n")[2]
+        sender = (item.sender or {}).get("id")
+        if helper.get("id") is not None and sender == helper["id"] and item.kind in ("report", "notice"):
+            helper.clear()
+            if item.kind == "report":
+                report("done", status="idle", summary="helper %s handed back: %s" % (sender, text))
+            else:
+                report("failed", status="idle", summary="helper %s ended without handing back" % sender, error=text)
+            return
+        print(item.text, flush=True)
 
     def ask(question):
         waiting.set()
@@ -201,12 +273,18 @@ def run_in_roost(agent_holder):
         elif busy and reply.mode == "steer":
             worker.add_steps(text)
         elif stop:
-            pass  # nothing under way
+            if helper.get("id") is not None:
+                report("done", status="idle", summary="stopped waiting for helper %s" % helper["id"])
+                helper.clear()
         else:
             tasks.put(text)
 
     agent = RoostAgent.from_env(
-        "example-agent", version="1.0", capabilities=["report", "replies", "steer"], on_reply=on_reply
+        "example-agent",
+        version="1.0",
+        capabilities=["report", "replies", "steer"],
+        on_reply=on_reply,
+        on_item=on_item,
     )
     if agent is None:
         return False
@@ -215,8 +293,12 @@ def run_in_roost(agent_holder):
     def work():
         while True:
             task = tasks.get()
+            delegated = re.match(r"delegate:\s*", task, re.IGNORECASE)
             try:
-                worker.run_task(task)
+                if delegated:
+                    delegate(task[delegated.end():])
+                else:
+                    worker.run_task(task)
             except Exception as err:  # a bug here should not end the agent
                 report("failed", status="idle", error="%s: %s" % (type(err).__name__, err))
 

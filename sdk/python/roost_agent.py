@@ -21,9 +21,15 @@ user's replies through it (the protocol: agent-protocol.md)::
   time. When it returns, the reply's seq is written to ``$ROOST_JOB_DIR/agent.json`` and then
   acked, so an agent started again after a crash skips (and only acks) what it had finished.
   A handler that raises is reported on stderr and counts as finished.
+- Peer items (another session's message, a child's handback, a watch's notice) share the
+  replies' seq order and that same path: with ``on_item(item)`` each goes to it instead (the
+  reports then say ``agentItems: true``) and is acked exactly; without it they come to
+  ``on_reply`` as follow-ups whose text begins with roost's envelope.
 - ``request(op, args, timeout)`` sends any other op on the connection (after the first
-  report); the task board's ``tasks``, ``claim_task``, ``task_done``, ``release_task`` and
-  ``add_task`` are wrappers over it.
+  report); the peer ops (``peers``, ``send``, ``spawn``, ``handback``, ``watch``) and the task
+  board's ``tasks``, ``claim_task``, ``task_done``, ``release_task`` and ``add_task`` are
+  wrappers over it. ``RoostAgent.foreground(...)`` and ``register(name)`` make a process roost
+  did not start a session of its own.
 """
 
 import json
@@ -34,6 +40,7 @@ import sys
 import threading
 import time
 import traceback
+import uuid
 from collections import deque
 from typing import Any, Callable, Deque, Dict, List, Optional
 
@@ -96,18 +103,25 @@ class RoostError(Exception):
 
 class Reply(object):
     """A reply from the user: ``seq`` (per job, from 1), ``text``, ``mode`` (``"steer"``,
-    ``"followUp"`` or None). Peer items carry ``kind`` (None for the user's replies)."""
+    ``"followUp"`` or None). A peer item also has ``kind`` (``message``, ``report``, ``notice``,
+    ``digest``), ``sender`` (``{"id", "name"}``, the wire's ``from``) and ``relation`` (``parent``,
+    ``child``, ``peer``, ``concierge``; a notice's ``roost``), all None for the user's replies;
+    its text begins with roost's envelope line."""
 
-    __slots__ = ("seq", "text", "mode", "kind", "raw")
+    __slots__ = ("seq", "text", "mode", "kind", "sender", "relation", "raw")
 
     def __init__(self, seq: int, text: str, mode: Optional[str], kind: Optional[str], raw: Dict[str, Any]):
         self.seq = seq
         self.text = text
         self.mode = mode
         self.kind = kind
+        self.sender = raw.get("from")  # type: Optional[Dict[str, str]]
+        self.relation = raw.get("relation")  # type: Optional[str]
         self.raw = raw
 
     def __repr__(self) -> str:
+        if self.kind is not None:
+            return "Reply(seq=%r, kind=%r, sender=%r, text=%r)" % (self.seq, self.kind, self.sender, self.text)
         return "Reply(seq=%r, text=%r, mode=%r)" % (self.seq, self.text, self.mode)
 
 
@@ -150,12 +164,15 @@ class _Connection(object):
         self.write_lock = threading.Lock()
         self.alive = True
         self.ready = False  # hello and the report are out: other requests may follow
+        # A foreground session's deliveries that came before peer_register's answer: handed on after it.
+        self.held = None  # type: Optional[List[Dict[str, Any]]]
         # id -> a _Waiter, or a callable taking the answer (fire and forget).
         self.waiting = {}  # type: Dict[int, Any]
 
 
 class RoostAgent(object):
-    """The client for one job. Build it with ``from_env``."""
+    """The client for one job. Build it with ``from_env`` (a process roost started) or
+    ``foreground`` (one it did not: then ``register``)."""
 
     def __init__(
         self,
@@ -167,7 +184,10 @@ class RoostAgent(object):
         version: str = "0",
         capabilities: Optional[List[str]] = None,
         on_reply: Optional[Callable[[Reply], Any]] = None,
+        on_item: Optional[Callable[[Reply], Any]] = None,
     ) -> None:
+        if on_item is not None and on_reply is None:
+            raise ValueError("on_item needs on_reply too: replies and items come in one order")
         self.job_id = job_id
         self.token = token
         self.socket_path = socket_path
@@ -177,7 +197,11 @@ class RoostAgent(object):
         if capabilities is None:
             capabilities = ["report", "replies"] if on_reply is not None else ["report"]
         self.capabilities = list(capabilities)
+        if on_item is not None and "agent-items" not in self.capabilities:
+            self.capabilities.append("agent-items")
         self.on_reply = on_reply
+        #: Peer items go to it (their reports say ``agentItems: true``); None: they come to on_reply.
+        self.on_item = on_item
         #: The daemon's answer to the last hello (None before, or from a daemon without hello).
         self.daemon = None  # type: Optional[Dict[str, Any]]
         #: How many connections were made (each said hello and reported).
@@ -195,6 +219,9 @@ class RoostAgent(object):
         self._closed = False
         self._stopped = False  # unauthorized: this job is no longer ours to speak for
         self._next_id = 1
+        # A foreground session's peer_register args, said first on every connection (``register``).
+        self._registration = None  # type: Optional[Dict[str, Any]]
+        self._register_error = None  # type: Optional[RoostError]
 
         self._saved_seq = self._read_last_seq()  # finished before this process started
         self._done_seq = self._saved_seq  # finished, by this process or before
@@ -212,18 +239,29 @@ class RoostAgent(object):
         version: str = "0",
         capabilities: Optional[List[str]] = None,
         on_reply: Optional[Callable[[Reply], Any]] = None,
+        on_item: Optional[Callable[[Reply], Any]] = None,
     ) -> "Optional[RoostAgent]":
         """The client for the job roost started this process for; None when roost did not."""
         job_id = _env("ROOST_JOB_ID", "PI_JOB_ID")
         if not job_id:
             return None
         token = _env("ROOST_JOB_TOKEN", "PI_JOB_TOKEN") or ""
-        sock = _env("ROOST_SOCKET", "PI_DAEMON_SOCK")
-        if not sock:
-            home = os.environ.get("ROOST_HOME") or os.path.join(os.path.expanduser("~"), ".roost")
-            sock = os.path.join(home, "roost.sock")
         job_dir = _env("ROOST_JOB_DIR", "PI_JOB_DIR")
-        return cls(job_id, token, sock, job_dir, name, version, capabilities, on_reply)
+        return cls(job_id, token, _socket_path(), job_dir, name, version, capabilities, on_reply, on_item)
+
+    @classmethod
+    def foreground(
+        cls,
+        name: str,
+        version: str = "0",
+        capabilities: Optional[List[str]] = None,
+        on_reply: Optional[Callable[[Reply], Any]] = None,
+        on_item: Optional[Callable[[Reply], Any]] = None,
+        socket_path: Optional[str] = None,
+    ) -> "RoostAgent":
+        """The client of a session roost did not start: no job until ``register``. Its finished
+        seqs are remembered in memory only (it has no job directory)."""
+        return cls("", "", socket_path or _socket_path(), None, name, version, capabilities, on_reply, on_item)
 
     # --- reports ------------------------------------------------------------------------------
 
@@ -259,6 +297,11 @@ class RoostAgent(object):
             "model": _cut(model, LIMITS["model"]),
         }  # type: Dict[str, Any]
         snapshot.update(extra)
+        # The client's to say: items come as such only to an on_item handler.
+        if self.on_item is not None:
+            snapshot["agentItems"] = True
+        else:
+            snapshot.pop("agentItems", None)
         with self._lock:
             if self._closed:
                 return
@@ -286,7 +329,9 @@ class RoostAgent(object):
         Waits for the connection (within ``timeout``) while it is being made again."""
         deadline = time.monotonic() + timeout
         with self._lock:
-            if self._latest is None:
+            if self._registration is None and not self.job_id:
+                raise RoostError("disconnected", "register() first: a session roost did not start has no job until then")
+            if self._latest is None and self._registration is None:
                 raise RoostError("disconnected", "report() first: the connection starts with a report")
             while True:
                 if self._stopped:
@@ -315,6 +360,97 @@ class RoostAgent(object):
         if not msg.get("ok"):
             raise RoostError(str(msg.get("code") or "bad_request"), str(msg.get("error") or "refused"))
         return msg.get("result")
+
+    # --- the peers (docs/protocol.md, "The peer ops") ------------------------------------------
+
+    def peers(self, timeout: float = 10.0) -> List[Dict[str, Any]]:
+        """Every session on the list, this one's own marked ``self: True``."""
+        return self.request("peers", {}, timeout).get("peers", [])
+
+    def send(self, to: str, text: str, mode: Optional[str] = None, timeout: float = 10.0) -> Dict[str, Any]:
+        """A message to another session (an id, or a name exactly one live session has):
+        ``{"outcome": "delivered" | "queued" | "duplicate", "to": {"id", "name"}}``."""
+        args = {"to": to, "text": text}  # type: Dict[str, Any]
+        if mode is not None:
+            args["mode"] = mode
+        return self.request("send", args, timeout)
+
+    def spawn(
+        self,
+        profile: str,
+        task: str,
+        name: Optional[str] = None,
+        cwd: Optional[str] = None,
+        request_id: Optional[str] = None,
+        timeout: float = 30.0,
+    ) -> Dict[str, Any]:
+        """A child session (``dispatch`` for a session; its ``parent`` is this one): ``{"job": row}``."""
+        args = {"profile": profile, "task": task}  # type: Dict[str, Any]
+        for key, value in (("name", name), ("cwd", cwd), ("requestId", request_id)):
+            if value is not None:
+                args[key] = value
+        return self.request("spawn", args, timeout)
+
+    def handback(self, text: str, done: Optional[bool] = None, timeout: float = 10.0) -> Dict[str, Any]:
+        """This session's result, to its parent. ``done`` (the daemon's default, True) ends it:
+        its row says done at once, and roost stops its process once the parent has the item."""
+        args = {"text": text}  # type: Dict[str, Any]
+        if done is not None:
+            args["done"] = done
+        return self.request("handback", args, timeout)
+
+    def watch(self, session: str, when: str, timeout: float = 10.0) -> Dict[str, Any]:
+        """A ``notice`` item, once, when that session next stops (``"idle"``) or has ended
+        (``"ended"``): ``{"id", "name", "when", "fired"}``."""
+        return self.request("watch", {"id": session, "when": when}, timeout)
+
+    def register(
+        self,
+        name: str,
+        session: Optional[str] = None,
+        cwd: Optional[str] = None,
+        pid: Optional[int] = None,
+        timeout: float = 10.0,
+    ) -> Dict[str, str]:
+        """A session roost did not start (``foreground``) becomes one: ``peer_register`` on the
+        connection, said again first on every connection after it, and then this client speaks
+        for the id and token it gave (``{"id", "token"}``). ``session`` is the session's own key
+        (one is made when none is given): registering again with it gets the same id back, which
+        is what a reconnection does. A refusal raises ``RoostError``; register may be tried again."""
+        args = {"name": name, "session": session or uuid.uuid4().hex}  # type: Dict[str, Any]
+        if cwd is not None:
+            args["cwd"] = cwd
+        if pid is not None:
+            args["pid"] = pid
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            if self._closing:
+                raise RoostError("disconnected", "the client is closed")
+            if self._registration is not None:
+                raise RoostError("bad_request", "registered already (%s)" % (self.job_id or "under way"))
+            if self.job_id:
+                raise RoostError(
+                    "bad_request",
+                    "this client speaks for job %s: register is for a session roost did not start" % self.job_id,
+                )
+            self._registration = args
+            self._register_error = None
+            self._start()
+            while True:
+                if self._register_error is not None:
+                    raise self._register_error
+                conn = self._conn
+                if conn is not None and conn.alive and conn.ready and self.job_id:
+                    return {"id": self.job_id, "token": self.token}
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    if not self.job_id:
+                        self._registration = None  # never registered: nothing to keep trying for
+                        self._lock.notify_all()
+                    raise TimeoutError("no registration with roost within %ss" % timeout)
+                self._lock.wait(left)
+
+    # --- the task board -----------------------------------------------------------------------
 
     def tasks(self, timeout: float = 10.0) -> List[Dict[str, Any]]:
         """The task board: every task, oldest first."""
@@ -410,6 +546,9 @@ class RoostAgent(object):
             with self._lock:
                 if self._closing or self._stopped:
                     return
+                if not self.job_id and self._registration is None:
+                    self._manager = None  # no job to speak for: register() starts another
+                    return
             conn = self._connect()
             if conn is None:
                 time.sleep(delay * (0.5 + random.random()))
@@ -444,24 +583,66 @@ class RoostAgent(object):
                 return None
             self._conn = conn
             self.connections += 1
+            registration = self._registration
+            if registration is not None:
+                conn.held = []
+        reader = threading.Thread(target=self._read, args=(conn,), name="roost-agent-reader", daemon=True)
+        reader.start()
+        if registration is not None and not self._register_on(conn, registration):
+            return None
+        with self._lock:
             latest = self._latest
             self._sent = latest
             self._dirty = False
             self._urgent = False
             self._sent_at = time.monotonic()
-        reader = threading.Thread(target=self._read, args=(conn,), name="roost-agent-reader", daemon=True)
-        reader.start()
         hello = {
             "protocol": PROTOCOL,
             "agent": {"name": self.name, "version": self.version},
             "capabilities": self.capabilities,
         }
         self._send(conn, "hello", hello, self._on_hello)
-        self._send(conn, "report", {"id": self.job_id, "token": self.token, "report": latest}, self._on_report)
+        if latest is not None:
+            self._send(conn, "report", {"id": self.job_id, "token": self.token, "report": latest}, self._on_report)
         with self._lock:
             conn.ready = True
+            # Handed on under the lock, so that none read meanwhile overtakes them (the lock is
+            # reentrant: _on_deliver takes it again).
+            held, conn.held = conn.held or [], None
+            for msg in held:
+                self._on_deliver(conn, msg)
             self._lock.notify_all()
         return conn
+
+    def _register_on(self, conn: _Connection, args: Dict[str, Any]) -> bool:
+        """A foreground session's connection: ``peer_register`` first (its hello after it, so that
+        the row takes the agent's name and capabilities). What the daemon sends before answering
+        (the deliveries that waited for the session) is held until the id is known."""
+        waiter = _Waiter()
+        self._send(conn, "peer_register", dict(args), waiter)
+        waiter.event.wait(30.0)
+        msg = waiter.message or {}
+        if waiter.error is not None or not waiter.event.is_set():
+            self._drop(conn)  # lost, or no answer: the next connection registers again
+            return False
+        if not msg.get("ok"):
+            error = RoostError(str(msg.get("code") or "bad_request"), str(msg.get("error") or "refused"))
+            _log("peer_register refused: %s" % error)
+            with self._lock:
+                self._registration = None
+                self._register_error = error
+                self._lock.notify_all()
+            self._drop(conn)
+            return False
+        result = msg.get("result") or {}
+        with self._lock:
+            if self.job_id and self.job_id != result.get("id"):
+                # The old row was removed: a new session, whose seqs start afresh.
+                _log("registered as %s: %s's row is gone, a new one was made" % (result.get("id"), self.job_id))
+                self._saved_seq = self._done_seq = self._seen_seq = 0
+            self.job_id = str(result.get("id"))
+            self.token = str(result.get("token"))
+        return True
 
     def _serve(self, conn: _Connection) -> None:
         """Sends reports on ``conn`` as they come (coalesced) until it is lost or closed."""
@@ -595,6 +776,9 @@ class RoostAgent(object):
         kind = msg.get("kind")
         reply = Reply(seq, str(msg.get("text") or ""), msg.get("mode"), kind, msg)
         with self._lock:
+            if conn.held is not None:
+                conn.held.append(msg)  # before peer_register's answer: handed on after it
+                return
             if self._closed:
                 return
             if self.on_reply is None:
@@ -632,9 +816,13 @@ class RoostAgent(object):
                 reply = self._queue.popleft()
                 self._handling = reply
             try:
-                self.on_reply(reply)  # type: ignore[misc]
+                # One path for both: an item's seq is saved and acked (exactly) as a reply's is.
+                if reply.kind is not None and self.on_item is not None:
+                    self.on_item(reply)
+                else:
+                    self.on_reply(reply)  # type: ignore[misc]
             except Exception:
-                _log("the reply handler raised on reply %d:" % reply.seq)
+                _log("the handler raised on %s %d:" % (reply.kind or "reply", reply.seq))
                 traceback.print_exc()
             with self._lock:
                 closed = self._closed
@@ -673,6 +861,15 @@ class RoostAgent(object):
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
+
+
+def _socket_path() -> str:
+    """roost's socket: ROOST_SOCKET, else $ROOST_HOME/roost.sock, else ~/.roost/roost.sock."""
+    sock = _env("ROOST_SOCKET", "PI_DAEMON_SOCK")
+    if sock:
+        return sock
+    home = os.environ.get("ROOST_HOME") or os.path.join(os.path.expanduser("~"), ".roost")
+    return os.path.join(home, "roost.sock")
 
 
 def _log_refusal(op: str) -> Callable[[Dict[str, Any]], None]:

@@ -48,7 +48,7 @@ export function hello(core: Core, conn: AgentConnection, args: OpArgs<"hello">):
 }
 
 /** The connection's hello, on its job's row; true if that changed it (a reconnect says the same). */
-function applyHello(job: LiveJob, conn: AgentConnection): boolean {
+export function applyHello(job: LiveJob, conn: AgentConnection): boolean {
   if (!conn.hello) return false;
   const { agent, capabilities } = conn.hello;
   const rec = job.rec;

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { LIMITS, type OpArgs, type OpResult, RoostError } from "../../sdk/ts/protocol/index.js";
 import type { JobRecord } from "../store/records.js";
-import type { AgentConnection } from "./agents.js";
+import { type AgentConnection, applyHello } from "./agents.js";
 import type { Core } from "./core.js";
 import { ROOST } from "./feed.js";
 import { ended, isEnded } from "./lifecycle.js";
@@ -53,6 +53,8 @@ export class Foreground {
     conn.session = true;
     conn.jobId = job.rec.id;
     job.link = conn.link;
+    // A hello said before it is this session's, as a report's connection takes its hello.
+    applyHello(job, conn);
     core.registry.changed(job, true);
     sendPending(core, job);
     return { id: job.rec.id, token: job.rec.token };

@@ -7,8 +7,9 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { AgentCallError, findJob, fitReport, Reporter } from "../../sdk/ts/agent/reporter.js";
-import { until } from "../helpers/daemon.js";
+import { AgentCallError, findJob, findSocket, fitReport, Reporter } from "../../sdk/ts/agent/reporter.js";
+import type { DeliverEvent } from "../../sdk/ts/protocol/index.js";
+import { sleep, until } from "../helpers/daemon.js";
 
 interface Fake {
   socketPath: string;
@@ -18,6 +19,8 @@ interface Fake {
     op: string,
     args: any,
   ) => { ok: true; result: unknown } | { ok: false; code: string; error: string };
+  /** Events written just before the answer to `op` (a daemon's pending deliveries). */
+  before: (op: string) => object[];
   close(): void;
 }
 
@@ -37,6 +40,7 @@ async function fakeDaemon(): Promise<Fake> {
       op === "hello"
         ? { ok: true, result: { protocol: 1, daemon: { name: "fake", version: "0" }, capabilities: [] } }
         : { ok: true, result: {} },
+    before: () => [],
     close: () => {
       for (const s of fake.conns) s.destroy();
       server.close();
@@ -54,6 +58,7 @@ async function fakeDaemon(): Promise<Fake> {
         const msg = JSON.parse(buf.slice(0, nl));
         buf = buf.slice(nl + 1);
         fake.got.push({ conn, op: msg.op, args: msg.args, at: Date.now() });
+        for (const event of fake.before(msg.op)) s.write(`${JSON.stringify(event)}\n`);
         s.write(`${JSON.stringify({ id: msg.id, ...fake.answer(msg.op, msg.args) })}\n`);
       }
     });
@@ -213,6 +218,110 @@ describe("Reporter", () => {
       { action: "done", id: 3, result: "written" },
       { action: "release", id: "4" },
     ]);
+    await r.close();
+  });
+
+  it("the session's ops: each one's args on the wire, and its result", async () => {
+    const fake = await fakeDaemon();
+    const r = reporter(fake);
+    const results: Record<string, unknown> = {
+      peers: { peers: [{ id: "j1", self: true }] },
+      send: { outcome: "queued", to: { id: "j2", name: "b" } },
+      spawn: { job: { id: "j3", parent: "j1" } },
+      handback: { outcome: "delivered", to: { id: "j0", name: "p" } },
+      watch: { id: "j3", name: "c", when: "ended", fired: false },
+    };
+    fake.answer = (op) => ({ ok: true, result: results[op] ?? {} });
+    r.report({ state: "working" });
+    expect(await r.peers()).toEqual([{ id: "j1", self: true }]);
+    expect(await r.send("b", "hi", { mode: "steer" })).toEqual(results.send);
+    expect(await r.spawn({ profile: "example-py", task: "ls", name: "c", requestId: "r-1" })).toEqual(
+      results.spawn,
+    );
+    expect(await r.handback("42", { done: false })).toEqual(results.handback);
+    expect(await r.watch("c", "ended")).toEqual(results.watch);
+    await r.send("b", "plain");
+    await r.handback("all");
+    const sessionOps = ["peers", "send", "spawn", "handback", "watch"];
+    expect(fake.got.filter((g) => sessionOps.includes(g.op)).map((g) => [g.op, g.args])).toEqual([
+      ["peers", {}],
+      ["send", { to: "b", text: "hi", mode: "steer" }],
+      ["spawn", { profile: "example-py", task: "ls", name: "c", requestId: "r-1" }],
+      ["handback", { text: "42", done: false }],
+      ["watch", { id: "c", when: "ended" }],
+      ["send", { to: "b", text: "plain" }],
+      ["handback", { text: "all" }],
+    ]);
+    await r.close();
+  });
+
+  it("register: peer_register first on every connection, then hello and the report with the id it gave; what came before its answer is held until then", async () => {
+    const fake = await fakeDaemon();
+    const delivered: { event: DeliverEvent; id: string }[] = [];
+    const r: Reporter = new Reporter({
+      job: { id: "", token: "", socket: fake.socketPath, dir: null },
+      agent: { name: "fg", version: "1" },
+      onDeliver: (event) => delivered.push({ event, id: r.job.id }),
+      coalesceMs: 0,
+      backoff: { min: 20, max: 100 },
+      log: () => {},
+    });
+    cleanups.push(() => void r.close({ timeoutMs: 100 }));
+    // A report before register waits: there is no job to speak for yet.
+    r.report({ state: "working", summary: "early" });
+    await expect(r.call("peers")).rejects.toMatchObject({ code: "disconnected" });
+    expect(fake.conns).toHaveLength(0);
+
+    const deliver = { event: "deliver", id: "j7", seq: 4, text: "waited", kind: "message" };
+    fake.before = (op) => (op === "peer_register" ? [deliver] : []);
+    fake.answer = (op) =>
+      op === "peer_register"
+        ? { ok: true, result: { id: "j7", token: "tok" } }
+        : { ok: true, result: op === "hello" ? { protocol: 1, daemon: {}, capabilities: [] } : {} };
+    expect(await r.register({ name: "my pi", pid: 42 })).toEqual({ id: "j7", token: "tok" });
+    await until("the report", () => fake.got.length === 3);
+    expect(fake.got.map((g) => g.op)).toEqual(["peer_register", "hello", "report"]);
+    const key = fake.got[0]!.args.session;
+    expect(fake.got[0]!.args).toEqual({ name: "my pi", pid: 42, session: expect.any(String) });
+    expect(fake.got[2]!.args).toMatchObject({ id: "j7", token: "tok", report: { summary: "early" } });
+    expect(delivered).toEqual([{ event: deliver, id: "j7" }]); // handed on once the id was known
+    await expect(r.register({ name: "again" })).rejects.toMatchObject({ code: "bad_request" });
+
+    // The connection lost: the next one registers again, with the same session key, first.
+    fake.conns[0]!.destroy();
+    await until("the second connection", () => fake.got.filter((g) => g.conn === 2).length === 3);
+    const second = fake.got.filter((g) => g.conn === 2);
+    expect(second.map((g) => g.op)).toEqual(["peer_register", "hello", "report"]);
+    expect(second[0]!.args.session).toBe(key);
+    await r.close();
+  });
+
+  it("register: a refusal rejects with its code, connects no more, and register may be tried again", async () => {
+    const fake = await fakeDaemon();
+    const r = new Reporter({
+      job: { id: "", token: "", socket: fake.socketPath, dir: null },
+      agent: { name: "fg", version: "1" },
+      backoff: { min: 20, max: 100 },
+      log: () => {},
+    });
+    cleanups.push(() => void r.close({ timeoutMs: 100 }));
+    fake.answer = (op, args) =>
+      op === "peer_register" && args.name === "concierge"
+        ? { ok: false, code: "bad_request", error: '"concierge" is reserved' }
+        : { ok: true, result: op === "peer_register" ? { id: "j2", token: "t2" } : {} };
+    await expect(r.register({ name: "concierge", session: "k" })).rejects.toMatchObject({
+      code: "bad_request",
+      message: '"concierge" is reserved',
+    });
+    await until("the connection closed", () => fake.conns[0]!.destroyed || fake.conns[0]!.readableEnded);
+    await sleep(300); // three times the longest backoff: a reconnection would have come
+    expect(fake.conns).toHaveLength(1); // not made again
+    expect(await r.register({ name: "mine", session: "k" })).toEqual({ id: "j2", token: "t2" });
+    // An agent roost started is a job already.
+    const job = reporter(fake);
+    await expect(job.register({ name: "x" })).rejects.toMatchObject({ code: "bad_request" });
+    expect(findSocket({ ROOST_SOCKET: "/a.sock", ROOST_HOME: "/h" })).toBe("/a.sock");
+    expect(findSocket({ ROOST_HOME: "/h" })).toBe("/h/roost.sock");
     await r.close();
   });
 });

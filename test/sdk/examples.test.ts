@@ -27,3 +27,80 @@ for (const profile of ["example-py", "example-ts"]) {
     });
   });
 }
+
+describe("the example agents together (delegate:)", () => {
+  it("example-ts delegates to example-py: the helper asks, is answered, hands back; the parent's next report is its result", async () => {
+    d = await startDaemon();
+    const c = await d.client();
+    const work = d.env.HOME!;
+    const task = "delegate: echo made-by-the-helper > note.txt; rm note.txt";
+    const { job } = await c.ok("dispatch", { profile: "example-ts", task, cwd: work });
+    const waiting = await untilRow(
+      c,
+      job.id,
+      "waiting for its helper",
+      (r) => /^waiting for helper/.test(r.summary ?? ""),
+      20000,
+    );
+    const helperId = /^waiting for helper (j\d+) \(example-py\)/.exec(waiting.summary)![1]!;
+    const helper = await untilRow(
+      c,
+      helperId,
+      "the helper asking before rm",
+      (r) => r.state === "blocked",
+      20000,
+    );
+    expect(helper).toMatchObject({ parent: job.id, profile: "example-py", question: "Run `rm note.txt`?" });
+    expect(fs.readFileSync(path.join(helper.cwd, "note.txt"), "utf8")).toBe("made-by-the-helper\n");
+    await c.ok("reply", { id: helperId, text: "yes" });
+    const parent = await untilRow(
+      c,
+      job.id,
+      "done with the helper's result",
+      (r) => r.state === "done",
+      20000,
+    );
+    expect(parent.summary).toBe(`helper ${helperId} handed back: ran 2 steps`);
+    expect(parent.pending).toBe(0);
+    const ended = await untilRow(
+      c,
+      helperId,
+      "stopped once it handed back",
+      (r) => r.life === "stopped",
+      20000,
+    );
+    expect(ended).toMatchObject({ state: "done", summary: "ran 2 steps" });
+    const kinds = (await c.ok("events", {})).events.map((e: any) => e.kind);
+    expect(kinds).toEqual(expect.arrayContaining(["spawn", "handback", "notice"]));
+  });
+
+  it("example-py delegates to example-ts: the helper runs, hands back; the parent's next report is its result", async () => {
+    d = await startDaemon();
+    const c = await d.client();
+    const { job } = await c.ok("dispatch", {
+      profile: "example-py",
+      task: "delegate: echo from-ts",
+      cwd: d.env.HOME!,
+    });
+    const parent = await untilRow(
+      c,
+      job.id,
+      "done with the helper's result",
+      (r) => r.state === "done",
+      20000,
+    );
+    const [, helperId] = /^helper (j\d+) handed back: /.exec(parent.summary)!;
+    expect(parent.summary).toBe(`helper ${helperId} handed back: ran 1 step: echo from-ts → ok (from-ts)`);
+    const helper = await untilRow(
+      c,
+      helperId!,
+      "stopped once it handed back",
+      (r) => r.life === "stopped",
+      20000,
+    );
+    expect(helper).toMatchObject({ parent: job.id, profile: "example-ts", state: "done" });
+    // The parent goes on: a follow-up is its next task.
+    await c.ok("reply", { id: job.id, text: "echo again" });
+    await untilRow(c, job.id, "the next task done", (r) => r.summary === "ran 1 step: again", 20000);
+  });
+});

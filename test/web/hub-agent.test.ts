@@ -115,7 +115,7 @@ describe("the hub and the Python example agent", () => {
     await page.unroute("**/api/reply");
     await row.getByRole("button", { name: "Send" }).click();
     await row.getByText("Already sent (not queued twice)").waitFor();
-    await row.getByText("ran 1 steps: second round").waitFor({ timeout: WAIT });
+    await row.getByText("ran 1 step: second round").waitFor({ timeout: WAIT });
     const last = await until("the follow-up acked", async () => {
       const r = await apiRow(d!, id!);
       return r.pending === 0 && r.state === "done" ? r : null;

@@ -7,12 +7,24 @@
  * Replies are handed to `onReply` once each, in order, one at a time. When the handler returns,
  * the reply's seq is written to `$ROOST_JOB_DIR/agent.json` and then acked: an agent started
  * again after a crash skips (and only acks) what it had finished, and gets again what it had not.
- * Node builtins only.
+ * Peer items (a message from another session, a child's handback, a watch's notice) share the
+ * replies' seq order and that same path: given an `onItem`, each goes to it instead (the reports
+ * then say `agentItems: true`) and is acked exactly; without one they come to `onReply` as
+ * follow-ups whose text begins with roost's envelope. Node builtins only.
  */
 import fs from "node:fs";
 import path from "node:path";
 import type { DeliverEvent } from "../protocol/index.js";
-import { type AgentReport, findJob, type JobEnv, Reporter } from "./reporter.js";
+import {
+  type AgentReport,
+  findJob,
+  findSocket,
+  type JobEnv,
+  Reporter,
+  type ReporterOptions,
+} from "./reporter.js";
+import type { RegisterArgs } from "./session-ops.js";
+import { SessionOps } from "./session-ops.js";
 
 export {
   AgentCallError,
@@ -20,6 +32,7 @@ export {
   type CallOptions,
   type DaemonHello,
   findJob,
+  findSocket,
   fitReport,
   type JobEnv,
   REPORT_LIMITS,
@@ -27,10 +40,12 @@ export {
   type ReporterOptions,
   truncate,
 } from "./reporter.js";
+export { type Peer, type RegisterArgs, SessionOps, type SpawnArgs, type WatchWhen } from "./session-ops.js";
 
 /** One reply of the user's (or, with `kind`, a peer item), as the handler gets it. */
 export interface Reply {
   seq: number;
+  /** A peer item's begins with roost's envelope line (who sent it; not the user; no authority). */
   text: string;
   /**
    * `steer` (join the work under way) or `followUp` (after it); null when the user chose none.
@@ -39,8 +54,18 @@ export interface Reply {
    */
   mode: "steer" | "followUp" | null;
   /** Set for a peer item (`message`, `report`, `notice`, `digest`): it is acked alone (`exact`). */
-  kind?: string;
-  from?: unknown;
+  kind?: NonNullable<DeliverEvent["kind"]>;
+  /** A peer item's sender. */
+  from?: { id: string; name: string };
+  /** The sender as this session sees it: `parent`, `child`, `peer`, `concierge`; a notice's `roost`. */
+  relation?: NonNullable<DeliverEvent["relation"]>;
+}
+
+/** A peer item, as `onItem` gets it: a message (`send`), a child's `report` (`handback`), a watch's `notice`. */
+export interface Item extends Reply {
+  kind: NonNullable<Reply["kind"]>;
+  from: NonNullable<Reply["from"]>;
+  relation: NonNullable<Reply["relation"]>;
 }
 
 export interface RoostAgentOptions {
@@ -50,6 +75,12 @@ export interface RoostAgentOptions {
   capabilities?: string[];
   /** One reply at a time, in order; the next comes once the promise settles. */
   onReply: (reply: Reply) => void | Promise<void>;
+  /**
+   * Peer items, in the same order and one at a time with the replies (a handler of either holds
+   * back both), each acked exactly once it settles. Given one, the reports say `agentItems: true`
+   * and hello names `agent-items`; without one, items come to `onReply` as follow-ups.
+   */
+  onItem?: (item: Item) => void | Promise<void>;
   /**
    * Every new reply the moment it arrives, before its turn (it still comes to `onReply` in
    * order): a handler under way can look at what waits, e.g. a `steer` "stop".
@@ -61,11 +92,11 @@ export interface RoostAgentOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export class RoostAgent {
-  /** The connection underneath: `call`, the task board's helpers, what the daemon said to hello. */
+export class RoostAgent extends SessionOps {
+  /** The connection underneath: `call`, what the daemon said to hello. */
   readonly reporter: Reporter;
-  readonly job: JobEnv;
   private readonly onReply: RoostAgentOptions["onReply"];
+  private readonly onItem: RoostAgentOptions["onItem"];
   private readonly onArrive: (reply: Reply) => void;
   private readonly log: (message: string) => void;
   private readonly stateFile: string | null;
@@ -84,32 +115,62 @@ export class RoostAgent {
     return job ? new RoostAgent(job, opts) : null;
   }
 
+  /**
+   * The agent of a session roost did not start (a foreground one): no job until `register`. Its
+   * finished seqs are remembered in memory only (it has no job directory).
+   */
+  static foreground(opts: RoostAgentOptions & { socket?: string }): RoostAgent {
+    const socket = opts.socket ?? findSocket(opts.env ?? process.env);
+    return new RoostAgent({ id: "", token: "", socket, dir: null }, opts);
+  }
+
   constructor(job: JobEnv, opts: RoostAgentOptions) {
-    this.job = job;
+    super();
     this.onReply = opts.onReply;
+    this.onItem = opts.onItem;
     this.onArrive = opts.onArrive ?? (() => {});
     this.log = opts.log ?? ((m) => process.stderr.write(`roost-agent: ${m}\n`));
     this.stateFile = job.dir ? path.join(job.dir, "agent.json") : null;
-    if (!this.stateFile) this.log("ROOST_JOB_DIR is not set: finished replies are remembered in memory only");
+    if (!this.stateFile && job.id)
+      this.log("ROOST_JOB_DIR is not set: finished replies are remembered in memory only");
     this.finished = this.readLastSeq();
     this.seen = this.finished;
-    this.reporter = new Reporter({
+    const capabilities = ["report", "replies", ...(this.onItem ? ["agent-items"] : [])];
+    const reporter: ReporterOptions = {
       job,
       agent: { name: opts.name, version: opts.version },
-      capabilities: [...new Set(["report", "replies", ...(opts.capabilities ?? [])])],
+      capabilities: [...new Set([...capabilities, ...(opts.capabilities ?? [])])],
       onDeliver: (event) => this.deliver(event),
+      onRegistered: (registered) => this.registered(registered.id),
       log: this.log,
-    });
+    };
+    this.reporter = new Reporter(reporter);
   }
 
-  /** The agent's state: a full snapshot (what is left out is null); the first one connects. */
+  /** The job this agent speaks for (a foreground session's id and token once registered). */
+  get job(): JobEnv {
+    return this.reporter.job;
+  }
+
+  /**
+   * The agent's state: a full snapshot (what is left out is null); the first one connects.
+   * `agentItems` is the client's to say: true when an `onItem` handler takes the items.
+   */
   report(report: AgentReport): void {
-    this.reporter.report(report);
+    this.reporter.report({ ...report, agentItems: this.onItem ? true : null });
   }
 
   /** Any other op on the job's connection (see `Reporter.call`). */
   call(op: string, args: Record<string, unknown> = {}): Promise<unknown> {
     return this.reporter.call(op, args);
+  }
+
+  /**
+   * A foreground session becomes one (`peer_register`; see `Reporter.register`): then report, and
+   * replies and items come as to any agent. Refused for an agent roost started (it is a job).
+   */
+  register(args: RegisterArgs): Promise<{ id: string; token: string }> {
+    return this.reporter.register(args);
   }
 
   /**
@@ -158,6 +219,16 @@ export class RoostAgent {
     fs.renameSync(tmp, this.stateFile);
   }
 
+  /** The id registered under is another (the old row was removed): its seqs start afresh. */
+  private registeredId: string | null = null;
+  private registered(id: string): void {
+    if (this.registeredId !== null && this.registeredId !== id) {
+      this.finished = 0;
+      this.seen = 0;
+    }
+    this.registeredId = id;
+  }
+
   private deliver(event: DeliverEvent): void {
     if (event.id !== this.job.id || typeof event.seq !== "number") return;
     const exact = event.kind !== undefined;
@@ -171,6 +242,7 @@ export class RoostAgent {
     const reply: Reply = { seq: event.seq, text: event.text, mode: event.mode ?? null };
     if (event.kind !== undefined) reply.kind = event.kind;
     if (event.from !== undefined) reply.from = event.from;
+    if (event.relation !== undefined) reply.relation = event.relation;
     this.queue.push(reply);
     try {
       this.onArrive(reply);
@@ -183,14 +255,16 @@ export class RoostAgent {
   private async drain(): Promise<void> {
     for (let reply = this.queue.shift(); reply; reply = this.queue.shift()) {
       try {
-        await this.onReply(reply);
+        // One path for both: an item's seq is recorded and acked (exactly) as a reply's is.
+        if (reply.kind !== undefined && this.onItem) await this.onItem(reply as Item);
+        else await this.onReply(reply);
       } catch (err) {
         // A handler that throws counts as finished: its reply is recorded and acked like any
         // other. Otherwise it would come again on every start, throw again, and hold back every
         // reply after it (acks are cumulative, in order). An agent that wants a retry catches
         // inside its handler; a crash (the process dies) is what brings a reply again.
         this.log(
-          `the handler of reply ${reply.seq} threw (counted as handled): ${(err as Error)?.stack ?? err}`,
+          `the handler of ${reply.kind ?? "reply"} ${reply.seq} threw (counted as handled): ${(err as Error)?.stack ?? err}`,
         );
       }
       if (this.stopped) break; // close returned before this one finished: it comes again next start

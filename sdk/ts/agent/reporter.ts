@@ -2,24 +2,39 @@
  * `Reporter`: an agent's connection to roost (agent-protocol.md, "Clients"). It finds the job in
  * the environment, connects on the first report, says `hello` on every connection and then sends
  * the latest report, reconnects with backoff and jitter, coalesces reports, keeps every field
- * within the protocol's limits, and carries any other op (`call`) on the job's connection.
+ * within the protocol's limits, and carries any other op (`call`, and the session's ops of
+ * session-ops.ts) on the job's connection. A process roost did not start `register`s first.
  *
  * Node builtins only: the protocol's schema set is imported for its TYPES alone (they vanish in
  * the build), its numbers from protocol/limits and its line splitter from protocol/lines, each of
  * which imports nothing (a test checks all three).
  */
+import { randomUUID } from "node:crypto";
 import net from "node:net";
-import type { AgentInfo, DeliverEvent, Report } from "../protocol/index.js";
+import os from "node:os";
+import path from "node:path";
+import type { AgentInfo, DeliverEvent, OpResult, Report } from "../protocol/index.js";
 import { LIMITS, NULL_REPORT_FIELDS } from "../protocol/limits.js";
 import { LineSplitter } from "../protocol/lines.js";
+import { type RegisterArgs, SessionOps } from "./session-ops.js";
 
-/** The job this process speaks for, as roost set it in the environment. */
+/**
+ * The job this process speaks for, as roost set it in the environment. A foreground session (one
+ * roost did not start) has no id or token until `register` gives it both.
+ */
 export interface JobEnv {
   id: string;
   token: string;
   socket: string;
   /** The job's directory (`agent.json` in it is the client's); null when not set. */
   dir: string | null;
+}
+
+/** roost's socket, for a process roost did not start: ROOST_SOCKET, else $ROOST_HOME/roost.sock, else ~/.roost/roost.sock. */
+export function findSocket(env: NodeJS.ProcessEnv = process.env): string {
+  const socket = env.ROOST_SOCKET || env.PI_DAEMON_SOCK;
+  if (socket) return socket;
+  return path.join(env.ROOST_HOME || path.join(os.homedir(), ".roost"), "roost.sock");
 }
 
 /**
@@ -61,6 +76,8 @@ export interface ReporterOptions {
   capabilities?: string[];
   /** Each `deliver` event, as it comes (every one, sent again ones too). */
   onDeliver?: (event: DeliverEvent) => void;
+  /** A foreground session: each time `peer_register` answered (on every connection), with the job it now is. */
+  onRegistered?: (job: JobEnv) => void;
   /** Where the client says what went wrong (default: stderr). */
   log?: (message: string) => void;
   /** The row text is sent at most this often (default 2000 ms); a change of state goes at once. */
@@ -122,20 +139,25 @@ export function fitReport(report: AgentReport): Required<Report> {
 const urgent = (a: Required<Report>, b: Required<Report> | null) =>
   !b || a.state !== b.state || a.waitingFor !== b.waitingFor || a.question !== b.question;
 
-export class Reporter {
+export class Reporter extends SessionOps {
   readonly job: JobEnv;
   /** What the daemon answered to the last `hello`. */
   daemon: DaemonHello | null = null;
   private readonly agent: AgentInfo;
   private readonly capabilities: string[];
   private readonly onDeliver: (event: DeliverEvent) => void;
+  private readonly onRegistered: (job: JobEnv) => void;
   private readonly log: (message: string) => void;
   private readonly coalesceMs: number;
   private readonly backoff: { min: number; max: number; jitter: number };
 
   private socket: net.Socket | null = null;
-  private connected = false;
+  /** The socket is up: requests may be written on it. */
+  private open = false;
+  /** From the socket's start until `connected` (a foreground session registers meanwhile). */
   private connecting = false;
+  /** Ready: hello and the latest report written (after `peer_register`'s answer, for a foreground session). */
+  private connected = false;
   private closed = false;
   /** The daemon said the token is not this job's (or the job ended): stop speaking for it. */
   private refused = false;
@@ -145,6 +167,10 @@ export class Reporter {
   private nextId = 1;
   private readonly waiting = new Map<number, Waiter>();
   private readonly connectWaiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
+  /** A foreground session's `peer_register` args, said first on every connection (`register`). */
+  private registration: RegisterArgs | null = null;
+  /** Deliveries that came before `peer_register`'s answer (what waited for the session): handed on after it. */
+  private held: DeliverEvent[] | null = null;
 
   private latest: Required<Report> | null = null;
   private sent: Required<Report> | null = null;
@@ -153,10 +179,12 @@ export class Reporter {
   private lastReport: Promise<unknown> = Promise.resolve();
 
   constructor(opts: ReporterOptions) {
+    super();
     this.job = opts.job;
     this.agent = opts.agent;
     this.capabilities = [...new Set(["report", ...(opts.capabilities ?? [])])];
     this.onDeliver = opts.onDeliver ?? (() => {});
+    this.onRegistered = opts.onRegistered ?? (() => {});
     this.log = opts.log ?? ((m) => process.stderr.write(`roost-agent: ${m}\n`));
     this.coalesceMs = opts.coalesceMs ?? 2000;
     this.backoff = { min: 100, max: 5000, jitter: 0.2, ...opts.backoff };
@@ -191,28 +219,44 @@ export class Reporter {
     if (this.refused)
       throw new AgentCallError("unauthorized", `roost no longer takes job ${this.job.id}'s token`);
     if (!this.connected) {
-      if (!this.latest)
-        throw new AgentCallError("disconnected", "report first: a connection starts with a report");
+      if (!this.registration && !(this.latest && this.job.id))
+        throw new AgentCallError(
+          "disconnected",
+          this.job.id
+            ? "report first: a connection starts with a report"
+            : "register first: a session roost did not start has no job until then",
+        );
       await this.whenConnected(timeoutMs);
     }
-    return this.send(op, args, Math.max(1, deadline - Date.now()));
+    return this.request(op, args, Math.max(1, deadline - Date.now()));
   }
 
-  /** The task board (`task {action: "list"}`). */
-  tasks(): Promise<unknown> {
-    return this.call("task", { action: "list" });
-  }
-  claimTask(id: number | string): Promise<unknown> {
-    return this.call("task", { action: "claim", id });
-  }
-  taskDone(id: number | string, result?: string): Promise<unknown> {
-    return this.call("task", { action: "done", id, ...(result === undefined ? {} : { result }) });
-  }
-  releaseTask(id: number | string): Promise<unknown> {
-    return this.call("task", { action: "release", id });
-  }
-  addTask(title: string, opts: { detail?: string; after?: (number | string)[] } = {}): Promise<unknown> {
-    return this.call("task", { action: "add", title, ...opts });
+  /**
+   * A foreground session (a process roost did not start: no job in the environment) becomes one
+   * with a row: `peer_register` on the connection, said again first on every connection after
+   * it, and then this reporter speaks for the id and token it gave. `session` is the session's own
+   * key (one is made when none is given): registering again with it gets the same id back, which
+   * is what a reconnection does. Resolves once registered; a refusal (a reserved name) rejects
+   * with its code, and `register` may be called again.
+   */
+  async register(args: RegisterArgs, opts: CallOptions = {}): Promise<OpResult<"peer_register">> {
+    if (this.closed) throw new AgentCallError("disconnected", "the reporter is closed");
+    if (this.registration)
+      throw new AgentCallError("bad_request", `registered already (${this.job.id || "under way"})`);
+    if (this.job.id)
+      throw new AgentCallError(
+        "bad_request",
+        `this reporter speaks for job ${this.job.id}: register is for a session roost did not start`,
+      );
+    this.registration = { ...args, session: args.session ?? randomUUID() };
+    this.connect();
+    try {
+      await this.whenConnected(opts.timeoutMs ?? 30000);
+    } catch (err) {
+      if (!this.job.id) this.unregister(); // never registered: nothing to keep trying for
+      throw err;
+    }
+    return { id: this.job.id, token: this.job.token };
   }
 
   /**
@@ -222,7 +266,7 @@ export class Reporter {
   ack(seq: number, exact = false): Promise<unknown> {
     if (!this.connected) return Promise.reject(new AgentCallError("disconnected", "not connected"));
     const args = { id: this.job.id, token: this.job.token, seq, ...(exact ? { exact: true } : {}) };
-    return this.send("ack", args, 30000);
+    return this.request("ack", args, 30000);
   }
 
   /** Sends the latest report (if it has not gone), waits for its answer (up to `timeoutMs`), and disconnects. */
@@ -231,7 +275,7 @@ export class Reporter {
     const timeoutMs = opts.timeoutMs ?? 5000;
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
-    if (this.latest && !this.refused) {
+    if (this.latest && !this.refused && (this.job.id || this.registration)) {
       try {
         if (!this.connected) {
           this.connect();
@@ -251,41 +295,30 @@ export class Reporter {
 
   private connect(): void {
     if (this.connecting || this.connected || this.closed || this.refused || this.reconnectTimer) return;
+    if (!this.job.id && !this.registration) return; // a foreground session connects on register()
     this.connecting = true;
     const socket = net.connect(this.job.socket);
     this.socket = socket;
     socket.on("connect", () => {
-      this.connecting = false;
-      this.connected = true;
-      this.delay = this.backoff.min;
+      this.open = true;
       this.lines = new LineSplitter();
-      // hello, then the latest report: requests on one connection are answered in order, so
-      // both can be written at once.
-      const hello = { protocol: 1, agent: this.agent, capabilities: this.capabilities };
-      this.send("hello", hello, 30000).then(
-        (result) => {
-          this.daemon = result as DaemonHello;
-        },
-        (err: AgentCallError) => {
-          // A daemon older than hello answers bad_request: go on with version 1.
-          if (err.code !== "bad_request" && err.code !== "disconnected") this.log(`hello: ${err.message}`);
-        },
-      );
-      if (this.latest) void this.sendReport(30000).catch(() => {});
-      for (const w of this.connectWaiters.splice(0)) w.resolve();
+      if (this.registration) this.registerOn(this.registration);
+      else this.ready();
     });
     socket.on("data", (chunk: Buffer) => this.receive(chunk));
     socket.on("error", () => {}); // the close that follows says it
     socket.on("close", () => {
       if (this.socket !== socket) return;
       this.socket = null;
+      this.open = false;
       this.connected = false;
       this.connecting = false;
+      this.held = null;
       this.sent = null; // the next connection sends the latest again
       const lost = new AgentCallError("disconnected", "the connection to roost was lost");
       for (const w of this.waiting.values()) w.reject(lost);
       this.waiting.clear();
-      if (this.closed || this.refused) return;
+      if (this.closed || this.refused || (!this.job.id && !this.registration)) return;
       const { max, jitter } = this.backoff;
       const wait = this.delay * (1 - jitter + Math.random() * 2 * jitter);
       this.delay = Math.min(max, this.delay * 2);
@@ -296,6 +329,64 @@ export class Reporter {
     });
   }
 
+  /** The connection speaks for the job: hello, then the latest report. */
+  private ready(): void {
+    this.connecting = false;
+    this.connected = true;
+    this.delay = this.backoff.min;
+    // Requests on one connection are answered in order, so both can be written at once.
+    const hello = { protocol: 1, agent: this.agent, capabilities: this.capabilities };
+    this.request("hello", hello, 30000).then(
+      (result) => {
+        this.daemon = result as DaemonHello;
+      },
+      (err: AgentCallError) => {
+        // A daemon older than hello answers bad_request: go on with version 1.
+        if (err.code !== "bad_request" && err.code !== "disconnected") this.log(`hello: ${err.message}`);
+      },
+    );
+    if (this.latest) void this.sendReport(30000).catch(() => {});
+    for (const w of this.connectWaiters.splice(0)) w.resolve();
+  }
+
+  /**
+   * A foreground session's connection: `peer_register` first (its hello after it, so that the
+   * row takes the agent's name and capabilities). The daemon sends what waited for the session
+   * before it answers: those deliveries are held until the id they are for is known.
+   */
+  private registerOn(args: RegisterArgs): void {
+    this.held = [];
+    this.request("peer_register", { ...args }, 30000).then(
+      (result) => {
+        const { id, token } = result as OpResult<"peer_register">;
+        if (this.job.id && this.job.id !== id)
+          this.log(`registered as ${id}: ${this.job.id}'s row is gone, a new one was made`);
+        this.job.id = id;
+        this.job.token = token;
+        const held = this.held ?? [];
+        this.held = null;
+        this.onRegistered(this.job);
+        this.ready();
+        for (const event of held) this.deliver(event);
+      },
+      (err: AgentCallError) => {
+        this.held = null;
+        if (err.code === "disconnected") return; // the next connection registers again
+        this.log(`peer_register refused (${err.code}): ${err.message}`);
+        for (const w of this.connectWaiters.splice(0)) w.reject(err);
+        this.unregister();
+      },
+    );
+  }
+
+  /** A registration given up (refused, or never answered): no connection is made for it again. */
+  private unregister(): void {
+    this.registration = null;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    if (!this.job.id) this.socket?.destroy();
+  }
+
   private whenConnected(timeoutMs: number): Promise<void> {
     if (this.connected) return Promise.resolve();
     return new Promise((resolve, reject) => {
@@ -304,7 +395,10 @@ export class Reporter {
           clearTimeout(timer);
           resolve();
         },
-        reject,
+        reject: (err: Error) => {
+          clearTimeout(timer);
+          reject(err);
+        },
       };
       const timer = setTimeout(() => {
         const i = this.connectWaiters.indexOf(waiter);
@@ -315,10 +409,9 @@ export class Reporter {
     });
   }
 
-  private send(op: string, args: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
+  private request(op: string, args: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
     const socket = this.socket;
-    if (!socket || !this.connected)
-      return Promise.reject(new AgentCallError("disconnected", "not connected"));
+    if (!socket || !this.open) return Promise.reject(new AgentCallError("disconnected", "not connected"));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -350,11 +443,8 @@ export class Reporter {
       }
       if (typeof msg.event === "string") {
         if (msg.event === "deliver") {
-          try {
-            this.onDeliver(msg as unknown as DeliverEvent);
-          } catch (err) {
-            this.log(`a delivery's listener threw: ${(err as Error).message}`);
-          }
+          if (this.held) this.held.push(msg as unknown as DeliverEvent);
+          else this.deliver(msg as unknown as DeliverEvent);
         }
         continue;
       }
@@ -363,6 +453,14 @@ export class Reporter {
       this.waiting.delete(msg.id as number);
       if (msg.ok === true) w.resolve(msg.result);
       else w.reject(new AgentCallError(String(msg.code ?? "bad_request"), String(msg.error ?? "refused")));
+    }
+  }
+
+  private deliver(event: DeliverEvent): void {
+    try {
+      this.onDeliver(event);
+    } catch (err) {
+      this.log(`a delivery's listener threw: ${(err as Error).message}`);
     }
   }
 
@@ -401,7 +499,7 @@ export class Reporter {
     this.sent = report;
     this.sentAt = Date.now();
     const args = { id: this.job.id, token: this.job.token, report };
-    this.lastReport = this.send("report", args, timeoutMs).catch((err: AgentCallError) => {
+    this.lastReport = this.request("report", args, timeoutMs).catch((err: AgentCallError) => {
       if (err.code === "unauthorized") {
         // Not this job's token, or the job has ended: stop speaking for it.
         this.log(`roost refused the report (${err.message}): no longer speaking for job ${this.job.id}`);

@@ -9,6 +9,13 @@
  * that exists) it asks, blocked, "Run `...`?" with the choices yes / no, and goes on with the answer.
  * A `steer` reply "stop" ends the task under way early; any other reply is the next task.
  *
+ * Working with another session: a task beginning `delegate:` ("delegate: ls -la; wc -l README.md")
+ * is handed to a helper: the agent spawns the Python example (or, when that cannot run, one of its
+ * own profile) with the rest as the helper's task, watches it, and waits; the helper's handback (a
+ * `report` item) is this task's result, reported done. An agent that was spawned (its row has a
+ * parent) hands its result back when its task ends, and roost then stops it. A message from another
+ * session is shown on the terminal, never run: it has no authority.
+ *
  * A profile that runs it once built (`npm run build`):
  *
  *   { "agentProfiles": { "shell": { "command": ["node", "/path/to/dist/sdk/ts/examples/example-agent.js"],
@@ -19,7 +26,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { type Reply, RoostAgent } from "../agent/index.js";
+import { type Item, type Peer, type Reply, RoostAgent } from "../agent/index.js";
 
 interface Task {
   text: string;
@@ -34,12 +41,15 @@ interface Task {
 let task: Task | null = null;
 let stopAsked = false;
 let child: ChildProcess | null = null;
+/** The helper a `delegate:` task waits for. */
+let helper: { id: string } | null = null;
 
 const agent = RoostAgent.fromEnv({
   name: "example-agent",
   version: "1.0",
   capabilities: ["steer"],
   onReply: (reply) => handle(reply),
+  onItem: (item) => takeItem(item),
   // A steer "stop" must reach the task under way, whose handler is still running: look at it the
   // moment it arrives (it still comes to onReply in its turn, where it is only acknowledged).
   onArrive: (reply) => {
@@ -65,6 +75,7 @@ async function handle(reply: Reply): Promise<void> {
   if (isStop(reply)) {
     // The task under way saw the stop on arrival and has ended; one waiting for an answer ends now.
     if (task) finish(`stopped after ${task.next} of ${task.steps.length} steps`);
+    else if (helper) finish(`stopped waiting for helper ${helper.id}`);
     stopAsked = false;
     return;
   }
@@ -74,7 +85,6 @@ async function handle(reply: Reply): Promise<void> {
       const step = task.asking;
       task.asking = null;
       await runStep(task, step);
-      task.next++;
     } else if (answer === "no" || answer === "n") {
       task.results.push(`skipped: ${task.asking}`);
       task.asking = null;
@@ -87,8 +97,66 @@ async function handle(reply: Reply): Promise<void> {
     return work(task);
   }
   stopAsked = false;
+  const delegated = /^delegate:\s*/i.exec(text);
+  if (delegated) return delegate(text.slice(delegated[0].length));
   task = { text, steps: plan(text), next: 0, results: [], asking: null };
   return work(task);
+}
+
+/** This session as `peers` lists it (its profile, its parent): looked up once. */
+let me: Promise<Peer | undefined> | null = null;
+const self = () => {
+  me ??= roost.peers().then((peers) => peers.find((p) => p.self));
+  return me;
+};
+
+/**
+ * A `delegate:` task: a helper runs it. The Python example first (two languages side by side), this
+ * agent's own profile when that cannot run (`bad_request`: python3 missing, say). The handler returns
+ * once the helper is started: its handback comes as an item, after this reply, in the same order.
+ */
+async function delegate(what: string): Promise<void> {
+  task = null;
+  helper = null;
+  if (!what) {
+    end("failed", "nothing to delegate", "say what the helper should do: `delegate: ls -la`");
+    return;
+  }
+  try {
+    let job: { id: string; profile: string };
+    try {
+      job = (await roost.spawn({ profile: "example-py", task: what })).job;
+    } catch (err) {
+      if ((err as { code?: string }).code !== "bad_request") throw err;
+      const profile = (await self())?.profile ?? "example-ts";
+      job = (await roost.spawn({ profile, task: what })).job;
+    }
+    helper = { id: job.id };
+    // Told if it ends without handing back (a crash, a stop): a notice, after any handback.
+    await roost.watch(job.id, "ended");
+    roost.report({
+      state: "working",
+      status: "waiting",
+      summary: `waiting for helper ${job.id} (${job.profile}): ${what}`,
+    });
+    process.stdout.write(`\nhelper ${job.id} (${job.profile}) runs: ${what}\n`);
+  } catch (err) {
+    const { code, message } = err as { code?: string; message?: string };
+    end("failed", "could not start a helper", `${code ?? "error"}: ${message ?? String(err)}`);
+  }
+}
+
+/** A peer item: the helper's result or its end; anything else (a message) is shown, not run. */
+function takeItem(item: Item): void {
+  const text = item.text.slice(item.text.indexOf("\n") + 1);
+  if (helper && item.from.id === helper.id && (item.kind === "report" || item.kind === "notice")) {
+    const { id } = helper;
+    helper = null;
+    if (item.kind === "report") finish(`helper ${id} handed back: ${text}`);
+    else end("failed", `helper ${id} ended without handing back`, text);
+    return;
+  }
+  process.stdout.write(`\n${item.text}\n`);
 }
 
 /** The steps of a task: `;`-separated, `run:` in front left out, a few phrases made shell. */
@@ -138,7 +206,6 @@ async function work(t: Task): Promise<void> {
       return; // the answer is the next reply
     }
     await runStep(t, step);
-    t.next++;
   }
   finish(`ran ${t.steps.length} step${t.steps.length === 1 ? "" : "s"}: ${t.results.join("; ")}`);
 }
@@ -168,6 +235,8 @@ function runStep(t: Task, step: string): Promise<void> {
     });
     proc.on("close", (code, signal) => {
       child = null;
+      // A step the stop ended did not run: the count ("stopped after N of M") leaves it out.
+      if (!stopAsked) t.next++;
       const how = signal ? `stopped (${signal})` : code === 0 ? "ok" : `exit ${code}`;
       t.results.push(`${step} → ${how}${lastLine ? ` (${lastLine.slice(0, 80)})` : ""}`);
       resolve();
@@ -185,10 +254,28 @@ function stopChild(): void {
 }
 
 function finish(summary: string): void {
+  end("done", summary);
+}
+
+/** The task's end: reported, and handed back to the parent when this agent is a helper. */
+function end(state: "done" | "failed", summary: string, error?: string): void {
   task = null;
   stopAsked = false;
-  roost.report({ state: "done", status: "idle", summary });
-  process.stdout.write(`\n${summary}\n`);
+  roost.report({ state, status: "idle", summary, error: error ?? null });
+  process.stdout.write(`\n${summary}${error ? `: ${error}` : ""}\n`);
+  void handBack(state === "done" ? summary : `failed: ${summary}${error ? `: ${error}` : ""}`);
+}
+
+/** A helper's result goes to its parent, once: roost then stops this process (the row stays done). */
+let handedBack = false;
+async function handBack(result: string): Promise<void> {
+  try {
+    if (handedBack || !(await self())?.parent) return;
+    handedBack = true;
+    await roost.handback(result);
+  } catch (err) {
+    process.stderr.write(`example-agent: the handback failed: ${(err as Error).message}\n`);
+  }
 }
 
 for (const signal of ["SIGTERM", "SIGHUP"] as const)

@@ -1,0 +1,73 @@
+/**
+ * The ops a session calls on its own connection, each a thin `call` with the wire's args and
+ * result (protocol.md, "The peer ops"; the task board): one definition that both `Reporter` and
+ * `RoostAgent` have, so that `agent.send(...)` and `agent.reporter.send(...)` are the same code.
+ *
+ * The schema set is imported for its types alone (they vanish in the build).
+ */
+import type { OpArgs, OpResult } from "../protocol/index.js";
+
+/** A session as `peers` lists it. */
+export type Peer = OpResult<"peers">["peers"][number];
+/** What `spawn` takes: `dispatch`'s args for a session; the child's `parent` is the asker. */
+export type SpawnArgs = OpArgs<"spawn">;
+/** What `peer_register` takes: the foreground session's name, and its own session key. */
+export type RegisterArgs = OpArgs<"peer_register">;
+/** When a watch fires: the session's next stop (`idle`), or its end (`ended`). */
+export type WatchWhen = OpArgs<"watch">["when"];
+
+export abstract class SessionOps {
+  /** Any op on the session's connection; rejects with an `AgentCallError` carrying the wire's code. */
+  abstract call(op: string, args?: Record<string, unknown>): Promise<unknown>;
+
+  // ---- the peers ---------------------------------------------------------------------------
+
+  /** Every session on the list, this one's own marked `self: true`. */
+  async peers(): Promise<Peer[]> {
+    return ((await this.call("peers", {})) as OpResult<"peers">).peers;
+  }
+
+  /**
+   * A message to another session (an id, or a name exactly one live session has): `delivered`,
+   * `queued` (it is away) or `duplicate` (the same text to it within a minute, not sent again).
+   */
+  send(to: string, text: string, opts: { mode?: "steer" | "followUp" } = {}): Promise<OpResult<"send">> {
+    return this.call("send", { to, text, ...opts }) as Promise<OpResult<"send">>;
+  }
+
+  /** A child session: `dispatch` for a session; its `parent` is this one. */
+  spawn(args: SpawnArgs): Promise<OpResult<"spawn">> {
+    return this.call("spawn", { ...args }) as Promise<OpResult<"spawn">>;
+  }
+
+  /**
+   * This session's result, to its parent (a `report` item). `done` (the default, true) ends it:
+   * its row says done at once, and roost stops its process once the parent has the item.
+   */
+  handback(text: string, opts: { done?: boolean } = {}): Promise<OpResult<"handback">> {
+    return this.call("handback", { text, ...opts }) as Promise<OpResult<"handback">>;
+  }
+
+  /** A `notice` item, once, when that session next stops (`idle`) or has ended (`ended`). */
+  watch(id: string, when: WatchWhen): Promise<OpResult<"watch">> {
+    return this.call("watch", { id, when }) as Promise<OpResult<"watch">>;
+  }
+
+  // ---- the task board (`task {action, ...}`) -------------------------------------------------
+
+  tasks(): Promise<unknown> {
+    return this.call("task", { action: "list" });
+  }
+  claimTask(id: number | string): Promise<unknown> {
+    return this.call("task", { action: "claim", id });
+  }
+  taskDone(id: number | string, result?: string): Promise<unknown> {
+    return this.call("task", { action: "done", id, ...(result === undefined ? {} : { result }) });
+  }
+  releaseTask(id: number | string): Promise<unknown> {
+    return this.call("task", { action: "release", id });
+  }
+  addTask(title: string, opts: { detail?: string; after?: (number | string)[] } = {}): Promise<unknown> {
+    return this.call("task", { action: "add", title, ...opts });
+  }
+}
