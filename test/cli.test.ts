@@ -166,7 +166,8 @@ describe("jobs", () => {
     const result = await json(["dispatch", "shell", "true", "--name", "second", "--cwd", d.home], d.env);
     expect(result.job).toMatchObject({ id: "j2", name: "second", profile: "shell", cwd: d.home });
 
-    const { rows } = await json(["ls"], d.env);
+    // The hub's order (newest first); the default, triage's, depends on how far each job got.
+    const { rows } = await json(["ls", "--sort", "list"], d.env);
     expect(rows.map((r: any) => r.id)).toEqual(["j2", "j1"]);
     expect(rows[1]).toMatchObject({ name: "echo hello there", cwd, kind: "terminal" });
 

@@ -45,7 +45,8 @@ export interface ConnectOptions {
   hostScript?: string;
 }
 
-const START_TIMEOUT_MS = 5_000;
+// A loaded machine (a load of 12 on 2 cores) took over 5 s to start node with node-pty and xterm.
+const START_TIMEOUT_MS = 15_000;
 const RETRY_MS = 50;
 
 interface Pending {
