@@ -171,7 +171,7 @@ describe("jobs", () => {
     expect(rows.map((r: any) => r.id)).toEqual(["j2", "j1"]);
     expect(rows[1]).toMatchObject({ name: "echo hello there", cwd, kind: "terminal" });
 
-    const table = await ok(["ls"], { ...d.env, COLUMNS: "80" });
+    const table = await ok(["ls", "--sort", "list"], { ...d.env, COLUMNS: "80" });
     const [head, ...lines] = table.trimEnd().split("\n");
     expect(head).toMatch(/^ID +NAME +STATE +UPDATED/);
     expect(lines[0]).toMatch(/^j2 +second +\S/);
