@@ -2,8 +2,10 @@
  * The peers in the hub, in a real browser against one real daemon: sessions (inert protocol jobs
  * spoken for by raw clients, as test/peers.test.ts does) that spawn children are drawn as trees,
  * each child under its parent, foldable, the fold kept; a blocked child is found first (its tree
- * goes up, its parent says so, the "need you" filter shows it apart). Screenshots of the tree in
- * the dense and roomy views go to test-output/screenshots/.
+ * goes up, its parent says so, the "need you" filter shows it apart); a message from one session
+ * to another is on both job pages (sender → receiver), live, with a watch's notice and the spawns,
+ * and readable in the events feed. Screenshots of the tree in the dense and roomy views, a job's
+ * page with its messages and the feed go to test-output/screenshots/.
  */
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -167,6 +169,80 @@ describe("a parent and its children", () => {
       .waitFor();
     await shot(page, "peers-tree-roomy");
     await page.getByRole("button", { name: "Dense" }).click();
+    expect(pageErrors(page)).toEqual([]);
+  });
+});
+
+describe("messages between sessions", () => {
+  it("a message sent from one session to another is on both job pages, and readable in the feed", async () => {
+    const left = await dispatched("left", "asks for a review");
+    const right = await dispatched("right", "reviews the release");
+    await left.agent.ok("send", { to: right.id, text: "please review PR 412 before the release" });
+    await right.agent.ok("send", { to: left.id, text: "looks good, one nit in store.ts" });
+    // A watch that fires: its notice goes to the watcher.
+    expect((await left.agent.ok("watch", { id: right.id, when: "idle" })).fired).toBe(false);
+    await right.report({ state: "done", summary: "review finished" });
+    const helper = await spawned(right, "nit fixer", "fix the nit in store.ts");
+
+    const page = await hub({ viewport: { width: 1280, height: 900 } });
+    const messages = (id: string) => page.getByRole("list", { name: `Messages of ${id}` });
+    /** Each entry as it reads: its kind, who to whom, what. */
+    const said = (id: string) =>
+      messages(id)
+        .locator("li.entry")
+        .evaluateAll((els) =>
+          els.map((e) =>
+            [".kind", ".from-to", ".text"].map((s) => e.querySelector(s)?.textContent?.trim()).join(" | "),
+          ),
+        );
+    const L = `left (${left.id})`;
+    const R = `right (${right.id})`;
+    await page.goto(`${d.url}#/jobs/${left.id}`);
+    await expect
+      .poll(() => said(left.id), { timeout: WAIT })
+      .toEqual([
+        `notice | roost → ${L} | right is done (watch: idle)`,
+        `message | ${R} → ${L} | looks good, one nit in store.ts`,
+        `message | ${L} → ${R} | please review PR 412 before the release`,
+      ]);
+    // The page's own job is not a link; the other is, to its page.
+    expect(await messages(left.id).locator(`a[href="#/jobs/${right.id}"]`).count()).toBe(2);
+    expect(await messages(left.id).locator(`a[href="#/jobs/${left.id}"]`).count()).toBe(0);
+
+    await page.goto(`${d.url}#/jobs/${right.id}`);
+    await expect
+      .poll(() => said(right.id), { timeout: WAIT })
+      .toEqual([
+        `spawn | ${R} → nit fixer (${helper.id}) | ${helper.id} (silent): fix the nit in store.ts`,
+        `message | ${R} → ${L} | looks good, one nit in store.ts`,
+        `message | ${L} → ${R} | please review PR 412 before the release`,
+      ]);
+    // Live: one sent while the page is open comes on top; and the child's handback.
+    await left.agent.ok("send", { to: right.id, text: "thanks! merging now" });
+    await helper.agent.ok("handback", { text: "nit fixed in store.ts", done: false });
+    await expect
+      .poll(async () => (await said(right.id)).slice(0, 2), { timeout: WAIT })
+      .toEqual([
+        `handback | nit fixer (${helper.id}) → ${R} | nit fixed in store.ts`,
+        `message | ${L} → ${R} | thanks! merging now`,
+      ]);
+    await page.getByRole("heading", { name: /^Messages/ }).scrollIntoViewIfNeeded();
+    await shot(page, "peers-job-messages");
+
+    // A job with none has no Messages section.
+    const { job: quiet } = await c.ok("dispatch", { profile: "silent", name: "quiet", cwd: dir });
+    await page.goto(`${d.url}#/jobs/${quiet.id}`);
+    await page.locator(".job-view ol.feed[aria-label^='Events'] li").first().waitFor();
+    expect(await page.locator(".messages-section").isHidden()).toBe(true);
+
+    // The events page: who to whom, the sender not said twice.
+    await page.goto(`${d.url}#/events`);
+    const entry = page.locator("ol.feed li.k-message", { hasText: "thanks! merging now" });
+    await entry.waitFor();
+    expect(await entry.locator(".from-to").textContent()).toBe(`${L} → ${R}`);
+    expect(await entry.locator(".who").count()).toBe(0);
+    await page.locator("ol.feed li.k-handback").waitFor();
+    await shot(page, "peers-events");
     expect(pageErrors(page)).toEqual([]);
   });
 });
