@@ -170,6 +170,15 @@ describe("a parent and its children", () => {
     await shot(page, "peers-tree-roomy");
     await page.getByRole("button", { name: "Dense" }).click();
     expect(pageErrors(page)).toEqual([]);
+
+    // Dark, and a phone: the tree fits the screen, nothing sideways.
+    const dark = await hub({ dark: true });
+    await expect.poll(() => drawn(dark), { timeout: WAIT }).toHaveLength(5);
+    await shot(dark, "peers-tree-dense-dark");
+    const phone = await hub({ viewport: { width: 390, height: 844 }, mobile: true });
+    await expect.poll(() => drawn(phone), { timeout: WAIT }).toHaveLength(5);
+    expect(await phone.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await shot(phone, "peers-tree-phone");
   });
 });
 
@@ -244,5 +253,13 @@ describe("messages between sessions", () => {
     await page.locator("ol.feed li.k-handback").waitFor();
     await shot(page, "peers-events");
     expect(pageErrors(page)).toEqual([]);
+
+    // A phone: who to whom and the text fit the screen.
+    const phone = await hub({ viewport: { width: 390, height: 844 }, mobile: true });
+    await phone.goto(`${d.url}#/jobs/${right.id}`);
+    await phone.getByRole("list", { name: `Messages of ${right.id}` }).locator("li.k-handback").waitFor();
+    expect(await phone.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await phone.getByRole("heading", { name: /^Messages/ }).scrollIntoViewIfNeeded();
+    await shot(phone, "peers-job-messages-phone");
   });
 });

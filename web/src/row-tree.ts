@@ -67,7 +67,8 @@ export function treeNotes(tree: TreePlace): Child[] {
       h(
         "span",
         { class: "need-under", title: `${jobs(tree.needing)} under it need you (blocked or failed)` },
-        `${tree.needing} below need${tree.needing === 1 ? "s" : ""} you`,
+        `${tree.needing} below`,
+        h("span", { class: "need-words" }, ` need${tree.needing === 1 ? "s" : ""} you`),
       ),
     );
   if (tree.folded)
