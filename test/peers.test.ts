@@ -279,6 +279,33 @@ describe("send", () => {
   });
 });
 
+describe("the feed of a session's messages", () => {
+  it("events with involving: the entries about the session or by it, its messages in and out", async () => {
+    const a = await session("left");
+    const b = await session("right");
+    const other = await session("bystander");
+    await a.c.ok("send", { to: b.id, text: "from left" });
+    await b.c.ok("send", { to: a.id, text: "from right" });
+    await other.c.ok("send", { to: b.id, text: "not left's" });
+    const messages = async (args: Record<string, unknown>) =>
+      (await hub.ok("events", args)).events
+        .filter((e: any) => e.kind === "message")
+        .map((e: any) => `${e.whoId}→${e.id}: ${e.text}`);
+    expect(await messages({ involving: a.id })).toEqual([
+      `${a.id}→${b.id}: from left`,
+      `${b.id}→${a.id}: from right`,
+    ]);
+    // `id` alone: only what is about it (what it was sent).
+    expect(await messages({ id: a.id })).toEqual([`${b.id}→${a.id}: from right`]);
+    // Both: about it, and by the other.
+    expect(await messages({ id: b.id, involving: other.id })).toEqual([`${other.id}→${b.id}: not left's`]);
+    // Paged the same way.
+    const { events } = await hub.ok("events", { involving: a.id });
+    const first = events.find((e: any) => e.kind === "message");
+    expect(await messages({ involving: a.id, after: first.cursor })).toEqual([`${b.id}→${a.id}: from right`]);
+  });
+});
+
 describe("spawn and handback", () => {
   it("spawn makes a child whose parent is the asker; handback sends the parent a report item, the child's row done and its process stopped once delivered", async () => {
     const p = await session("parent");

@@ -45,8 +45,11 @@ export class Feed {
     return entry;
   }
 
-  list(q: { after?: number; limit?: number; id?: string }): { events: FeedEntry[]; cursor: number } {
-    const events = this.store.events({ after: q.after, limit: q.limit ?? 100, id: q.id });
+  list(q: { after?: number; limit?: number; id?: string; involving?: string }): {
+    events: FeedEntry[];
+    cursor: number;
+  } {
+    const events = this.store.events({ ...q, limit: q.limit ?? 100 });
     const cursor = events.at(-1)?.cursor ?? q.after ?? this.store.lastCursor();
     return { events, cursor };
   }

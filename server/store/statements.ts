@@ -57,9 +57,12 @@ const SQL = {
   insertEvent: `INSERT INTO events (at, job_id, kind, text, who, who_id)
      VALUES (@at, @job_id, @kind, @text, @who, @who_id) RETURNING cursor`,
   pruneEvents: "DELETE FROM events WHERE cursor <= ?",
+  // `involving`: about the job or by it. The table holds about 1000 rows: no index is worth it.
   eventsAfter: `SELECT * FROM events WHERE cursor > @after AND (@id IS NULL OR job_id = @id)
+     AND (@involving IS NULL OR job_id = @involving OR who_id = @involving)
      ORDER BY cursor LIMIT @limit`,
   eventsNewest: `SELECT * FROM events WHERE cursor > @floor AND (@id IS NULL OR job_id = @id)
+     AND (@involving IS NULL OR job_id = @involving OR who_id = @involving)
      ORDER BY cursor DESC LIMIT @limit`,
   lastCursor: "SELECT max(cursor) AS c FROM events",
   allTokens: "SELECT name, hash, read_only, created_at FROM tokens ORDER BY created_at, name",

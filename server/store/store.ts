@@ -222,13 +222,13 @@ export class Store {
   }
 
   /** After a cursor: the oldest first; without one: the newest `limit` (still oldest first). */
-  events(q: { after?: number; limit: number; id?: string }): FeedEntry[] {
+  events(q: { after?: number; limit: number; id?: string; involving?: string }): FeedEntry[] {
     const floor = this.lastCursor() - LIMITS.feedKept;
-    const id = q.id ?? null;
+    const jobs = { id: q.id ?? null, involving: q.involving ?? null };
     const rows =
       q.after !== undefined
-        ? (this.sql.eventsAfter.all({ after: Math.max(q.after, floor), id, limit: q.limit }) as Params[])
-        : (this.sql.eventsNewest.all({ floor, id, limit: q.limit }) as Params[]).reverse();
+        ? (this.sql.eventsAfter.all({ after: Math.max(q.after, floor), ...jobs, limit: q.limit }) as Params[])
+        : (this.sql.eventsNewest.all({ floor, ...jobs, limit: q.limit }) as Params[]).reverse();
     return rows.map(eventFromRow);
   }
 

@@ -121,6 +121,8 @@ const CASES: Case[] = [
   { what: "respawn a job that is not there", op: "respawn", args: { id: "j999" }, expect: "not_found" },
   { what: "events, the newest", op: "events", args: { limit: 5 }, expect: "equal" },
   { what: "events of one job", op: "events", args: { id: "$job" }, expect: "equal" },
+  { what: "events involving one job", op: "events", args: { involving: "$job" }, expect: "equal" },
+  { what: "events involving no id", op: "events", args: { involving: "" }, expect: "bad_request" },
   { what: "events with a limit of 0", op: "events", args: { limit: 0 }, expect: "bad_request" },
   { what: "events with an unknown arg", op: "events", args: { after: 0, colour: "red" }, expect: "equal" },
   { what: "profiles", op: "profiles", args: {}, expect: "equal" },

@@ -4,6 +4,7 @@ import { h } from "./dom.js";
 const SHORTCUTS: [string, string][] = [
   ["j / k, ↓ / ↑", "next / previous job"],
   ["Enter", "open the focused job"],
+  ["→ / ←", "show the jobs under the focused one, or hide them (then: to its parent)"],
   ["/", "filter the jobs (Esc clears)"],
   ["x", "select the focused job, or clear it (shift-click: a range)"],
   ["r", "reply to the focused job, when it runs"],

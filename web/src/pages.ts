@@ -2,7 +2,7 @@
 import type { Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
-import { FeedList } from "./feed-list.js";
+import { FeedList, PEER_KINDS } from "./feed-list.js";
 import { PendingList } from "./pending.js";
 import { RowView } from "./row.js";
 import { displayName } from "./row-words.js";
@@ -13,7 +13,10 @@ export function jobView(ctx: Ctx, id: string): View {
   return new JobView(ctx, id);
 }
 
-/** A job's page: its row, its pending replies, its terminal and its events, live. */
+/**
+ * A job's page: its row, its pending replies, its messages (in and out: shown once it has one),
+ * its terminal and its events, live.
+ */
 class JobView implements View {
   readonly el = h("section", { class: "view job-view", "aria-labelledby": "job-title" });
   private readonly title: HTMLElement;
@@ -21,6 +24,7 @@ class JobView implements View {
   private readonly termSection = h("section", { class: "term-section", "aria-labelledby": "term-title" });
   private readonly missing: HTMLElement;
   private readonly feed: FeedList;
+  private readonly messages: FeedList;
   private readonly pending: PendingList;
   private view: RowView | null = null;
   private term: TerminalView | null = null;
@@ -40,7 +44,29 @@ class JobView implements View {
       { class: "empty", hidden: true },
       `There is no job ${id} (it may have been removed).`,
     );
-    this.feed = new FeedList(ctx, id);
+    this.feed = new FeedList(ctx, { job: id });
+    const messages = h("section", {
+      class: "messages-section",
+      "aria-labelledby": "messages-title",
+      hidden: true,
+    });
+    this.messages = new FeedList(ctx, {
+      job: id,
+      kinds: PEER_KINDS,
+      label: `Messages of ${id}`,
+      onShown: (any) => {
+        messages.hidden = !any;
+      },
+    });
+    messages.append(
+      h(
+        "h2",
+        { id: "messages-title" },
+        "Messages ",
+        h("span", { class: "muted small" }, "to and from other sessions, its children, its watches' notices"),
+      ),
+      this.messages.el,
+    );
     this.pending = new PendingList(ctx, id);
     this.el.append(
       h("nav", { class: "crumbs", "aria-label": "Back" }, h("a", { href: "#/" }, "← All jobs")),
@@ -48,6 +74,7 @@ class JobView implements View {
       this.missing,
       this.rowList,
       this.pending.el,
+      messages,
       this.termSection,
       this.feedSection(),
     );
@@ -59,6 +86,7 @@ class JobView implements View {
     this.disposed = true;
     this.unsubscribe();
     this.feed.dispose();
+    this.messages.dispose();
     this.pending.dispose();
     this.term?.dispose();
   }
@@ -148,12 +176,12 @@ export function eventsView(ctx: Ctx, job: string | null): View {
       .map((r) => h("option", { value: r.id, selected: r.id === job }, `${displayName(r)} (${r.id})`)),
   );
   if (job && !ctx.live.rows.has(job)) select.append(h("option", { value: job, selected: true }, job));
-  let feed = new FeedList(ctx, job);
+  let feed = new FeedList(ctx, { job });
   select.addEventListener("change", () => {
     const chosen = select.value || null;
     history.replaceState(null, "", chosen ? `#/events?job=${encodeURIComponent(chosen)}` : "#/events");
     feed.dispose();
-    const next = new FeedList(ctx, chosen);
+    const next = new FeedList(ctx, { job: chosen });
     feed.el.replaceWith(next.el);
     feed = next;
   });

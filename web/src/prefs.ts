@@ -1,7 +1,7 @@
 /**
- * The choices the user makes once and keeps (the rows' layout and order, what to be notified of),
- * in this browser's localStorage. A browser that refuses storage (a private window's quota) gets
- * the defaults, and the choice lasts as long as the page.
+ * The choices the user makes once and keeps (the rows' layout and order, what to be notified of,
+ * the parents folded), in this browser's localStorage. A browser that refuses storage (a private
+ * window's quota) gets the defaults, and the choice lasts as long as the page.
  */
 
 export interface Prefs {
@@ -11,13 +11,19 @@ export interface Prefs {
   order: "state" | "mine";
   /** What raises a notification: needs you (blocked, failed, a new question), your turn, done. */
   notify: { need: boolean; turn: boolean; done: boolean };
+  /** The parents folded (their children hidden), by job id; the latest last. */
+  folded: string[];
 }
 
 const DEFAULTS: Prefs = {
   density: "dense",
   order: "state",
   notify: { need: true, turn: false, done: false },
+  folded: [],
 };
+
+/** How many folded parents are kept: ids of jobs long gone drop out, the oldest first. */
+const FOLDED_KEPT = 500;
 
 const KEY = "roost.prefs";
 
@@ -34,12 +40,20 @@ function load(): Prefs {
     density: saved.density === "roomy" ? "roomy" : DEFAULTS.density,
     order: saved.order === "mine" ? "mine" : DEFAULTS.order,
     notify: { ...DEFAULTS.notify, ...(typeof saved.notify === "object" ? saved.notify : {}) },
+    folded: Array.isArray(saved.folded) ? saved.folded.filter((id) => typeof id === "string") : [],
   };
 }
 
 export function prefs(): Prefs {
   current ??= load();
   return current;
+}
+
+/** Folds a parent (hides its children) or unfolds it; kept. */
+export function setFolded(id: string, fold: boolean): Prefs {
+  const folded = prefs().folded.filter((x) => x !== id);
+  if (fold) folded.push(id);
+  return setPrefs({ folded: folded.slice(-FOLDED_KEPT) });
 }
 
 export function setPrefs(change: Partial<Prefs>): Prefs {

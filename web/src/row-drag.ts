@@ -3,10 +3,8 @@ import { h } from "./dom.js";
 import type { RowView } from "./row.js";
 
 export interface RowDragHooks {
-  /** The job ids in the order shown. */
-  order(): string[];
-  /** Puts `moved` where `ids` says. */
-  reorder(ids: string[], moved: string): void;
+  /** `moved` was dropped on the row `over`, in its upper half or (`after`) its lower. */
+  drop(moved: string, over: string, after: boolean): void;
 }
 
 export class RowDrag {
@@ -65,9 +63,7 @@ export class RowDrag {
       ev.preventDefault();
       const after = v.el.classList.contains("drop-after");
       v.el.classList.remove("drop-before", "drop-after");
-      const ids = this.hooks.order().filter((id) => id !== dragged);
-      ids.splice(ids.indexOf(v.row.id) + (after ? 1 : 0), 0, dragged);
-      this.hooks.reorder(ids, dragged);
+      this.hooks.drop(dragged, v.row.id, after);
     });
   }
 }

@@ -1,6 +1,6 @@
 /**
  * A row in the dense view: one line, the screen's width used. Its state, its name (pinned
- * marked), its profile, what it says (its question when blocked, its error when failed, else its
+ * marked; indented under its parent, with its tree's toggle and notes), its profile, what it says (its question when blocked, its error when failed, else its
  * summary, cut to the line with the whole in its title), its choices, when it last changed.
  */
 import type { Row } from "./api.js";
@@ -14,8 +14,11 @@ function saying(row: Row): { text: string; kind: string } {
   return { text: row.summary ?? "", kind: "" };
 }
 
-/** The line's cells; `choices`, the question's buttons (row-question.ts), go after what it says. */
-export function lineCells(row: Row, choices: Child): Child[] {
+/**
+ * The line's cells; `choices`, the question's buttons (row-question.ts), go after what it says;
+ * `tree`, the row's fold toggle and notes (row-tree.ts), around its name.
+ */
+export function lineCells(row: Row, choices: Child, tree: { toggle: Child; notes: Child[] }): Child[] {
   const { word, tone, exit } = stateOf(row);
   const said = saying(row);
   const name = displayName(row);
@@ -24,12 +27,14 @@ export function lineCells(row: Row, choices: Child): Child[] {
     h(
       "span",
       { class: "cell-name" },
+      tree.toggle,
       row.pinned ? h("span", { class: "pin" }, "pinned") : null,
       h(
         "a",
         { class: "name", id: `name-${row.id}`, href: `#/jobs/${row.id}`, title: `${name} (${row.id})` },
         name,
       ),
+      tree.notes,
     ),
     h("span", { class: "cell-profile muted" }, row.profile),
     h("span", { class: `cell-text ${said.kind}`, title: said.text || null }, said.text),

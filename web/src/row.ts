@@ -13,6 +13,7 @@ import { type ActionsHost, RowActions } from "./row-actions.js";
 import { detailsList, metaLine } from "./row-details.js";
 import { lineCells } from "./row-line.js";
 import { Choices, type ChoicesHost } from "./row-question.js";
+import { foldToggle, NO_TREE, samePlace, type TreePlace, treeNotes } from "./row-tree.js";
 import { displayName, isRunning, stateOf } from "./row-words.js";
 
 export interface RowViewOptions {
@@ -24,6 +25,8 @@ export interface RowViewOptions {
   move?: (id: string, delta: number) => void;
   /** Selects or clears the row (`range`: from the row clicked last); absent, it has no checkbox. */
   select?: (id: string, range: boolean) => void;
+  /** Folds or unfolds the row's children (tree.ts); absent, it has no toggle. */
+  fold?: (id: string) => void;
 }
 
 /** A click on these is theirs, not the row's (which selects a dense row). */
@@ -38,6 +41,7 @@ export class RowView implements ActionsHost, ChoicesHost {
   private readonly choices: Choices;
   private readonly check: HTMLInputElement | null = null;
   private selected = false;
+  private tree: TreePlace = NO_TREE;
   private replyForm: ReplyForm | null = null;
   private renameForm: RenameForm | null = null;
   /** The actions in flight: their buttons are disabled. */
@@ -97,6 +101,20 @@ export class RowView implements ActionsHost, ChoicesHost {
     if (on === this.selected) return;
     this.selected = on;
     this.el.classList.toggle("selected", on);
+  }
+
+  /** Its place in its tree (tree.ts): indented by its depth, its toggle and notes drawn. */
+  setTree(place: TreePlace): void {
+    if (samePlace(place, this.tree)) return;
+    this.tree = place;
+    if (place.depth) {
+      this.el.style.setProperty("--depth", String(place.depth));
+      this.el.setAttribute("aria-level", String(place.depth + 1));
+    } else {
+      this.el.style.removeProperty("--depth");
+      this.el.removeAttribute("aria-level");
+    }
+    this.redraw();
   }
 
   /** Focuses the reply field (opening the form); false where there is no Reply (an ended job). */
@@ -194,9 +212,12 @@ export class RowView implements ActionsHost, ChoicesHost {
     const row = this.row;
     const { word, tone, exit } = stateOf(row);
     const dense = this.opts.dense ? " dense" : "";
-    this.el.className = `row${dense} t-${tone}${word === "starting" ? " starting" : ""}${row.pinned ? " pinned" : ""}${this.selected ? " selected" : ""}`;
+    const child = this.tree.depth ? " child" : "";
+    this.el.className = `row${dense}${child} t-${tone}${word === "starting" ? " starting" : ""}${row.pinned ? " pinned" : ""}${this.selected ? " selected" : ""}`;
+    const toggle = foldToggle(row, this.tree, this.opts.fold, !!this.opts.dense);
+    const notes = treeNotes(this.tree);
     if (this.opts.dense) {
-      replaceKeepingFocus(this.main, [this.check, lineCells(row, this.choices.buttons())]);
+      replaceKeepingFocus(this.main, [this.check, lineCells(row, this.choices.buttons(), { toggle, notes })]);
       return;
     }
     // A terminal's question is its screen's last line, which is its summary too: said once.
@@ -209,8 +230,10 @@ export class RowView implements ActionsHost, ChoicesHost {
         this.check,
         h("span", { class: `badge b-${tone}`, id: `state-${row.id}` }, word),
         exit ? h("span", { class: "muted exit" }, exit) : null,
+        toggle,
         h("a", { class: "name", id: `name-${row.id}`, href: `#/jobs/${row.id}` }, displayName(row)),
         row.pinned ? h("span", { class: "pin" }, "pinned") : null,
+        notes,
         h("span", { class: "muted ident" }, row.id, h("span", { class: "profile" }, ` · ${row.profile}`)),
         h("span", { class: "spacer" }),
         timeAgo(row.updatedAt),

@@ -15,9 +15,13 @@ export interface ToolbarHost {
   setLayout(change: Partial<Pick<Prefs, "density" | "order">>): void;
 }
 
-/** What the toolbar says of the rows: how many there are, are shown, and are selected of those. */
+/**
+ * What the toolbar says of the rows: how many there are, match the filter, are shown (those
+ * matched but folded under a parent are not: select-all takes what is shown), and are selected.
+ */
 export interface Counts {
   total: number;
+  matched: number;
   shown: number;
   selected: number;
   /** The profiles the rows and the daemon know, for the profile filter. */
@@ -135,7 +139,7 @@ export class RowsToolbar {
     this.showProfiles(counts.profiles, f.profile);
     this.reset.hidden = !isFiltered(f);
     this.count.textContent =
-      counts.shown === counts.total ? `${counts.total} jobs` : `${counts.shown} of ${counts.total} jobs`;
+      counts.matched === counts.total ? `${counts.total} jobs` : `${counts.matched} of ${counts.total} jobs`;
     if (this.all) {
       this.all.checked = counts.shown > 0 && counts.selected === counts.shown;
       this.all.indeterminate = counts.selected > 0 && counts.selected < counts.shown;

@@ -5,18 +5,17 @@
  * Pushes come one by one: the view is drawn at most once a frame, and makes at most a few dozen
  * rows a draw, so 500 rows come in a few frames and stay smooth.
  */
-import type { ViewState } from "../../sdk/ts/protocol/row-state.js";
 import { op, type Row } from "./api.js";
 import { BulkBar } from "./bulk.js";
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
-import { type Prefs, prefs, setPrefs } from "./prefs.js";
+import { type Prefs, prefs, setFolded, setPrefs } from "./prefs.js";
 import { RowView } from "./row.js";
 import { RowDrag } from "./row-drag.js";
-import { viewState } from "./row-words.js";
 import { RowsToolbar } from "./rows-toolbar.js";
 import { Selection } from "./selection.js";
-import { arrange, isFiltered, matcher } from "./triage.js";
+import { type Group, layTrees, type Placed } from "./tree.js";
+import { isFiltered, matcher } from "./triage.js";
 
 export interface View {
   el: HTMLElement;
@@ -27,6 +26,8 @@ export interface View {
   step?(delta: number): void;
   /** x: selects the current row, or clears it. */
   toggleSelected?(): void;
+  /** → / ←: unfolds the current row's children, or folds them (from a child: to its parent). */
+  fold?(open: boolean): void;
   /** /: the filter's text field. */
   focusSearch?(): void;
   /** Esc: clears the selection; false when there was none. */
@@ -87,10 +88,12 @@ class RowsView implements View {
   private readonly bar: BulkBar;
   private readonly selection: Selection;
   /** The state groups' headings (needs you first), made once each. */
-  private readonly groups = new Map<ViewState, HTMLLIElement>();
+  private readonly groups = new Map<string, HTMLLIElement>();
   private drag: RowDrag | null = null;
-  /** The rows as last drawn, in order. */
+  /** The rows as last drawn, in order (not those folded away). */
   private shown: Row[] = [];
+  /** Where each of them is in its tree. */
+  private placed: Placed[] = [];
   private layout: Pick<Prefs, "density" | "order">;
   /** The row focused last: the keyboard's, once the focus has left the rows. */
   private lastFocused: string | null = null;
@@ -179,6 +182,19 @@ class RowsView implements View {
     this.toolbar.search.select();
   }
 
+  fold(open: boolean): void {
+    const cur = this.current();
+    const at = cur && this.placed.find((p) => p.row.id === cur.row.id);
+    if (!at) return;
+    if (at.children && at.folded === open) this.toggleFold(at.row.id);
+    else if (!open && at.under) {
+      // Already folded, or nothing to fold: to its parent, as a tree view does.
+      const parent = this.views.get(at.under);
+      parent?.el.focus({ preventScroll: true });
+      parent?.el.scrollIntoView({ block: "nearest" });
+    }
+  }
+
   clearSelection(): boolean {
     if (!this.selection.size) return false;
     this.bar.forgetOutcome();
@@ -205,6 +221,12 @@ class RowsView implements View {
     );
   }
 
+  /** Folds a parent's children away, or shows them again; kept in this browser. */
+  private toggleFold(id: string): void {
+    setFolded(id, !prefs().folded.includes(id));
+    this.render();
+  }
+
   /** The density or the order changed: kept, and the rows made again for it. */
   private setLayout(change: Partial<Pick<Prefs, "density" | "order">>): void {
     const { density, order } = setPrefs(change);
@@ -225,8 +247,10 @@ class RowsView implements View {
     this.drag =
       order === "mine" && density === "roomy" && !this.ctx.readOnly()
         ? new RowDrag(this.list, {
-            order: () => this.ctx.live.sorted().map((r) => r.id),
-            reorder: (ids, moved) => void this.reorder(ids, moved),
+            drop: (moved, over, after) => {
+              const beside = this.siblingOf(moved, over);
+              if (beside) this.placeBeside(moved, beside, after);
+            },
           })
         : null;
   }
@@ -236,10 +260,23 @@ class RowsView implements View {
     const t0 = performance.now();
     const all = this.ctx.live.sorted();
     const filter = this.ctx.triage.filter;
-    const shown = arrange(all.filter(matcher(filter)), this.layout.order);
+    const matched = all.filter(matcher(filter));
+    const { placed, groups } = layTrees(
+      matched,
+      this.ctx.live.rows,
+      this.layout.order,
+      new Set(prefs().folded),
+    );
+    const shown = placed.map((p) => p.row);
     this.shown = shown;
+    this.placed = placed;
+    // A toggle's room before each name, while some row has one.
+    this.list.classList.toggle(
+      "trees",
+      placed.some((p) => p.children > 0),
+    );
     const active = document.activeElement as HTMLElement | null;
-    const { want, drawn, pending } = this.elements(shown);
+    const { want, drawn, pending } = this.elements(placed, groups);
     reconcile(this.list, want);
     if (pending) this.queue();
     this.dropGone(all);
@@ -253,7 +290,13 @@ class RowsView implements View {
       this.views.get(row.id)?.setSelected(on);
       if (on) selected++;
     }
-    this.toolbar.update({ total: all.length, shown: shown.length, selected, profiles: this.profiles(all) });
+    this.toolbar.update({
+      total: all.length,
+      matched: matched.length,
+      shown: shown.length,
+      selected,
+      profiles: this.profiles(all),
+    });
     this.toolbar.el.hidden = all.length === 0 && !isFiltered(filter);
     this.empty.hidden = all.length > 0;
     this.noneMatch.hidden = all.length === 0 || shown.length > 0;
@@ -264,11 +307,14 @@ class RowsView implements View {
   }
 
   /**
-   * The list's elements: each row's, under its state's heading when arranged by state. At most
-   * `NEW_VIEWS_PER_DRAW` rows are made in one draw: 500 at once would hold the page for a long
-   * task; the rest come in the next frames (`pending`), the first screenful first.
+   * The list's elements: each row's, in its tree, under its state's heading when arranged by
+   * state. At most `NEW_VIEWS_PER_DRAW` rows are made in one draw: 500 at once would hold the page
+   * for a long task; the rest come in the next frames (`pending`), the first screenful first.
    */
-  private elements(shown: Row[]): { want: Element[]; drawn: number; pending: boolean } {
+  private elements(
+    placed: Placed[],
+    groups: Map<string, Group>,
+  ): { want: Element[]; drawn: number; pending: boolean } {
     const want: Element[] = [];
     let drawn = 0;
     let budget = NEW_VIEWS_PER_DRAW;
@@ -286,28 +332,26 @@ class RowsView implements View {
       budget--;
       return this.makeView(row);
     };
-    const byState = this.layout.order === "state";
-    const counts = new Map<ViewState, number>();
-    const states = shown.map((row) => {
-      const s = viewState(row);
-      counts.set(s, (counts.get(s) ?? 0) + 1);
-      return s;
-    });
-    let headed: ViewState | null = null;
-    shown.forEach((row, i) => {
-      const v = viewFor(row);
-      if (!v) return;
-      const s = states[i]!;
-      if (byState && s !== headed) want.push(this.groupHead(s, counts.get(s)!));
-      headed = s;
+    // A group's heading goes with its first row; a row not made yet takes the heading with it.
+    let head: Group | null = null;
+    for (const p of placed) {
+      head = groups.get(p.row.id) ?? head;
+      const v = viewFor(p.row);
+      if (!v) continue;
+      if (head) want.push(this.groupHead(head));
+      head = null;
+      v.setTree(p);
       want.push(v.el);
       drawn++;
-    });
+    }
     return { want, drawn, pending };
   }
 
-  /** A state's heading: its word and how many rows shown are in it (each row says its state too). */
-  private groupHead(state: ViewState, count: number): HTMLLIElement {
+  /**
+   * A state's heading: its word and how many rows in its group are in that state (each row says
+   * its state too; a tree in the group may hold others: it is there for its most urgent).
+   */
+  private groupHead({ state, count }: Group): HTMLLIElement {
     let head = this.groups.get(state);
     if (!head) {
       head = h("li", { class: "group", "aria-hidden": "true" });
@@ -331,6 +375,7 @@ class RowsView implements View {
       dense: this.layout.density === "dense",
       move: this.layout.order === "mine" ? (id, delta) => this.move(id, delta) : undefined,
       select: (id, range) => this.select(id, range),
+      fold: (id) => this.toggleFold(id),
     });
     this.views.set(row.id, v);
     this.drag?.wire(v);
@@ -351,18 +396,38 @@ class RowsView implements View {
       }
   }
 
-  /** Moves a row by `delta` places among those shown (its buttons, Alt+↑/↓), in your order. */
+  /**
+   * Moves a row by `delta` places among its siblings shown (its buttons, Alt+↑/↓), in your order:
+   * a root past the next root and its whole tree, a child among its parent's children.
+   */
   private move(id: string, delta: number): void {
-    const shown = this.shown.map((r) => r.id);
-    const from = shown.indexOf(id);
-    const to = Math.max(0, Math.min(shown.length - 1, from + delta));
-    if (from < 0 || from === to) return;
-    // Before (or after) the row shown there, in the order of every job: `reorder` takes them all.
+    const at = this.placed.find((p) => p.row.id === id);
+    if (!at) return;
+    const siblings = this.placed.filter((p) => p.under === at.under).map((p) => p.row.id);
+    const from = siblings.indexOf(id);
+    const to = Math.max(0, Math.min(siblings.length - 1, from + delta));
+    if (from === to) return;
+    this.placeBeside(id, siblings[to]!, delta > 0);
+  }
+
+  /** The row `over` stands for as a place to drop `moved`: itself or its ancestor among `moved`'s siblings. */
+  private siblingOf(moved: string, over: string): string | null {
+    const under = this.placed.find((p) => p.row.id === moved)?.under ?? null;
+    for (let at = this.placed.find((p) => p.row.id === over); at; ) {
+      if (at.under === under) return at.row.id;
+      const parent = at.under;
+      at = parent === null ? undefined : this.placed.find((p) => p.row.id === parent);
+    }
+    return null;
+  }
+
+  /** Puts `id` just before (or after) `beside` in the order of every job: `reorder` takes them all. */
+  private placeBeside(id: string, beside: string, after: boolean): void {
     const ids = this.ctx.live
       .sorted()
       .map((r) => r.id)
       .filter((x) => x !== id);
-    ids.splice(ids.indexOf(shown[to]!) + (delta > 0 ? 1 : 0), 0, id);
+    ids.splice(ids.indexOf(beside) + (after ? 1 : 0), 0, id);
     void this.reorder(ids, id);
   }
 

@@ -1,7 +1,7 @@
 /**
  * The page's keyboard shortcuts (the list is in help.ts). Off while a dialog is open or the user
- * types in a field or the terminal; Alt+arrows are the focused row's own, and ↑ / ↓ move between
- * rows only from a row (elsewhere they scroll).
+ * types in a field or the terminal; Alt+arrows are the focused row's own, and the arrows act on
+ * rows only from a row (elsewhere they scroll): ↑ / ↓ move between them, → / ← fold them.
  */
 import type { Ctx } from "./ctx.js";
 import { typing } from "./dom.js";
@@ -41,6 +41,12 @@ export function bindShortcuts(ctx: Ctx, view: () => View | null): void {
       case "ArrowUp":
         if (!(ev.target instanceof HTMLLIElement) || !view()?.step) return;
         view()?.step?.(ev.key === "ArrowDown" ? 1 : -1);
+        break;
+      case "ArrowRight":
+      case "ArrowLeft":
+        // A tree's keys, from a row: show what is under it, or fold it (then up to its parent).
+        if (!(ev.target instanceof HTMLLIElement) || !view()?.fold) return;
+        view()?.fold?.(ev.key === "ArrowRight");
         break;
       case "Enter":
         if (!(ev.target instanceof HTMLLIElement) || !cur) return;

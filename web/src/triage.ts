@@ -1,11 +1,12 @@
 /**
  * Triage: which rows the jobs view shows and in what order. The filter (a state word, a profile,
  * text) is the page's, shared by the view and the header's "need you" badge; the order is the
- * user's choice (prefs.ts): what needs you first (`triageRank`), or your own order alone.
+ * user's choice (prefs.ts): what needs you first (`triageRank`), or your own order alone, the
+ * rows arranged as trees either way (tree.ts).
  */
 import { statesNamed, type ViewState } from "../../sdk/ts/protocol/row-state.js";
 import type { Row } from "./api.js";
-import { triageRank, viewState } from "./row-words.js";
+import { viewState } from "./row-words.js";
 
 export interface Filter {
   /** A word `statesNamed` takes ("need", "blocked", "your turn", "ended"…); "" for every state. */
@@ -58,18 +59,6 @@ export function matcher(f: Filter): (row: Row) => boolean {
 }
 
 export const isFiltered = (f: Filter) => !!(f.state || f.profile || f.text.trim());
-
-/**
- * The rows in the order shown: `rows` come in the user's order (pinned first); by state, they are
- * grouped by `triageRank` (a stable sort keeps the user's order within each state).
- */
-export function arrange(rows: Row[], order: "state" | "mine"): Row[] {
-  if (order === "mine") return rows;
-  return rows
-    .map((row) => ({ row, rank: triageRank(row) }))
-    .sort((a, b) => a.rank - b.rank)
-    .map((x) => x.row);
-}
 
 /** The page's filter, and who wants to know when it changes. */
 export class Triage {
