@@ -257,7 +257,10 @@ describe("messages between sessions", () => {
     // A phone: who to whom and the text fit the screen.
     const phone = await hub({ viewport: { width: 390, height: 844 }, mobile: true });
     await phone.goto(`${d.url}#/jobs/${right.id}`);
-    await phone.getByRole("list", { name: `Messages of ${right.id}` }).locator("li.k-handback").waitFor();
+    await phone
+      .getByRole("list", { name: `Messages of ${right.id}` })
+      .locator("li.k-handback")
+      .waitFor();
     expect(await phone.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
     await phone.getByRole("heading", { name: /^Messages/ }).scrollIntoViewIfNeeded();
     await shot(phone, "peers-job-messages-phone");
