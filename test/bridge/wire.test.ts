@@ -458,8 +458,18 @@ describe("tokens and the job's identity", () => {
 });
 
 describe("a session connection", () => {
-  /** The agent's ops: a session's own. Every other op of the schema set is a hub op. */
-  const AGENT_OPS = ["hello", "report", "ack"];
+  /** The agent's ops and the peer ops: a session's own. Every other op of the schema set is a hub op. */
+  const AGENT_OPS = [
+    "hello",
+    "report",
+    "ack",
+    "peers",
+    "send",
+    "spawn",
+    "handback",
+    "watch",
+    "peer_register",
+  ];
   const HUB_OPS = Object.keys(OPS).filter((op) => !AGENT_OPS.includes(op));
   /** Args each hub op would act on, were it allowed (a new op gets `{}`: refused before its args). */
   const ARGS: Record<string, (id: string) => unknown> = {

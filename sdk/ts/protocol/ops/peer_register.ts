@@ -8,7 +8,7 @@ export const peer_register = {
     /** The pi's own session key: registering again with it gets the same id back. */
     session: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     cwd: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
-    pid: Type.Optional(Type.Integer({ minimum: 1 })),
+    pid: Type.Optional(Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1 })),
   }),
   result: Type.Object({ id: JobId, token: Token }),
 } as const;
