@@ -1,7 +1,7 @@
 /** `pi-roost/client`: DaemonClient against a real daemon, through a restart. */
 import { afterEach, describe, expect, it } from "vitest";
 import { DaemonClient, type Subscribed } from "../../sdk/ts/client/index.js";
-import { OPS, type OpName, RoostError } from "../../sdk/ts/protocol/index.js";
+import { OPS, type OpName, RoostError, SESSION_OPS } from "../../sdk/ts/protocol/index.js";
 import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
 
 let d: TestDaemon;
@@ -67,7 +67,7 @@ describe("DaemonClient", () => {
     expect(await speak("shutdown", () => c.shutdown())).toEqual({});
     await exited;
 
-    const hubOps = Object.keys(OPS).filter((op) => !["hello", "report", "ack"].includes(op));
+    const hubOps = Object.keys(OPS).filter((op) => !SESSION_OPS.includes(op as OpName));
     expect([...spoken].sort()).toEqual(hubOps.sort());
   });
 

@@ -72,5 +72,17 @@ export const OPS = {
 } as const;
 
 export type OpName = keyof typeof OPS;
+/** A session's own ops (the agent's and the peer ops); every other op is a hub op. */
+export const SESSION_OPS: readonly OpName[] = [
+  "hello",
+  "report",
+  "ack",
+  "peers",
+  "send",
+  "spawn",
+  "handback",
+  "watch",
+  "peer_register",
+];
 export type OpArgs<K extends OpName> = Static<(typeof OPS)[K]["args"]>;
 export type OpResult<K extends OpName> = Static<(typeof OPS)[K]["result"]>;
