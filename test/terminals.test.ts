@@ -17,7 +17,7 @@ import {
   until,
 } from "./helpers/daemon.js";
 import { api } from "./helpers/http.js";
-import { handled, row, stepProcess, untilGone, untilRow } from "./helpers/jobs.js";
+import { bashProfile, handled, QUIET_MS, row, stepProcess, untilGone, untilRow } from "./helpers/jobs.js";
 import { killPtyHost } from "./helpers/processes.js";
 import type { RawClient } from "./helpers/raw-client.js";
 import { attachScreen } from "./helpers/screen.js";
@@ -25,18 +25,12 @@ import { attachScreen } from "./helpers/screen.js";
 let d: TestDaemon;
 afterEach(async () => d?.cleanup());
 
-const QUIET = 400;
 const config = {
   agentProfiles: {
-    bash: {
-      command: ["/bin/bash", "--norc", "--noprofile"],
-      task: "type",
-      quietMs: QUIET,
-      env: { PS1: "roost$ " },
-    },
-    ask: { command: [path.join(FIXTURES, "ask.sh")], task: "type", quietMs: QUIET },
-    python: { command: ["python3", "-i", "-q"], task: "type", quietMs: QUIET, env: { PYTHONSTARTUP: "" } },
-    less: { command: ["less"], task: "argv", quietMs: QUIET },
+    bash: bashProfile(),
+    ask: { command: [path.join(FIXTURES, "ask.sh")], task: "type", quietMs: QUIET_MS },
+    python: { command: ["python3", "-i", "-q"], task: "type", quietMs: QUIET_MS, env: { PYTHONSTARTUP: "" } },
+    less: { command: ["less"], task: "argv", quietMs: QUIET_MS },
     agent: agentProfile(),
   },
 };
@@ -138,7 +132,7 @@ describe("a program that asks (y/n)", () => {
           custom: {
             command: ["/bin/sh", "-c", "echo 'Apply these 3 edits? Press enter to accept'; sleep 600"],
             blockedPattern: "Press enter to accept",
-            quietMs: QUIET,
+            quietMs: QUIET_MS,
           },
         },
       },

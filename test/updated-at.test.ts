@@ -5,28 +5,22 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { sleep, startDaemon, type TestDaemon } from "./helpers/daemon.js";
-import { rawAgent, row, silentProfile, untilRow } from "./helpers/jobs.js";
+import { bashProfile, QUIET_MS, rawAgent, row, silentProfile, untilRow } from "./helpers/jobs.js";
 import type { RawClient } from "./helpers/raw-client.js";
 import { attachScreen } from "./helpers/screen.js";
 
 let d: TestDaemon;
 afterEach(async () => d?.cleanup());
 
-const QUIET = 400;
 const config = {
   agentProfiles: {
-    bash: {
-      command: ["/bin/bash", "--norc", "--noprofile"],
-      task: "type",
-      quietMs: QUIET,
-      env: { PS1: "roost$ " },
-    },
+    bash: bashProfile(),
     silent: silentProfile(),
   },
 };
 
 /** Long enough for a screen to have said all it would (a few quiet spells). */
-const settle = () => sleep(4 * QUIET);
+const settle = () => sleep(4 * QUIET_MS);
 
 /** Waits until the job is quiet and has said all it would, and gives its row. */
 async function settled(c: RawClient, id: string) {

@@ -105,6 +105,17 @@ export async function startCleanDaemon(config: unknown): Promise<{ d: TestDaemon
   return { d, home };
 }
 
+/** A terminal job's quiet spell in tests: short, so that a row says idle soon after its screen goes still. */
+export const QUIET_MS = 400;
+
+/** A terminal profile: a clean bash (no rc files) whose prompt is `roost$ `. */
+export const bashProfile = (quietMs = QUIET_MS) => ({
+  command: ["/bin/bash", "--norc", "--noprofile"],
+  task: "type",
+  quietMs,
+  env: { PS1: "roost$ " },
+});
+
 /** A protocol profile whose program never connects: its replies wait, unacked. */
 export const silentProfile = (extra: Record<string, unknown> = {}) => ({
   command: ["sleep", "600"],
