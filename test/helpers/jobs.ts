@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterEach } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { startDaemon, type TestDaemon, until } from "./daemon.js";
 import { descendants, isAlive, procEnv } from "./processes.js";
 import type { RawClient } from "./raw-client.js";
@@ -169,4 +169,27 @@ export function cleanDaemonPerTest(config: () => unknown) {
     current = clean.d;
     return { d: clean.d, c: await clean.d.client(), dir, home: clean.home };
   };
+}
+
+/**
+ * One clean daemon (see startCleanDaemon) for all the tests of the file (or describe) that calls
+ * this, its client and a temp dir for its jobs' work: made before them (the fields are set then),
+ * all removed and everything the daemon started killed after them.
+ */
+export function cleanDaemonPerFile(config: unknown): {
+  d: TestDaemon;
+  c: RawClient;
+  dir: string;
+  home: string;
+} {
+  const shared = {} as { d: TestDaemon; c: RawClient; dir: string; home: string };
+  beforeAll(async () => {
+    const clean = await startCleanDaemon(config);
+    Object.assign(shared, clean, { c: await clean.d.client(), dir: tempDir() });
+  });
+  afterAll(async () => {
+    await shared.d?.cleanup();
+    if (shared.dir) rmTemp(shared.dir);
+  });
+  return shared;
 }

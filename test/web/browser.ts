@@ -1,6 +1,7 @@
 /**
  * The hub's browser tests' helpers: Debian's chromium through playwright-core, logged in to a test
- * daemon with its login link; screenshots into test-output/screenshots/ (git-ignored).
+ * daemon with its login link; screenshots into test-output/screenshots/ (git-ignored). A test file
+ * sets them up with hub-setup.ts.
  */
 import fs from "node:fs";
 import net from "node:net";
@@ -32,19 +33,20 @@ export interface HubPage {
   page: Page;
 }
 
+export interface HubOptions {
+  /** Another token than the owner's. */
+  token?: string;
+  viewport?: { width: number; height: number };
+  mobile?: boolean;
+  dark?: boolean;
+  /** The page's kept choices (web/src/prefs.ts) as the user would have made them before. */
+  prefs?: Record<string, unknown>;
+  /** The browser's notifications allowed and recorded, the page in the background (see RECORD_NOTIFICATIONS). */
+  notify?: boolean;
+}
+
 /** A fresh browser context logged in to the daemon (the owner's token, or `token`). */
-export async function openHub(
-  browser: Browser,
-  d: TestDaemon,
-  opts: {
-    token?: string;
-    viewport?: { width: number; height: number };
-    mobile?: boolean;
-    dark?: boolean;
-    /** The page's kept choices (web/src/prefs.ts) as the user would have made them before. */
-    prefs?: Record<string, unknown>;
-  } = {},
-): Promise<HubPage> {
+export async function openHub(browser: Browser, d: TestDaemon, opts: HubOptions = {}): Promise<HubPage> {
   const context = await browser.newContext({
     viewport: opts.viewport ?? { width: 1200, height: 800 },
     isMobile: opts.mobile ?? false,
@@ -57,6 +59,7 @@ export async function openHub(
     await context.addInitScript(
       `if (!localStorage.getItem("roost.prefs")) localStorage.setItem("roost.prefs", ${JSON.stringify(JSON.stringify(opts.prefs))});`,
     );
+  if (opts.notify) await context.addInitScript(RECORD_NOTIFICATIONS);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (err) => errors.push(String(err)));
@@ -123,7 +126,7 @@ export async function apiPost(d: TestDaemon, op: string, args: Record<string, un
  * browser's own API, stubbed: headless chromium shows none), and the page in the background
  * (`document.hasFocus()` false), so that the hub notifies.
  */
-export const RECORD_NOTIFICATIONS = `
+const RECORD_NOTIFICATIONS = `
     window.__notes = [];
     window.Notification = class {
       static permission = "granted";

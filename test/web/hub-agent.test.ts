@@ -5,48 +5,19 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type TestDaemon, until } from "../helpers/daemon.js";
-import { rmTemp, startCleanDaemon, tempDir } from "../helpers/jobs.js";
-import {
-  api,
-  apiRow,
-  type HubPage,
-  launch,
-  openHub,
-  pageErrors,
-  RECORD_NOTIFICATIONS,
-  shot,
-  WAIT,
-} from "./browser.js";
+import { describe, expect, it } from "vitest";
+import { until } from "../helpers/daemon.js";
+import { cleanDaemonPerTest } from "../helpers/jobs.js";
+import { api, apiRow, pageErrors, shot, WAIT } from "./browser.js";
+import { hubBrowser } from "./hub-setup.js";
 
-let browser: Browser;
-let d: TestDaemon | undefined;
-let hub: HubPage | undefined;
-const temps: string[] = [];
-
-beforeAll(async () => {
-  browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  await hub?.context.close();
-  hub = undefined;
-  await d?.cleanup();
-  d = undefined;
-  for (const t of temps.splice(0)) rmTemp(t);
-});
+const openPage = hubBrowser();
+const daemon = cleanDaemonPerTest(() => ({}));
 
 describe("the hub and the Python example agent", () => {
   it("dispatches from the page; the row turns working, then blocked; a choice clicked twice reaches the agent once", async () => {
-    d = (await startCleanDaemon({})).d;
-    const dir = tempDir();
-    temps.push(dir);
-    hub = await openHub(browser, d);
-    const { page } = hub;
+    const { d, dir } = await daemon();
+    const { page } = await openPage(d);
 
     // Dispatch from the page: the profile list comes from the daemon.
     await page.getByRole("button", { name: "+ Dispatch" }).click();
@@ -86,7 +57,7 @@ describe("the hub and the Python example agent", () => {
     await row.getByText("ran 4 steps: all done").waitFor();
     expect(fs.existsSync(path.join(dir, "scratch.txt"))).toBe(false);
     const after = await until("the answer acked", async () => {
-      const r = await apiRow(d!, id!);
+      const r = await apiRow(d, id!);
       return r.pending === 0 && r.state === "done" ? r : null;
     });
     expect(after.lastSeq).toBe(before.lastSeq + 1);
@@ -117,7 +88,7 @@ describe("the hub and the Python example agent", () => {
     await row.getByText("Already sent (not queued twice)").waitFor();
     await row.getByText("ran 1 step: second round").waitFor({ timeout: WAIT });
     const last = await until("the follow-up acked", async () => {
-      const r = await apiRow(d!, id!);
+      const r = await apiRow(d, id!);
       return r.pending === 0 && r.state === "done" ? r : null;
     });
     expect(last.lastSeq).toBe(after.lastSeq + 1);
@@ -127,10 +98,7 @@ describe("the hub and the Python example agent", () => {
   });
 
   it("shows the rows at a glance, and fits a phone", async () => {
-    d = (await startCleanDaemon({})).d;
-    const dir = tempDir();
-    temps.push(dir);
-    const c = await d.client();
+    const { d, c, dir } = await daemon();
     fs.writeFileSync(path.join(dir, "notes.txt"), "old\n");
     const blocked = await c.ok("dispatch", {
       profile: "example-py",
@@ -143,7 +111,7 @@ describe("the hub and the Python example agent", () => {
     const shell = await c.ok("dispatch", { profile: "shell", name: "scratch shell", cwd: dir });
     await c.ok("pin", { id: shell.job.id, pinned: true });
     await until("all three agents reported", async () => {
-      const { rows } = await api(d!, "list");
+      const { rows } = await api(d, "list");
       const states = rows.map((r: any) => r.state).sort();
       return rows.find((r: any) => r.id === blocked.job.id)?.state === "blocked" && states.includes("failed")
         ? states.filter((s: string) => s === "done").length === 1
@@ -151,8 +119,7 @@ describe("the hub and the Python example agent", () => {
     });
     // The roomy cards in your own order (the dense view, by state, is hub-triage.test.ts's).
     const roomy = { density: "roomy", order: "mine" };
-    hub = await openHub(browser, d, { prefs: roomy });
-    const { page } = hub;
+    const { page } = await openPage(d, { prefs: roomy });
     await page.locator("li.row").nth(3).waitFor();
     // Pinned first, then the user's order (a new job goes on top), as the daemon lists them.
     const names = await page.locator("li.row .name").allTextContents();
@@ -163,7 +130,7 @@ describe("the hub and the Python example agent", () => {
     await shot(page, "rows");
 
     // Dark.
-    const dark = await openHub(browser, d, { dark: true, prefs: roomy });
+    const dark = await openPage(d, { dark: true, prefs: roomy });
     try {
       await dark.page.locator("li.row").nth(3).waitFor();
       await shot(dark.page, "rows-dark");
@@ -172,7 +139,7 @@ describe("the hub and the Python example agent", () => {
     }
 
     // A phone.
-    const phone = await openHub(browser, d, { viewport: { width: 390, height: 844 }, mobile: true });
+    const phone = await openPage(d, { viewport: { width: 390, height: 844 }, mobile: true });
     try {
       await phone.page.locator("li.row").nth(3).waitFor();
       await phone.page.getByRole("button", { name: "+ Dispatch" }).waitFor();
@@ -201,7 +168,7 @@ describe("the hub and the Python example agent", () => {
     // Alt+↑ on the focused row moves it up, for the daemon too.
     await page.keyboard.press("Alt+ArrowUp");
     await until("the new order saved", async () => {
-      const order = (await api(d!, "list")).rows.map((r: any) => r.name).join(",");
+      const order = (await api(d, "list")).rows.map((r: any) => r.name).join(",");
       return order === "scratch shell,broken build,refresh notes,count files";
     });
     // The page follows the rows' pushes, which come one by one: it ends in the daemon's order.
@@ -216,7 +183,7 @@ describe("the hub and the Python example agent", () => {
       .locator(".grip")
       .dragTo(page.locator("li.row", { hasText: "broken build" }), { targetPosition: { x: 200, y: 4 } });
     await until("the dragged order saved", async () => {
-      const order = (await api(d!, "list")).rows.map((r: any) => r.name).join(",");
+      const order = (await api(d, "list")).rows.map((r: any) => r.name).join(",");
       return order === "scratch shell,count files,broken build,refresh notes";
     });
 
@@ -241,17 +208,9 @@ describe("the hub and the Python example agent", () => {
   });
 
   it("counts the jobs that need you in the title, and notifies (when allowed) of one turning blocked", async () => {
-    d = (await startCleanDaemon({})).d;
-    const dir = tempDir();
-    temps.push(dir);
-    const context = await browser.newContext();
-    hub = { context, page: await context.newPage() };
-    const { page } = hub;
+    const { d, c, dir } = await daemon();
     // The browser's notifications, allowed and recorded; the page in the background.
-    await page.addInitScript(RECORD_NOTIFICATIONS);
-    await page.goto(`${d.url}login?token=${encodeURIComponent(d.token)}`);
-    await page.locator(".conn.c-live").waitFor({ timeout: WAIT });
-    const c = await d.client();
+    const { page } = await openPage(d, { notify: true });
     const { job } = await c.ok("dispatch", {
       profile: "example-py",
       name: "asks",

@@ -3,48 +3,25 @@
  * it), the page living through a daemon restart without a reload, a read-only token's page, and a
  * job's pending replies listed on its page (a new one appearing live).
  */
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { TestDaemon } from "../helpers/daemon.js";
-import { rawAgent, rmTemp, silentProfile, startCleanDaemon, tempDir } from "../helpers/jobs.js";
-import { api, apiPost, freePort, type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
+import { describe, expect, it } from "vitest";
+import { cleanDaemonPerTest, rawAgent, silentProfile } from "../helpers/jobs.js";
+import { api, apiPost, freePort, type HubPage, pageErrors, shot, WAIT } from "./browser.js";
+import { hubBrowser } from "./hub-setup.js";
 
-let browser: Browser;
-let d: TestDaemon | undefined;
-const hubs: HubPage[] = [];
-const temps: string[] = [];
+const openPage = hubBrowser();
+/** A daemon with a protocol profile whose agent never connects: its replies stay pending. */
+const daemon = cleanDaemonPerTest(() => ({ agentProfiles: { silent: silentProfile() } }));
 
-beforeAll(async () => {
-  browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const hub of hubs.splice(0)) await hub.context.close();
-  await d?.cleanup();
-  d = undefined;
-  for (const t of temps.splice(0)) rmTemp(t);
-});
-
+/** A daemon (with `env`, if any) and a shell job in a temp dir. */
 async function daemonWithShell(env: Record<string, string> = {}) {
-  const clean = await startCleanDaemon({});
-  d = clean.d;
+  const { d, dir } = await daemon();
   if (Object.keys(env).length) {
     Object.assign(d.env, env);
     await d.restart();
   }
-  const dir = tempDir();
-  temps.push(dir);
   const c = await d.client();
   const { job } = await c.ok("dispatch", { profile: "shell", name: "a shell", cwd: dir });
   return { d, c, id: job.id as string, dir };
-}
-
-/** A daemon with a protocol profile whose agent never connects: its replies stay pending. */
-async function daemonWithSilent(): Promise<TestDaemon> {
-  d = (await startCleanDaemon({ agentProfiles: { silent: silentProfile() } })).d;
-  return d;
 }
 
 /** The xterm's screen as text, one line per row. */
@@ -54,8 +31,7 @@ describe("a job's terminal in the hub", () => {
   it("shows the shell's output and runs a command typed into it", async () => {
     const { d, c, id } = await daemonWithShell();
     await c.ok("input", { id, data: "echo from-the-socket\r" });
-    const hub = await openHub(browser, d);
-    hubs.push(hub);
+    const hub = await openPage(d);
     const { page } = hub;
     await page.locator(`li.row[data-id="${id}"] a.name`).click();
     await page.locator(".job-view .xterm-rows").waitFor();
@@ -90,8 +66,7 @@ describe("the daemon restarted under an open page", () => {
     const port = await freePort();
     const { d, id } = await daemonWithShell({ ROOST_PORT: String(port) });
     expect(d.url).toBe(`http://127.0.0.1:${port}/`);
-    const hub = await openHub(browser, d, { prefs: { density: "roomy" } });
-    hubs.push(hub);
+    const hub = await openPage(d, { prefs: { density: "roomy" } });
     const { page } = hub;
     await page.locator(`li.row[data-id="${id}"]`).waitFor();
     await page.evaluate("window.__sameDocument = 'yes'");
@@ -120,9 +95,7 @@ describe("the daemon restarted under an open page", () => {
 
 describe("a read-only token's page", () => {
   it("has no action buttons or fields, and its attempts to act are refused", async () => {
-    const { d, c, id } = await daemonWithShell();
-    const dir = tempDir();
-    temps.push(dir);
+    const { d, c, id, dir } = await daemonWithShell();
     // A blocked job too, so that its choices are there to not be buttons.
     const blocked = await c.ok("dispatch", {
       profile: "example-py",
@@ -134,8 +107,7 @@ describe("a read-only token's page", () => {
     expect(token.readOnly).toBe(true);
     const roToken = new URL(link).searchParams.get("token")!;
 
-    const hub = await openHub(browser, d, { token: roToken });
-    hubs.push(hub);
+    const hub = await openPage(d, { token: roToken });
     const { page } = hub;
     await page.locator(`li.row[data-id="${id}"]`).waitFor();
     await page
@@ -181,9 +153,7 @@ describe("a read-only token's page", () => {
 
 describe("a job's pending replies", () => {
   it("lists the replies its agent has not taken, oldest first, and a new one as it is sent", async () => {
-    const d = await daemonWithSilent();
-    const dir = tempDir();
-    temps.push(dir);
+    const { d, dir } = await daemon();
     const { job } = await apiPost(d, "dispatch", {
       profile: "silent",
       name: "never listens",
@@ -195,8 +165,7 @@ describe("a job's pending replies", () => {
     const long = Array.from({ length: 12 }, (_, i) => `line ${i + 1} of a long follow-up`).join("\n");
     await apiPost(d, "reply", { id, text: long });
 
-    const hub = await openHub(browser, d);
-    hubs.push(hub);
+    const hub = await openPage(d);
     const { page } = hub;
     await page.goto(`${d.url}#/jobs/${id}`);
     const section = page.getByRole("region", { name: "Pending replies" });
@@ -229,8 +198,7 @@ describe("a job's pending replies", () => {
 
 describe("what an agent reports", () => {
   it("is shown as text: only its web addresses become links", async () => {
-    const d = await daemonWithSilent();
-    const c = await d.client();
+    const { d, c } = await daemon();
     const { job } = await c.ok("dispatch", { profile: "silent", name: "linker" });
     const { agent, token } = await rawAgent(d, c, job.id);
     await agent.ok("report", {
@@ -243,8 +211,7 @@ describe("what an agent reports", () => {
       },
     });
     // The roomy card: its details line has the links (a dense line has the summary alone).
-    const hub = await openHub(browser, d, { prefs: { density: "roomy" } });
-    hubs.push(hub);
+    const hub = await openPage(d, { prefs: { density: "roomy" } });
     const row = hub.page.locator(`li.row[data-id="${job.id}"]`);
     await row.getByText("<img src=x onerror=alert(1)> opened a PR").waitFor();
     expect(await row.locator("img").count()).toBe(0);

@@ -4,62 +4,29 @@
  * cannot run, a job's page (its question said once, `r` only where Reply is), the events page's
  * focus ring, and the favicon.
  */
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { TestDaemon } from "../helpers/daemon.js";
-import { rawAgent, rmTemp, silentProfile, startCleanDaemon, tempDir } from "../helpers/jobs.js";
-import type { RawClient } from "../helpers/raw-client.js";
-import { type HubPage, launch, openHub, pageErrors, RECORD_NOTIFICATIONS, shot, WAIT } from "./browser.js";
+import { describe, expect, it } from "vitest";
+import { cleanDaemonPerFile, rawAgent, silentProfile } from "../helpers/jobs.js";
+import { type HubPage, pageErrors, shot, WAIT } from "./browser.js";
+import { hubBrowser } from "./hub-setup.js";
 
-let browser: Browser;
-let d: TestDaemon;
-let c: RawClient;
-let dir: string;
-const hubs: HubPage[] = [];
-
-beforeAll(async () => {
-  browser = await launch();
-  d = (
-    await startCleanDaemon({
-      agentProfiles: {
-        silent: silentProfile(),
-        ghost: { command: ["roost-test-no-such-program"], description: "a program not installed" },
-      },
-    })
-  ).d;
-  c = await d.client();
-  dir = tempDir();
+const openPage = hubBrowser();
+const shared = cleanDaemonPerFile({
+  agentProfiles: {
+    silent: silentProfile(),
+    ghost: { command: ["roost-test-no-such-program"], description: "a program not installed" },
+  },
 });
-afterAll(async () => {
-  await browser?.close();
-  await d?.cleanup();
-  if (dir) rmTemp(dir);
-});
-afterEach(async () => {
-  for (const hub of hubs.splice(0)) await hub.context.close();
-});
-
-/** A page whose browser notifications are allowed and recorded, and which is in the background. */
-async function hubWithNotifications(): Promise<HubPage> {
-  const context = await browser.newContext();
-  context.setDefaultTimeout(WAIT);
-  const hub = { context, page: await context.newPage() };
-  hubs.push(hub);
-  await hub.page.addInitScript(RECORD_NOTIFICATIONS);
-  await hub.page.goto(`${d.url}login?token=${encodeURIComponent(d.token)}`);
-  await hub.page.locator(".conn.c-live").waitFor();
-  return hub;
-}
 
 const notes = (hub: HubPage) => hub.page.evaluate("window.__notes") as Promise<unknown[]>;
 
 describe("notifications", () => {
   it("notify again when a blocked job asks something new, and of a job's turn once asked for", async () => {
+    const { d, c, dir } = shared;
     const { job } = await c.ok("dispatch", { profile: "silent", name: "asker", cwd: dir });
     const id = job.id as string;
     const { agent, token } = await rawAgent(d, c, id);
     const report = (r: Record<string, unknown>) => agent.ok("report", { id, token, report: r });
-    const hub = await hubWithNotifications();
+    const hub = await openPage(d, { notify: true });
     const { page } = hub;
     const badge = page.locator(`li.row[data-id="${id}"] .badge`);
     await badge.filter({ hasText: "working" }).waitFor();
@@ -109,8 +76,7 @@ describe("notifications", () => {
 
 describe("the dispatch form", () => {
   it("offers the profiles that can run, and marks one not installed, saying why", async () => {
-    const hub = await openHub(browser, d);
-    hubs.push(hub);
+    const hub = await openPage(shared.d);
     const { page } = hub;
     await page.getByRole("button", { name: "+ Dispatch" }).click();
     const dialog = page.getByRole("dialog", { name: "Dispatch a job" });
@@ -138,6 +104,7 @@ describe("the dispatch form", () => {
 
 describe("a job's page, the events page, the icon", () => {
   it("says a terminal's question once, offers r only where Reply is, keeps the focus ring where the keys are", async () => {
+    const { d, c, dir } = shared;
     const { job } = await c.ok("dispatch", {
       profile: "shell",
       name: "asks in a shell",
@@ -147,8 +114,7 @@ describe("a job's page, the events page, the icon", () => {
     const ended = (await c.ok("dispatch", { profile: "shell", name: "ended shell", cwd: dir })).job
       .id as string;
     await c.ok("stop", { id: ended });
-    const hub = await openHub(browser, d);
-    hubs.push(hub);
+    const hub = await openPage(d);
     const { page } = hub;
     const favicons: string[] = [];
     page.on("request", (r) => {

@@ -7,39 +7,16 @@
  * and readable in the events feed. Screenshots of the tree in the dense and roomy views, a job's
  * page with its messages and the feed go to test-output/screenshots/.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { TestDaemon } from "../helpers/daemon.js";
-import { rawAgent, rmTemp, silentProfile, startCleanDaemon, tempDir } from "../helpers/jobs.js";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { cleanDaemonPerFile, rawAgent, silentProfile } from "../helpers/jobs.js";
 import type { RawClient } from "../helpers/raw-client.js";
-import { type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
+import { type HubOptions, pageErrors, shot, WAIT } from "./browser.js";
+import { hubBrowser } from "./hub-setup.js";
 
-let browser: Browser;
-let d: TestDaemon;
-let c: RawClient;
-let dir: string;
-const hubs: HubPage[] = [];
-
-beforeAll(async () => {
-  browser = await launch();
-  d = (await startCleanDaemon({ agentProfiles: { silent: silentProfile() } })).d;
-  c = await d.client();
-  dir = tempDir();
-});
-afterAll(async () => {
-  await browser?.close();
-  await d?.cleanup();
-  if (dir) rmTemp(dir);
-});
-afterEach(async () => {
-  for (const hub of hubs.splice(0)) await hub.context.close();
-});
-
-async function hub(opts: Parameters<typeof openHub>[2] = {}): Promise<Page> {
-  const h = await openHub(browser, d, { viewport: { width: 1280, height: 720 }, ...opts });
-  hubs.push(h);
-  return h.page;
-}
+const openPage = hubBrowser({ viewport: { width: 1280, height: 720 } });
+const shared = cleanDaemonPerFile({ agentProfiles: { silent: silentProfile() } });
+const hub = async (opts: HubOptions = {}): Promise<Page> => (await openPage(shared.d, opts)).page;
 
 /** A running job whose connection speaks for it (hello, report): a session, as its agent would be. */
 interface Session {
@@ -49,19 +26,19 @@ interface Session {
 }
 
 async function session(id: string, summary: string): Promise<Session> {
-  const { agent, token } = await rawAgent(d, c, id);
+  const { agent, token } = await rawAgent(shared.d, shared.c, id);
   const report = (r: Record<string, unknown>) => agent.ok("report", { id, token, report: r });
   await report({ state: "working", summary });
   return { id, agent, report };
 }
 
 async function dispatched(name: string, summary: string): Promise<Session> {
-  const { job } = await c.ok("dispatch", { profile: "silent", name, cwd: dir });
+  const { job } = await shared.c.ok("dispatch", { profile: "silent", name, cwd: shared.dir });
   return session(job.id, summary);
 }
 
 async function spawned(parent: Session, name: string, task: string): Promise<Session> {
-  const { job } = await parent.agent.ok("spawn", { profile: "silent", name, task, cwd: dir });
+  const { job } = await parent.agent.ok("spawn", { profile: "silent", name, task, cwd: shared.dir });
   return session(job.id, task);
 }
 
@@ -184,6 +161,7 @@ describe("a parent and its children", () => {
 
 describe("messages between sessions", () => {
   it("a message sent from one session to another is on both job pages, and readable in the feed", async () => {
+    const { d, c, dir } = shared;
     const left = await dispatched("left", "asks for a review");
     const right = await dispatched("right", "reviews the release");
     await left.agent.ok("send", { to: right.id, text: "please review PR 412 before the release" });

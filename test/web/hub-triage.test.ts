@@ -5,19 +5,13 @@
  * remove); then 500 rows, the time to draw them measured in the page and printed. Screenshots of
  * the dense view, the "need you" view and the phone layout go to test-output/screenshots/.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { VIEW_STATES, viewState } from "../../sdk/ts/protocol/row-state.js";
-import { type TestDaemon, until } from "../helpers/daemon.js";
-import { rmTemp, startCleanDaemon, tempDir } from "../helpers/jobs.js";
-import type { RawClient } from "../helpers/raw-client.js";
-import { api, type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
-
-let browser: Browser;
-let d: TestDaemon;
-let c: RawClient;
-let dir: string;
-const hubs: HubPage[] = [];
+import { until } from "../helpers/daemon.js";
+import { cleanDaemonPerFile } from "../helpers/jobs.js";
+import { api, type HubOptions, pageErrors, shot, WAIT } from "./browser.js";
+import { hubBrowser } from "./hub-setup.js";
 
 /** Forty jobs as a day might have them: [profile, name, task] by the state each ends up in. */
 const SEED = {
@@ -66,24 +60,24 @@ const tally = (states: string[]) => {
   return [...n].sort().join(", ");
 };
 
+const openPage = hubBrowser({ viewport: { width: 1280, height: 900 } });
+const shared = cleanDaemonPerFile({
+  agentProfiles: {
+    // Output every half second: busy, working.
+    ticker: {
+      command: ["sh", "-c", "while :; do echo tick; sleep 0.5; done"],
+      task: "argv",
+      description: "prints a tick twice a second",
+    },
+    fail: { command: ["false"], task: "argv", description: "fails at once" },
+    quick: { command: ["true"], task: "argv", description: "succeeds at once" },
+  },
+});
+const hub = async (opts: HubOptions = {}): Promise<Page> => (await openPage(shared.d, opts)).page;
+
+/** The forty jobs, each come to its state. */
 beforeAll(async () => {
-  browser = await launch();
-  d = (
-    await startCleanDaemon({
-      agentProfiles: {
-        // Output every half second: busy, working.
-        ticker: {
-          command: ["sh", "-c", "while :; do echo tick; sleep 0.5; done"],
-          task: "argv",
-          description: "prints a tick twice a second",
-        },
-        fail: { command: ["false"], task: "argv", description: "fails at once" },
-        quick: { command: ["true"], task: "argv", description: "succeeds at once" },
-      },
-    })
-  ).d;
-  c = await d.client();
-  dir = tempDir();
+  const { d, c, dir } = shared;
   const ids: Record<string, string[]> = Object.fromEntries(Object.keys(SEED).map((s) => [s, []]));
   await Promise.all(
     Object.entries(SEED).flatMap(([state, jobs]) =>
@@ -101,21 +95,6 @@ beforeAll(async () => {
     90000,
   );
 }, 150000);
-
-afterAll(async () => {
-  await browser?.close();
-  await d?.cleanup();
-  if (dir) rmTemp(dir);
-});
-afterEach(async () => {
-  for (const hub of hubs.splice(0)) await hub.context.close();
-});
-
-async function hub(opts: Parameters<typeof openHub>[2] = {}): Promise<Page> {
-  const h = await openHub(browser, d, { viewport: { width: 1280, height: 900 }, ...opts });
-  hubs.push(h);
-  return h.page;
-}
 
 const badges = (page: Page) => page.locator("li.row .badge").allTextContents();
 const rowNames = (page: Page) => page.locator("li.row .name").allTextContents();
@@ -247,6 +226,7 @@ describe("the jobs view at forty jobs", () => {
 
 describe("bulk actions on the selected rows", () => {
   it("selects by checkbox, shift-click, x and select-all; pins, stops and removes them, several at once", async () => {
+    const { d } = shared;
     const page = await hub();
     await expect.poll(() => page.locator("li.row").count(), { timeout: WAIT }).toBe(40);
     // What the bulk bar said while its ops ran, and how many of them were in flight at once.
@@ -335,6 +315,7 @@ describe("bulk actions on the selected rows", () => {
 
 describe("500 rows", () => {
   it("draws them, and says how long that took (measured in the page, not held to a number)", async () => {
+    const { d, c, dir } = shared;
     const have = (await api(d, "list")).rows.length;
     const t0 = Date.now();
     // Jobs that end at once: 500 rows, not 500 processes kept running on a shared machine.
@@ -347,8 +328,7 @@ describe("500 rows", () => {
     console.log(`500 rows: ${500 - have} jobs dispatched in ${Date.now() - t0} ms`);
     await until("500 rows", async () => (await api(d, "list")).rows.length === 500);
 
-    const h = await openHub(browser, d, { viewport: { width: 1280, height: 900 } });
-    hubs.push(h);
+    const h = await openPage(d);
     const { page } = h;
     // Long tasks (over 50 ms on the main thread) from the page's first moment.
     await h.context.addInitScript(`

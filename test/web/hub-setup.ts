@@ -1,0 +1,33 @@
+/**
+ * Every browser test file's setup, one way: one chromium for the file, launched before its tests
+ * and closed after them, and a function that opens a page logged in to a daemon (openHub), whose
+ * context is closed after each test.
+ */
+import type { Browser } from "playwright-core";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import type { TestDaemon } from "../helpers/daemon.js";
+import { type HubOptions, type HubPage, launch, openHub } from "./browser.js";
+
+/** Call at the file's top level; `defaults` go to every page, under what each call says. */
+export function hubBrowser(
+  defaults: HubOptions = {},
+): (d: TestDaemon, opts?: HubOptions) => Promise<HubPage> {
+  let browser: Browser | undefined;
+  const open: HubPage[] = [];
+  beforeAll(async () => {
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  afterEach(async () => {
+    for (const hub of open.splice(0)) await hub.context.close();
+  });
+  return async (d, opts = {}) => {
+    if (!browser)
+      throw new Error("no browser: hubBrowser() launches it before the tests of the file that calls it");
+    const hub = await openHub(browser, d, { ...defaults, ...opts });
+    open.push(hub);
+    return hub;
+  };
+}
