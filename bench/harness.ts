@@ -26,7 +26,7 @@ export const INERT_CONFIG = {
 };
 
 export interface DaemonOptions {
-  /** roost.json's content, written before the first start. */
+  /** roost.json's content, written before the first start: INERT_CONFIG unless said. */
   config?: unknown;
   /** `node --cpu-prof` into this directory, and the event-loop probe (bench/probe.ts). */
   profileDir?: string | null;
@@ -50,8 +50,7 @@ export class BenchDaemon extends DaemonProcess {
   /** A daemon on a fresh temp home, not started yet. */
   static create(opts: DaemonOptions = {}): BenchDaemon {
     const home = tempDir("roost-bench-");
-    if (opts.config !== undefined)
-      fs.writeFileSync(path.join(home, "roost.json"), JSON.stringify(opts.config));
+    fs.writeFileSync(path.join(home, "roost.json"), JSON.stringify(opts.config ?? INERT_CONFIG));
     const env = daemonEnv(home);
     delete env.NODE_OPTIONS; // the pty host and the jobs inherit it: flags go on the daemon's command line
     const d = new BenchDaemon(home, env, opts.profileDir ?? null);
@@ -83,6 +82,11 @@ export class BenchDaemon extends DaemonProcess {
       env.BENCH_PROBE_FILE = this.probeFile;
     }
     return this.spawnDaemon([process.execPath, ...flags, CLI, "daemon"], { env });
+  }
+
+  /** Reads (and resets) the event-loop probe, which runs with `--profile` only: undefined without it. */
+  get probe(): (() => Promise<LoopDelay | null>) | undefined {
+    return this.profileDir ? () => readProbe(this) : undefined;
   }
 
   /** A new connection to the daemon's socket. */
@@ -141,6 +145,22 @@ export function track(child: ChildProcess): ChildProcess {
   children.add(child);
   child.once("exit", () => children.delete(child));
   return child;
+}
+
+/**
+ * After each scenario (bench/run.ts), whatever happened in it: every daemon it started is stopped
+ * (SIGTERM, so that `--cpu-prof` writes its file) and, with all else it started, removed. A
+ * scenario closes its own connections; its daemons are the runner's to end.
+ */
+export async function endScenario(): Promise<void> {
+  for (const d of [...live]) {
+    try {
+      await d.stop();
+    } catch (err) {
+      console.error("bench: stopping a daemon failed:", err);
+    }
+  }
+  cleanupAll();
 }
 
 /** Last resort, at any exit: nothing the benchmark started outlives it. */
@@ -221,7 +241,7 @@ export interface LoopDelay {
 }
 
 /** Asks the daemon's probe (profile runs only) to write its histogram and start a new one. */
-export async function readProbe(d: BenchDaemon): Promise<LoopDelay | null> {
+async function readProbe(d: BenchDaemon): Promise<LoopDelay | null> {
   if (!d.proc || !d.profileDir) return null; // without the probe, SIGUSR2 would end the daemon
   fs.rmSync(d.probeFile, { force: true });
   d.proc.kill("SIGUSR2");

@@ -9,7 +9,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { cleanupAll, ROOT } from "./harness.js";
+import { type Figure, table } from "./figures.js";
+import { cleanupAll, endScenario, ROOT } from "./harness.js";
 import type { Scenario, ScenarioResult } from "./scenario.js";
 import { dispatchScenario } from "./scenarios/dispatch.js";
 import { fanOut } from "./scenarios/fan-out.js";
@@ -21,7 +22,7 @@ import { reportThroughput } from "./scenarios/report-throughput.js";
 import { restart } from "./scenarios/restart.js";
 import { startScenario } from "./scenarios/start.js";
 import { stopRm } from "./scenarios/stop-rm.js";
-import { type Figure, machine, table } from "./stats.js";
+import { machine } from "./stats.js";
 
 const SCENARIOS: Scenario[] = [
   reportThroughput,
@@ -90,7 +91,7 @@ async function main(): Promise<number> {
       error = (err as Error)?.stack ?? String(err);
       console.error(`bench: ${s.name} failed: ${error}`);
     } finally {
-      cleanupAll();
+      await endScenario();
     }
     const seconds = Math.round((performance.now() - started) / 100) / 10;
     log(`${seconds} s`);

@@ -1,5 +1,5 @@
 /** What a scenario is to the runner (bench/run.ts). */
-import type { Figure } from "./stats.js";
+import type { Figure } from "./figures.js";
 
 export interface ScenarioContext {
   /** `--profile`: the daemon runs with `--cpu-prof` into this directory, and the event-loop probe. */

@@ -1,4 +1,4 @@
-/** Figures: percentiles, CPU time of a process, the machine a run came from, and the table. */
+/** Measures: percentiles, CPU time and memory of a process, how busy the machine was, the machine a run came from. */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -90,23 +90,6 @@ export function memKiB(pid: number): { rss: number; pss: number } {
   return { rss, pss };
 }
 
-/** A figure without a baseline or a target: it is there to explain the others. */
-export function info(scenario: string, name: string, unit: string, roost: number): Figure {
-  return { scenario, name, unit, roost, baseline: null, ratio: null, target: null, met: null };
-}
-
-/** A figure with no baseline and a ceiling: met when below it (`target` says it, "< 10 ms" by default). */
-export function underTarget(
-  scenario: string,
-  name: string,
-  unit: string,
-  roost: number,
-  ceiling: number,
-  target = `< ${ceiling} ${unit}`,
-): Figure {
-  return { scenario, name, unit, roost, baseline: null, ratio: null, target, met: roost < ceiling };
-}
-
 export interface Machine {
   nproc: number;
   cpu: string;
@@ -135,46 +118,6 @@ export function machine(root: string): Machine {
     loadAvg: os.loadavg().map((l) => Math.round(l * 100) / 100),
     commit,
   };
-}
-
-/** One line of the table: a figure of roost's, and the baseline's when it has one. */
-export interface Figure {
-  scenario: string;
-  name: string;
-  unit: string;
-  roost: number;
-  baseline: number | null;
-  /** roost ÷ baseline (the median of each round's own ratio where there are rounds). */
-  ratio: number | null;
-  /** What is asked, said for the table ("ratio ≥ 0.70", "< 5 ms"); null: for information only. */
-  target: string | null;
-  met: boolean | null;
-}
-
-export function table(figures: Figure[]): string {
-  const head = ["scenario", "figure", "roost", "baseline", "ratio", "target", "met"];
-  const rows = figures.map((f) => [
-    f.scenario,
-    f.name,
-    num(f.roost, f.unit),
-    f.baseline === null ? "—" : num(f.baseline, f.unit),
-    f.ratio === null ? "—" : f.ratio.toFixed(2),
-    f.target ?? "—",
-    f.met === null ? "" : f.met ? "yes" : "NO",
-  ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const right = new Set([2, 3, 4]);
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ");
-  return [line(head), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
-}
-
-/** A figure with its unit, rounded for reading. */
-export function num(v: number, unit: string): string {
-  if (!Number.isFinite(v)) return "n/a";
-  const digits = v >= 100 ? 0 : v >= 10 ? 1 : 2;
-  const s = v.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: 0 });
-  return unit ? `${s} ${unit}` : s;
 }
 
 export const round = (v: number, digits = 2) => Math.round(v * 10 ** digits) / 10 ** digits;

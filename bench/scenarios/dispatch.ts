@@ -19,10 +19,11 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { BenchDaemon, dispatchInert, INERT_CONFIG, procEnv, ROOT, sleep, track, until } from "../harness.js";
+import { type Figure, info, underTarget, withBaseline } from "../figures.js";
+import { BenchDaemon, dispatchInert, procEnv, ROOT, sleep, track, until } from "../harness.js";
 import type { Conn } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import { cpuMs, type Figure, info, median, percentile, round, underTarget } from "../stats.js";
+import { cpuMs, median, percentile, round } from "../stats.js";
 
 const ROUNDS = 15;
 const TARGET_MS = 100;
@@ -87,7 +88,7 @@ async function byHand(
 }
 
 async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
-  const d = await BenchDaemon.start({ config: INERT_CONFIG, profileDir: ctx.profileDir });
+  const d = await BenchDaemon.start({ profileDir: ctx.profileDir });
   let hub: Conn | null = null;
   try {
     hub = await d.connect();
@@ -123,17 +124,13 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       round(rounds.reduce((s, x) => s + f(x), 0) / rounds.length, 1);
     const overhead = median(rounds.map((x) => x.overheadMs));
     const S = "dispatch";
+    const roostMs = median(rounds.map((x) => x.roost.ms));
+    const handMs = median(rounds.map((x) => x.hand.ms));
+    const ratio = round(median(rounds.map((x) => x.roost.ms / x.hand.ms)), 2);
+    const roostCpuMs = mean((x) => x.roost.daemonCpuMs);
+    const handCpuMs = mean((x) => x.hand.daemonCpuMs);
     const figures: Figure[] = [
-      {
-        scenario: S,
-        name: "start → first report, p50",
-        unit: "ms",
-        roost: median(rounds.map((x) => x.roost.ms)),
-        baseline: median(rounds.map((x) => x.hand.ms)),
-        ratio: round(median(rounds.map((x) => x.roost.ms / x.hand.ms)), 2),
-        target: null,
-        met: null,
-      },
+      withBaseline(S, "start → first report, p50", "ms", roostMs, handMs, ratio),
       underTarget(S, "overhead (dispatch − by hand), p50", "ms", overhead, TARGET_MS),
       info(
         S,
@@ -148,22 +145,11 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         ),
       ),
       info(S, "dispatch answered, p50", "ms", median(rounds.map((x) => x.roost.answerMs))),
-      {
-        scenario: S,
-        name: "daemon CPU, start → first report (mean)",
-        unit: "ms",
-        roost: mean((x) => x.roost.daemonCpuMs),
-        baseline: mean((x) => x.hand.daemonCpuMs),
-        ratio: null,
-        target: null,
-        met: null,
-      },
+      withBaseline(S, "daemon CPU, start → first report (mean)", "ms", roostCpuMs, handCpuMs),
     ];
     return { figures, detail: { rounds, agent: AGENT } };
   } finally {
     hub?.close();
-    await d.stop();
-    d.cleanup();
   }
 }
 

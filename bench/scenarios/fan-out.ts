@@ -16,19 +16,10 @@ import { performance } from "node:perf_hooks";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import { BenchAgent } from "../agent.js";
-import { BenchDaemon, dispatchJobs, INERT_CONFIG, sleep, track } from "../harness.js";
+import { type Figure, info, underTarget } from "../figures.js";
+import { BenchDaemon, dispatchJobs, sleep, track } from "../harness.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import {
-  Contention,
-  cpuMs,
-  type Figure,
-  info,
-  median,
-  percentile,
-  round,
-  syscalls,
-  underTarget,
-} from "../stats.js";
+import { Contention, cpuMs, median, percentile, round, syscalls } from "../stats.js";
 
 // BENCH_FANOUT_SUBSCRIBERS and BENCH_FANOUT_RATE change the load, for finding where the knee is.
 const SUBSCRIBERS = Number(process.env.BENCH_FANOUT_SUBSCRIBERS) || 100;
@@ -152,7 +143,7 @@ async function pace(agents: BenchAgent[], ms: number): Promise<number[]> {
 }
 
 async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
-  const d = await BenchDaemon.start({ config: INERT_CONFIG, profileDir: ctx.profileDir });
+  const d = await BenchDaemon.start({ profileDir: ctx.profileDir });
   const agents: BenchAgent[] = [];
   let subs: Subscribers | null = null;
   try {
@@ -291,8 +282,6 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   } finally {
     for (const a of agents) a.close();
     await subs?.exit();
-    await d.stop();
-    d.cleanup();
   }
 }
 

@@ -13,9 +13,10 @@
  * buffers), which no /proc figure of a process shows.
  */
 import { performance } from "node:perf_hooks";
+import { type Figure, info, underTarget } from "../figures.js";
 import { BenchDaemon, childPids, dispatchJobs, sleep } from "../harness.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import { type Figure, info, median, memKiB, round, underTarget } from "../stats.js";
+import { median, memKiB, round } from "../stats.js";
 
 const JOBS = 100;
 const TARGET_MB = 5;
@@ -77,68 +78,63 @@ async function settled(d: BenchDaemon, host: number): Promise<Snapshot> {
 
 async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   const d = await BenchDaemon.start({ config: CONFIG, profileDir: ctx.profileDir });
-  try {
-    const host = d.ptyHostPid();
-    if (!host) throw new Error("the daemon started no pty host");
-    await sleep(1000);
-    const before = await settled(d, host);
-    ctx.log(
-      `started, no job: daemon ${round(before.daemonKiB / 1024, 1)} MiB, pty host ${round(before.hostKiB / 1024, 1)} MiB`,
-    );
-    const t0 = performance.now();
-    const jobs = await dispatchJobs(d, "idle", JOBS, 4);
-    ctx.log(`${JOBS} jobs dispatched in ${Math.round(performance.now() - t0)} ms; idling ${IDLE_MS} ms`);
-    await sleep(IDLE_MS);
-    const hub = await d.connect();
-    const { rows } = (await hub.ok("list", {})) as { rows: { life: string; status: string }[] };
-    hub.close();
-    const running = rows.filter((r) => r.life === "running").length;
-    if (running !== JOBS) throw new Error(`${running} of ${JOBS} jobs are running`);
-    const after = await settled(d, host);
-    if (after.jobProcesses < JOBS) throw new Error(`${after.jobProcesses} job processes for ${JOBS} jobs`);
+  const host = d.ptyHostPid();
+  if (!host) throw new Error("the daemon started no pty host");
+  await sleep(1000);
+  const before = await settled(d, host);
+  ctx.log(
+    `started, no job: daemon ${round(before.daemonKiB / 1024, 1)} MiB, pty host ${round(before.hostKiB / 1024, 1)} MiB`,
+  );
+  const t0 = performance.now();
+  const jobs = await dispatchJobs(d, "idle", JOBS, 4);
+  ctx.log(`${JOBS} jobs dispatched in ${Math.round(performance.now() - t0)} ms; idling ${IDLE_MS} ms`);
+  await sleep(IDLE_MS);
+  const hub = await d.connect();
+  const { rows } = (await hub.ok("list", {})) as { rows: { life: string; status: string }[] };
+  hub.close();
+  const running = rows.filter((r) => r.life === "running").length;
+  if (running !== JOBS) throw new Error(`${running} of ${JOBS} jobs are running`);
+  const after = await settled(d, host);
+  if (after.jobProcesses < JOBS) throw new Error(`${after.jobProcesses} job processes for ${JOBS} jobs`);
 
-    const kib = (k: number) => round(k / 1024, 2);
-    const daemonGrowth = after.daemonKiB - before.daemonKiB;
-    const hostGrowth = after.hostKiB - before.hostKiB;
-    const perJobRss = (daemonGrowth + hostGrowth + after.jobsRssKiB) / JOBS;
-    const perJobPss = (daemonGrowth + hostGrowth + after.jobsPssKiB) / JOBS;
-    const perJobMB = (perJobRss * 1024) / 1e6;
-    ctx.log(
-      `per job: daemon ${kib(daemonGrowth / JOBS)} + pty host ${kib(hostGrowth / JOBS)} + ` +
-        `processes ${kib(after.jobsRssKiB / JOBS)} (PSS ${kib(after.jobsPssKiB / JOBS)}) MiB = ${kib(perJobRss)} MiB`,
-    );
-    const S = "idle jobs";
-    const figures: Figure[] = [
-      underTarget(
-        S,
-        `memory per idle job (RSS: daemon + host growth + processes)`,
-        "MB",
-        round(perJobMB, 2),
-        TARGET_MB,
-      ),
-      info(S, "the same with the processes' PSS", "MB", round((perJobPss * 1024) / 1e6, 2)),
-      info(S, "  daemon RSS growth per job", "MB", round((daemonGrowth * 1024) / JOBS / 1e6, 2)),
-      info(S, "  pty host RSS growth per job", "MB", round((hostGrowth * 1024) / JOBS / 1e6, 2)),
-      info(S, "  a job's processes, RSS", "MB", round((after.jobsRssKiB * 1024) / JOBS / 1e6, 2)),
-      info(S, "  a job's processes, PSS", "MB", round((after.jobsPssKiB * 1024) / JOBS / 1e6, 2)),
-    ];
-    return {
-      figures,
-      detail: {
-        jobs: JOBS,
-        command: CONFIG.agentProfiles.idle.command,
-        idleMs: IDLE_MS,
-        jobIds: [jobs[0]?.id, jobs.at(-1)?.id],
-        beforeKiB: before,
-        afterKiB: after,
-        perJobKiB: { rss: round(perJobRss, 0), pss: round(perJobPss, 0) },
-        jobsPssPerJobKiB: round(after.jobsPssKiB / JOBS, 0),
-      },
-    };
-  } finally {
-    await d.stop();
-    d.cleanup();
-  }
+  const kib = (k: number) => round(k / 1024, 2);
+  const daemonGrowth = after.daemonKiB - before.daemonKiB;
+  const hostGrowth = after.hostKiB - before.hostKiB;
+  const perJobRss = (daemonGrowth + hostGrowth + after.jobsRssKiB) / JOBS;
+  const perJobPss = (daemonGrowth + hostGrowth + after.jobsPssKiB) / JOBS;
+  const perJobMB = (perJobRss * 1024) / 1e6;
+  ctx.log(
+    `per job: daemon ${kib(daemonGrowth / JOBS)} + pty host ${kib(hostGrowth / JOBS)} + ` +
+      `processes ${kib(after.jobsRssKiB / JOBS)} (PSS ${kib(after.jobsPssKiB / JOBS)}) MiB = ${kib(perJobRss)} MiB`,
+  );
+  const S = "idle jobs";
+  const figures: Figure[] = [
+    underTarget(
+      S,
+      `memory per idle job (RSS: daemon + host growth + processes)`,
+      "MB",
+      round(perJobMB, 2),
+      TARGET_MB,
+    ),
+    info(S, "the same with the processes' PSS", "MB", round((perJobPss * 1024) / 1e6, 2)),
+    info(S, "  daemon RSS growth per job", "MB", round((daemonGrowth * 1024) / JOBS / 1e6, 2)),
+    info(S, "  pty host RSS growth per job", "MB", round((hostGrowth * 1024) / JOBS / 1e6, 2)),
+    info(S, "  a job's processes, RSS", "MB", round((after.jobsRssKiB * 1024) / JOBS / 1e6, 2)),
+    info(S, "  a job's processes, PSS", "MB", round((after.jobsPssKiB * 1024) / JOBS / 1e6, 2)),
+  ];
+  return {
+    figures,
+    detail: {
+      jobs: JOBS,
+      command: CONFIG.agentProfiles.idle.command,
+      idleMs: IDLE_MS,
+      jobIds: [jobs[0]?.id, jobs.at(-1)?.id],
+      beforeKiB: before,
+      afterKiB: after,
+      perJobKiB: { rss: round(perJobRss, 0), pss: round(perJobPss, 0) },
+      jobsPssPerJobKiB: round(after.jobsPssKiB / JOBS, 0),
+    },
+  };
 }
 
 export const idleJobs: Scenario = {

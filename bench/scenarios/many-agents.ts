@@ -11,20 +11,11 @@
  */
 import { performance } from "node:perf_hooks";
 import { BenchAgent } from "../agent.js";
-import { BenchDaemon, dispatchJobs, INERT_CONFIG, sleep } from "../harness.js";
+import { type Figure, info, underTarget } from "../figures.js";
+import { BenchDaemon, dispatchJobs, sleep } from "../harness.js";
 import type { Conn } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import {
-  Contention,
-  cpuMs,
-  type Figure,
-  info,
-  median,
-  memKiB,
-  percentile,
-  round,
-  underTarget,
-} from "../stats.js";
+import { Contention, cpuMs, median, memKiB, percentile, round } from "../stats.js";
 
 const AGENTS = 1000;
 const DISPATCH_IN_FLIGHT = 8;
@@ -68,7 +59,7 @@ function memory(d: BenchDaemon) {
 }
 
 async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
-  const d = await BenchDaemon.start({ config: INERT_CONFIG, profileDir: ctx.profileDir });
+  const d = await BenchDaemon.start({ profileDir: ctx.profileDir });
   const agents: BenchAgent[] = [];
   let stops: (() => void)[] = [];
   let hub: Conn | null = null;
@@ -194,8 +185,6 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     for (const stop of stops) stop();
     for (const a of agents) a.close();
     hub?.close();
-    await d.stop();
-    d.cleanup();
   }
 }
 

@@ -8,10 +8,11 @@
  * No baseline: no bare program does what a peer item is (saved, then delivered, then acked).
  */
 import { performance } from "node:perf_hooks";
-import { BenchDaemon, dispatchJobs, INERT_CONFIG, type InertJob, sleep } from "../harness.js";
+import { type Figure, info } from "../figures.js";
+import { BenchDaemon, dispatchJobs, type InertJob, sleep } from "../harness.js";
 import type { Conn } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import { Contention, cpuMs, type Figure, info, median, percentile, round } from "../stats.js";
+import { Contention, cpuMs, median, percentile, round } from "../stats.js";
 
 const SESSIONS = 100;
 const SENDS = 30; // LIMITS.sendsPerMinute: each sender's whole minute
@@ -23,7 +24,7 @@ interface Peer {
 }
 
 async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
-  const d = await BenchDaemon.start({ config: INERT_CONFIG, profileDir: ctx.profileDir });
+  const d = await BenchDaemon.start({ profileDir: ctx.profileDir });
   const peers: Peer[] = [];
   try {
     ctx.log(`dispatching ${SESSIONS} jobs`);
@@ -134,8 +135,6 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     };
   } finally {
     for (const p of peers) p.conn.close();
-    await d.stop();
-    d.cleanup();
   }
 }
 

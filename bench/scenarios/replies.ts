@@ -15,13 +15,12 @@
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
+import { type Figure, info, ratioAtLeast, underTarget, withBaseline } from "../figures.js";
 import {
   BenchDaemon,
   dispatchInert,
-  INERT_CONFIG,
   type InertJob,
   type LoopDelay,
-  readProbe,
   sleep,
   tempDir,
   until,
@@ -29,7 +28,7 @@ import {
 import { HttpHub } from "../http-client.js";
 import type { Answer, Conn } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import { Contention, cpuMs, type Figure, median, percentile, round, rssMiB, underTarget } from "../stats.js";
+import { Contention, cpuMs, median, percentile, round, rssMiB } from "../stats.js";
 
 const JOBS = 20;
 const HUBS = 4;
@@ -140,6 +139,17 @@ function sendReply(send: Send, jobs: InertJob[], track: Track, tag: string): Pro
   });
 }
 
+/** What a phase sends replies with: each slot keeps one in flight; `tag` makes their requestIds. */
+interface Load {
+  d: BenchDaemon;
+  slots: Send[];
+  jobs: InertJob[];
+  track: Track;
+  tag: string;
+  /** The event-loop probe (`--profile`): read (and reset) at a phase's start and end. */
+  probe?: () => Promise<LoopDelay | null>;
+}
+
 interface Busy {
   /** CPUs the rest of the machine used meanwhile, and the hypervisor took (see Contention). */
   otherCpus: number;
@@ -162,14 +172,7 @@ interface Closed extends Busy {
  * answers alone could outrun the acks and reach the 50-waiting limit, and in the long run no job
  * takes replies faster than its agent acks them.
  */
-async function closedLoop(
-  d: BenchDaemon,
-  slots: Send[],
-  jobs: InertJob[],
-  track: Track,
-  tag: string,
-  probe?: () => Promise<LoopDelay | null>,
-): Promise<Closed> {
+async function closedLoop({ d, slots, jobs, track, tag, probe }: Load): Promise<Closed> {
   let pumping = true;
   const loops: Promise<void>[] = [];
   for (const send of slots)
@@ -212,14 +215,7 @@ interface Paced extends Busy {
 }
 
 /** Open loop: PACED_RATE replies a second, each sent on time (a millisecond timer), answers or not. */
-async function paced(
-  d: BenchDaemon,
-  slots: Send[],
-  jobs: InertJob[],
-  track: Track,
-  tag: string,
-  probe?: () => Promise<LoopDelay | null>,
-): Promise<Paced> {
+async function paced({ d, slots, jobs, track, tag, probe }: Load): Promise<Paced> {
   const total = (PACED_RATE * PACED_MS) / 1000;
   const first = track.next;
   await probe?.();
@@ -323,7 +319,7 @@ interface Round {
  */
 async function run(ctx: ScenarioContext, face: Face): Promise<ScenarioResult> {
   const S = face === "http" ? "replies over HTTP" : "durable replies";
-  const d = await BenchDaemon.start({ config: INERT_CONFIG, profileDir: ctx.profileDir });
+  const d = await BenchDaemon.start({ profileDir: ctx.profileDir });
   const dbDir = tempDir("roost-bench-sqlite-");
   const db = new Database(path.join(dbDir, "baseline.db"));
   const conns: Conn[] = [];
@@ -359,7 +355,8 @@ async function run(ctx: ScenarioContext, face: Face): Promise<ScenarioResult> {
       ctx.log(`HTTP at ${url}: ${HTTP_SOCKETS} keep-alive connections, ${slots.length} replies in flight`);
     }
     const tag = `bench-${process.pid}-${Date.now()}`;
-    const probe = ctx.profileDir ? () => readProbe(d) : undefined;
+    const probe = d.probe;
+    const load: Load = { d, slots, jobs, track, tag, probe };
 
     const rounds: Round[] = [];
     for (let r = 0; r < ROUNDS; r++) {
@@ -372,18 +369,18 @@ async function run(ctx: ScenarioContext, face: Face): Promise<ScenarioResult> {
           b = baseline(db, baseState);
         },
         async () => {
-          x = await closedLoop(d, slots, jobs, track, tag, probe);
+          x = await closedLoop(load);
           await until("the closed loop's replies acked", () => track.settled(), 30000);
         },
       ];
       if (face === "http")
         steps.push(async () => {
-          sock = await closedLoop(d, socketSlots, jobs, track, tag, probe);
+          sock = await closedLoop({ ...load, slots: socketSlots });
           await until("the closed loop's replies acked", () => track.settled(), 30000);
         });
       if (r % 2 === 1) steps.reverse();
       for (const step of steps) await step();
-      const p = await paced(d, slots, jobs, track, tag, probe);
+      const p = await paced(load);
       const ratio = round(x!.rate / b!.rate, 3);
       const round1: Round = { roost: x!, baseline: b!, ratio, paced: p };
       if (sock) {
@@ -407,51 +404,40 @@ async function run(ctx: ScenarioContext, face: Face): Promise<ScenarioResult> {
 
     const ratio = median(rounds.map((r) => r.ratio));
     const p99 = median(rounds.map((r) => r.paced.answered.p99));
-    const info = (name: string, unit: string, roost: number, base: number | null = null): Figure => ({
-      scenario: S,
-      name,
-      unit,
-      roost,
-      baseline: base,
-      ratio: null,
-      target: null,
-      met: null,
-    });
     const figures: Figure[] = [
-      {
-        scenario: S,
-        name: "replies saved/s",
-        unit: "/s",
-        roost: median(rounds.map((r) => r.roost.rate)),
-        baseline: median(rounds.map((r) => r.baseline.rate)),
+      ratioAtLeast(
+        S,
+        "replies saved/s",
+        "/s",
+        median(rounds.map((r) => r.roost.rate)),
+        median(rounds.map((r) => r.baseline.rate)),
         ratio,
-        target: `ratio ≥ ${TARGET_RATIO.toFixed(2)}`,
-        met: ratio >= TARGET_RATIO,
-      },
+        TARGET_RATIO,
+      ),
       underTarget(S, `p99 saved, at ${PACED_RATE}/s`, "ms", p99, TARGET_P99_MS),
-      info(
+      withBaseline(
+        S,
         `p50 saved, at ${PACED_RATE}/s`,
         "ms",
         median(rounds.map((r) => r.paced.answered.p50)),
         median(rounds.map((r) => r.baseline.p50)),
       ),
-      info(`p99 delivered, at ${PACED_RATE}/s`, "ms", median(rounds.map((r) => r.paced.delivered.p99))),
-      info(`p99 ack stored, at ${PACED_RATE}/s`, "ms", median(rounds.map((r) => r.paced.acked.p99))),
-      info("p99 saved, closed loop", "ms", median(rounds.map((r) => r.roost.p99))),
-      info("daemon CPU per reply", "µs", median(rounds.map((r) => r.roost.daemonCpuUs))),
+      info(S, `p99 delivered, at ${PACED_RATE}/s`, "ms", median(rounds.map((r) => r.paced.delivered.p99))),
+      info(S, `p99 ack stored, at ${PACED_RATE}/s`, "ms", median(rounds.map((r) => r.paced.acked.p99))),
+      info(S, "p99 saved, closed loop", "ms", median(rounds.map((r) => r.roost.p99))),
+      info(S, "daemon CPU per reply", "µs", median(rounds.map((r) => r.roost.daemonCpuUs))),
     ];
     if (face === "http") {
       // The socket's closed loop of the same rounds, in the baseline column: HTTP ÷ socket.
-      const vs = (name: string, unit: string, pick: (c: Closed) => number): Figure => ({
-        scenario: S,
-        name,
-        unit,
-        roost: median(rounds.map((r) => pick(r.roost))),
-        baseline: median(rounds.map((r) => pick(r.socket!))),
-        ratio: median(rounds.map((r) => round(pick(r.roost) / pick(r.socket!), 3))),
-        target: null,
-        met: null,
-      });
+      const vs = (name: string, unit: string, pick: (c: Closed) => number): Figure =>
+        withBaseline(
+          S,
+          name,
+          unit,
+          median(rounds.map((r) => pick(r.roost))),
+          median(rounds.map((r) => pick(r.socket!))),
+          median(rounds.map((r) => round(pick(r.roost) / pick(r.socket!), 3))),
+        );
       figures.push(
         vs("HTTP vs socket (baseline column): saved/s", "/s", (c) => c.rate),
         vs("HTTP vs socket: daemon CPU per reply", "µs", (c) => c.daemonCpuUs),
@@ -478,8 +464,6 @@ async function run(ctx: ScenarioContext, face: Face): Promise<ScenarioResult> {
     for (const c of conns) c.close();
     httpHub?.close();
     db.close();
-    await d.stop();
-    d.cleanup();
   }
 }
 

@@ -10,20 +10,20 @@
 import net from "node:net";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { type Figure, ratioAtLeast, withBaseline } from "../figures.js";
 import {
   BenchDaemon,
   dispatchInert,
   INERT_CONFIG,
   type InertJob,
   type LoopDelay,
-  readProbe,
   sleep,
   startBaselineServer,
   stopChild,
   tempDir,
 } from "../harness.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import { Contention, cpuMs, type Figure, median, round, rssMiB, syscalls } from "../stats.js";
+import { Contention, cpuMs, median, round, rssMiB, syscalls } from "../stats.js";
 
 const CONNECTIONS = 100;
 const WINDOW = 16;
@@ -205,85 +205,68 @@ async function drive(drivers: Driver[], serverPid: number, probe?: () => Promise
 }
 
 async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
-  const d = await BenchDaemon.start({ config: INERT_CONFIG, profileDir: ctx.profileDir });
+  const d = await BenchDaemon.start({ profileDir: ctx.profileDir });
   const baseDir = tempDir("roost-bench-base-");
   const drivers: Driver[] = [];
+  ctx.log(`dispatching ${CONNECTIONS} jobs (${INERT_CONFIG.agentProfiles.inert.command.join(" ")})`);
+  const jobs = await dispatchInert(d, CONNECTIONS);
+  const baseSocket = path.join(baseDir, "base.sock");
+  const base = await startBaselineServer(baseSocket);
   try {
-    ctx.log(`dispatching ${CONNECTIONS} jobs (${INERT_CONFIG.agentProfiles.inert.command.join(" ")})`);
-    const jobs = await dispatchInert(d, CONNECTIONS);
-    const baseSocket = path.join(baseDir, "base.sock");
-    const base = await startBaselineServer(baseSocket);
-    try {
-      const roost = await Promise.all(jobs.map((j, i) => Driver.open(d.socket, j, i)));
-      const bare = await Promise.all(jobs.map((j, i) => Driver.open(baseSocket, j, i)));
-      drivers.push(...roost, ...bare);
-      const rounds: { roost: Phase; baseline: Phase; ratio: number }[] = [];
-      for (let r = 0; r < ROUNDS; r++) {
-        // Alternating which goes first, so that a drift of the machine falls on both.
-        const probe = ctx.profileDir ? () => readProbe(d) : undefined;
-        let b: Phase;
-        let x: Phase;
-        if (r % 2 === 0) {
-          b = await drive(bare, base.pid!);
-          x = await drive(roost, d.pid, probe);
-        } else {
-          x = await drive(roost, d.pid, probe);
-          b = await drive(bare, base.pid!);
-        }
-        const ratio = round(x.rate / b.rate, 3);
-        rounds.push({ roost: x, baseline: b, ratio });
-        ctx.log(
-          `round ${r + 1}: roost ${x.rate}/s (${x.serverCpuUs} µs CPU, ${x.serverWritesPerAnswer} writes each), ` +
-            `baseline ${b.rate}/s (${b.serverCpuUs} µs, ${b.serverWritesPerAnswer} writes), ratio ${ratio.toFixed(2)}; ` +
-            `other processes used ${x.otherCpus} and ${b.otherCpus} CPUs`,
-        );
+    const roost = await Promise.all(jobs.map((j, i) => Driver.open(d.socket, j, i)));
+    const bare = await Promise.all(jobs.map((j, i) => Driver.open(baseSocket, j, i)));
+    drivers.push(...roost, ...bare);
+    const rounds: { roost: Phase; baseline: Phase; ratio: number }[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      // Alternating which goes first, so that a drift of the machine falls on both.
+      const probe = d.probe;
+      let b: Phase;
+      let x: Phase;
+      if (r % 2 === 0) {
+        b = await drive(bare, base.pid!);
+        x = await drive(roost, d.pid, probe);
+      } else {
+        x = await drive(roost, d.pid, probe);
+        b = await drive(bare, base.pid!);
       }
-      const errors = rounds.reduce((s, r) => s + r.roost.errors + r.baseline.errors, 0);
-      if (errors > 0) {
-        const first = [...roost, ...bare].find((x) => x.firstError)?.firstError;
-        throw new Error(`${errors} error answers; the first: ${first}`);
-      }
-      const ratio = median(rounds.map((r) => r.ratio));
-      const figures: Figure[] = [
-        {
-          scenario: "report throughput",
-          name: "reports answered/s",
-          unit: "/s",
-          roost: median(rounds.map((r) => r.roost.rate)),
-          baseline: median(rounds.map((r) => r.baseline.rate)),
-          ratio,
-          target: `ratio ≥ ${TARGET.toFixed(2)}`,
-          met: ratio >= TARGET,
-        },
-        {
-          scenario: "report throughput",
-          name: "server CPU per report",
-          unit: "µs",
-          roost: median(rounds.map((r) => r.roost.serverCpuUs)),
-          baseline: median(rounds.map((r) => r.baseline.serverCpuUs)),
-          ratio: median(rounds.map((r) => r.roost.serverCpuUs / r.baseline.serverCpuUs)),
-          target: null,
-          met: null,
-        },
-      ];
-      const rss = round(rssMiB(d.pid), 1);
-      return {
-        figures,
-        detail: {
-          connections: CONNECTIONS,
-          window: WINDOW,
-          measureMs: MEASURE_MS,
-          rounds,
-          daemonRssMiB: rss,
-        },
-      };
-    } finally {
-      for (const x of drivers) x.close();
-      await stopChild(base);
+      const ratio = round(x.rate / b.rate, 3);
+      rounds.push({ roost: x, baseline: b, ratio });
+      ctx.log(
+        `round ${r + 1}: roost ${x.rate}/s (${x.serverCpuUs} µs CPU, ${x.serverWritesPerAnswer} writes each), ` +
+          `baseline ${b.rate}/s (${b.serverCpuUs} µs, ${b.serverWritesPerAnswer} writes), ratio ${ratio.toFixed(2)}; ` +
+          `other processes used ${x.otherCpus} and ${b.otherCpus} CPUs`,
+      );
     }
+    const errors = rounds.reduce((s, r) => s + r.roost.errors + r.baseline.errors, 0);
+    if (errors > 0) {
+      const first = [...roost, ...bare].find((x) => x.firstError)?.firstError;
+      throw new Error(`${errors} error answers; the first: ${first}`);
+    }
+    const ratio = median(rounds.map((r) => r.ratio));
+    const S = "report throughput";
+    const ofRoost = (pick: (p: Phase) => number) => median(rounds.map((r) => pick(r.roost)));
+    const ofBaseline = (pick: (p: Phase) => number) => median(rounds.map((r) => pick(r.baseline)));
+    const rate = (p: Phase) => p.rate;
+    const cpu = (p: Phase) => p.serverCpuUs;
+    const cpuRatio = median(rounds.map((r) => cpu(r.roost) / cpu(r.baseline)));
+    const figures: Figure[] = [
+      ratioAtLeast(S, "reports answered/s", "/s", ofRoost(rate), ofBaseline(rate), ratio, TARGET),
+      withBaseline(S, "server CPU per report", "µs", ofRoost(cpu), ofBaseline(cpu), cpuRatio),
+    ];
+    const rss = round(rssMiB(d.pid), 1);
+    return {
+      figures,
+      detail: {
+        connections: CONNECTIONS,
+        window: WINDOW,
+        measureMs: MEASURE_MS,
+        rounds,
+        daemonRssMiB: rss,
+      },
+    };
   } finally {
-    await d.stop();
-    d.cleanup();
+    for (const x of drivers) x.close();
+    await stopChild(base);
   }
 }
 

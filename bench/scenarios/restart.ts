@@ -16,10 +16,11 @@
 import net from "node:net";
 import { performance } from "node:perf_hooks";
 import { LineSplitter } from "../../sdk/ts/protocol/lines.js";
-import { BenchDaemon, dispatchJobs, INERT_CONFIG, type InertJob, sleep, until } from "../harness.js";
+import { type Figure, info, underTarget } from "../figures.js";
+import { BenchDaemon, dispatchJobs, type InertJob, sleep, until } from "../harness.js";
 import { type Conn, connectWhenReady } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import { cpuMs, type Figure, info, median, round, underTarget } from "../stats.js";
+import { cpuMs, median, round } from "../stats.js";
 
 const AGENTS = 200;
 const ROUNDS = 5;
@@ -203,7 +204,7 @@ async function restartRound(d: BenchDaemon, hub: Conn, agents: Agent[], r: numbe
 }
 
 async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
-  const d = await BenchDaemon.start({ config: INERT_CONFIG, profileDir: ctx.profileDir });
+  const d = await BenchDaemon.start({ profileDir: ctx.profileDir });
   const agents: Agent[] = [];
   try {
     const jobs = await dispatchJobs(d, "inert", AGENTS, 4);
@@ -266,8 +267,6 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     };
   } finally {
     for (const a of agents) a.socket?.destroy();
-    await d.stop();
-    d.cleanup();
   }
 }
 

@@ -14,10 +14,11 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
-import { BenchDaemon, INERT_CONFIG, startBaselineServer, stopChild, tempDir } from "../harness.js";
+import { type Figure, info, withBaseline } from "../figures.js";
+import { BenchDaemon, startBaselineServer, stopChild, tempDir } from "../harness.js";
 import { type Conn, connectWhenReady } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import { cpuMs, type Figure, info, median, round, rssMiB } from "../stats.js";
+import { cpuMs, median, round, rssMiB } from "../stats.js";
 
 const JOBS = 10_000;
 const REPLIES_PER_JOB = 10;
@@ -205,72 +206,60 @@ async function bareStart(dir: string, i: number): Promise<number> {
 }
 
 async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
-  const d = BenchDaemon.create({ config: INERT_CONFIG, profileDir: ctx.profileDir });
-  try {
-    ctx.log("making the store: a daemon makes its schema once");
-    await d.start();
-    await d.stop();
+  const d = BenchDaemon.create({ profileDir: ctx.profileDir });
+  ctx.log("making the store: a daemon makes its schema once");
+  await d.start();
+  await d.stop();
+  await d.stopPtyHost();
+  const dbFile = path.join(d.home, "roost.db");
+  const f0 = performance.now();
+  fill(dbFile);
+  ctx.log(
+    `filled with ${JOBS} jobs, ${JOBS * REPLIES_PER_JOB} replies in ${Math.round(performance.now() - f0)} ms`,
+  );
+
+  const cold: Run[] = [];
+  const warm: Run[] = [];
+  for (let i = 0; i < RUNS; i++) {
     await d.stopPtyHost();
-    const dbFile = path.join(d.home, "roost.db");
-    const f0 = performance.now();
-    fill(dbFile);
-    ctx.log(
-      `filled with ${JOBS} jobs, ${JOBS * REPLIES_PER_JOB} replies in ${Math.round(performance.now() - f0)} ms`,
-    );
-
-    const cold: Run[] = [];
-    const warm: Run[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      await d.stopPtyHost();
-      cold.push(await timedStart(d));
-      if (cold[i]!.rows !== JOBS) throw new Error(`list gave ${cold[i]!.rows} rows, not ${JOBS}`);
-    }
-    for (let i = 0; i < RUNS; i++) warm.push(await timedStart(d));
-    const bareDir = tempDir("roost-bench-bare-");
-    const bare: number[] = [];
-    for (let i = 0; i < RUNS; i++) bare.push(await bareStart(bareDir, i));
-    ctx.log(
-      `cold ${cold.map((r) => r.listMs).join(", ")} ms; warm ${warm.map((r) => r.listMs).join(", ")} ms`,
-    );
-    ctx.log(`bare node ${bare.join(", ")} ms`);
-
-    const bareMs = median(bare);
-    const coldMs = median(cold.map((r) => r.listMs));
-    const warmMs = median(warm.map((r) => r.listMs));
-    const figure = (name: string, ms: number): Figure => ({
-      scenario: "start",
-      name,
-      unit: "ms",
-      roost: ms,
-      baseline: bareMs,
-      ratio: round(ms / bareMs, 2),
-      target: `< ${TARGET_MS} ms`,
-      met: ms < TARGET_MS,
-    });
-    const note = (name: string, unit: string, roost: number) => info("start", name, unit, roost);
-    return {
-      figures: [
-        figure("start → list, pty host down", coldMs),
-        figure("start → list, pty host up", warmMs),
-        note("start → socket accepts (host up)", "ms", median(warm.map((r) => r.socketMs))),
-        note("a list of 10,000 rows, started", "ms", median(warm.map((r) => r.listAgainMs))),
-        note("daemon CPU time, start → list (host up)", "ms", median(warm.map((r) => r.cpuAtListMs))),
-        note("daemon RSS after start and list", "MiB", median(warm.map((r) => r.rssMiB))),
-      ],
-      detail: {
-        jobs: JOBS,
-        replies: JOBS * REPLIES_PER_JOB,
-        pending: (JOBS / PENDING_EVERY) * PENDING_PER_JOB,
-        listBytes: warm[0]?.listBytes,
-        cold,
-        warm,
-        bareNodeMs: bare,
-      },
-    };
-  } finally {
-    await d.stop();
-    d.cleanup();
+    cold.push(await timedStart(d));
+    if (cold[i]!.rows !== JOBS) throw new Error(`list gave ${cold[i]!.rows} rows, not ${JOBS}`);
   }
+  for (let i = 0; i < RUNS; i++) warm.push(await timedStart(d));
+  const bareDir = tempDir("roost-bench-bare-");
+  const bare: number[] = [];
+  for (let i = 0; i < RUNS; i++) bare.push(await bareStart(bareDir, i));
+  ctx.log(`cold ${cold.map((r) => r.listMs).join(", ")} ms; warm ${warm.map((r) => r.listMs).join(", ")} ms`);
+  ctx.log(`bare node ${bare.join(", ")} ms`);
+
+  const bareMs = median(bare);
+  const coldMs = median(cold.map((r) => r.listMs));
+  const warmMs = median(warm.map((r) => r.listMs));
+  const figure = (name: string, ms: number): Figure => ({
+    ...withBaseline("start", name, "ms", ms, bareMs, round(ms / bareMs, 2)),
+    target: `< ${TARGET_MS} ms`,
+    met: ms < TARGET_MS,
+  });
+  const note = (name: string, unit: string, roost: number) => info("start", name, unit, roost);
+  return {
+    figures: [
+      figure("start → list, pty host down", coldMs),
+      figure("start → list, pty host up", warmMs),
+      note("start → socket accepts (host up)", "ms", median(warm.map((r) => r.socketMs))),
+      note("a list of 10,000 rows, started", "ms", median(warm.map((r) => r.listAgainMs))),
+      note("daemon CPU time, start → list (host up)", "ms", median(warm.map((r) => r.cpuAtListMs))),
+      note("daemon RSS after start and list", "MiB", median(warm.map((r) => r.rssMiB))),
+    ],
+    detail: {
+      jobs: JOBS,
+      replies: JOBS * REPLIES_PER_JOB,
+      pending: (JOBS / PENDING_EVERY) * PENDING_PER_JOB,
+      listBytes: warm[0]?.listBytes,
+      cold,
+      warm,
+      bareNodeMs: bare,
+    },
+  };
 }
 
 export const startScenario: Scenario = {

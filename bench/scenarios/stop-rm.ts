@@ -13,10 +13,11 @@
  * it has read the job's terminal to its end.
  */
 import { performance } from "node:perf_hooks";
-import { BenchDaemon, dispatchInert, INERT_CONFIG } from "../harness.js";
+import { type Figure, info, underTarget } from "../figures.js";
+import { BenchDaemon, dispatchInert } from "../harness.js";
 import type { Conn } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import { type Figure, info, median, percentile, round, underTarget } from "../stats.js";
+import { median, percentile, round } from "../stats.js";
 
 const ONE_BY_ONE = 20;
 const AT_ONCE = 100;
@@ -41,7 +42,7 @@ async function atOnce(hub: Conn, op: "stop" | "rm", ids: string[]): Promise<numb
 }
 
 async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
-  const d = await BenchDaemon.start({ config: INERT_CONFIG, profileDir: ctx.profileDir });
+  const d = await BenchDaemon.start({ profileDir: ctx.profileDir });
   let hub: Conn | null = null;
   try {
     hub = await d.connect();
@@ -65,8 +66,6 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     return { figures, detail: { stops, rms, stopAll, rmAll } };
   } finally {
     hub?.close();
-    await d.stop();
-    d.cleanup();
   }
 }
 
