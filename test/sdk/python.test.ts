@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { OPS } from "../../sdk/ts/protocol/index.js";
 import { FIXTURES, isAlive, ROOT, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
-import { lines, row as rowOf, stepProcess, untilGone } from "../helpers/jobs.js";
+import { lines, row as rowOf, stepProcess, untilGone, untilRow } from "../helpers/jobs.js";
 
 const CLIENT = path.join(ROOT, "sdk/python/roost_agent.py");
 const EXAMPLE = path.join(ROOT, "sdk/examples/example_agent.py");
@@ -254,69 +254,55 @@ describe("the Python client", () => {
 });
 
 describe("the Python example agent", () => {
-  it("runs the task's steps, asks before rm, runs it on yes, ends done", async () => {
+  /** A daemon running the example agent on `task`, in a temp directory of its own. */
+  async function startExample(task: string) {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "roost-example-"));
     tmpDirs.push(work);
     d = await startDaemon({ config: { agentProfiles: { example: pyProfile(EXAMPLE) } } });
     const c = await d.client();
-    const { job } = await c.ok("dispatch", {
-      profile: "example",
-      task: "echo hello > out.txt; rm out.txt",
-      cwd: work,
-    });
-    const blocked = await until("blocked on the rm", async () => {
-      const r = await rowOf(c, job.id);
-      return r.state === "blocked" ? r : null;
-    });
+    const { job } = await c.ok("dispatch", { profile: "example", task, cwd: work });
+    return { c, job, work };
+  }
+
+  it("runs the task's steps, asks before rm, runs it on yes, ends done", async () => {
+    const { c, job, work } = await startExample("echo hello > out.txt; rm out.txt");
+    const blocked = await untilRow(c, job.id, "blocked on the rm", (r) => r.state === "blocked");
     expect(blocked.question).toBe("Run `rm out.txt`?");
     expect(blocked.choices).toEqual(["yes", "no"]);
     expect(blocked.agent?.name).toBe("example-agent");
     expect(fs.readFileSync(path.join(work, "out.txt"), "utf8")).toBe("hello\n");
 
     await c.ok("reply", { id: job.id, text: "yes" });
-    const done = await until("done", async () => {
-      const r = await rowOf(c, job.id);
-      return r.state === "done" && r.pending === 0 ? r : null;
-    });
+    const done = await untilRow(c, job.id, "done", (r) => r.state === "done" && r.pending === 0);
     expect(done.summary).toMatch(/2 steps/);
     expect(fs.existsSync(path.join(work, "out.txt"))).toBe(false);
     expect(done.life).toBe("running"); // it waits for a follow-up
 
     // A follow-up is the next task; "no" skips the destructive step.
     await c.ok("reply", { id: job.id, text: "echo again > keep.txt; echo over > keep.txt" });
-    await until("blocked on the overwrite", async () => {
-      const r = await rowOf(c, job.id);
-      return r.state === "blocked" && r.question === "Run `echo over > keep.txt`?" ? r : null;
-    });
+    await untilRow(
+      c,
+      job.id,
+      "blocked on the overwrite",
+      (r) => r.state === "blocked" && r.question === "Run `echo over > keep.txt`?",
+    );
     await c.ok("reply", { id: job.id, text: "no" });
-    await until("done again", async () => {
-      const r = await rowOf(c, job.id);
-      return r.state === "done" && r.pending === 0 ? r : null;
-    });
+    await untilRow(c, job.id, "done again", (r) => r.state === "done" && r.pending === 0);
     expect(fs.readFileSync(path.join(work, "keep.txt"), "utf8")).toBe("again\n");
   });
 
   it("a steer reply of stop ends the task under way", async () => {
-    const work = fs.mkdtempSync(path.join(os.tmpdir(), "roost-example-"));
-    tmpDirs.push(work);
-    d = await startDaemon({ config: { agentProfiles: { example: pyProfile(EXAMPLE) } } });
-    const c = await d.client();
-    const { job } = await c.ok("dispatch", {
-      profile: "example",
-      task: "sleep 30; echo never > never.txt",
-      cwd: work,
-    });
-    await until("running the sleep", async () => {
-      const r = await rowOf(c, job.id);
-      return r.state === "working" && r.tool === "shell" && r.summary === "sleep 30" ? r : null;
-    });
+    const { c, job, work } = await startExample("sleep 30; echo never > never.txt");
+    await untilRow(
+      c,
+      job.id,
+      "running the sleep",
+      (r) => r.state === "working" && r.tool === "shell" && r.summary === "sleep 30",
+    );
     // The step runs in a session of its own, under the agent.
     const step = await until("the step's process", () => stepProcess(job.pid, "sleep 30"));
     await c.ok("reply", { id: job.id, text: "stop", mode: "steer" });
-    const stopped = await until("the task ended", async () => {
-      const r = await rowOf(c, job.id);
-      return r.state === "done" && r.pending === 0 ? r : null;
-    });
+    const stopped = await untilRow(c, job.id, "the task ended", (r) => r.state === "done" && r.pending === 0);
     // Ended by the stop, not by running out: the step's process was killed, the step after it never ran.
     // No step finished, of two (the TypeScript example says the same).
     expect(stopped.summary).toBe("stopped after 0 of 2 steps");
