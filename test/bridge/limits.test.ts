@@ -12,23 +12,14 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isAlive, sleep, startDaemon, TestDaemon, until } from "../helpers/daemon.js";
+import { silentProfile } from "../helpers/jobs.js";
 import { RawClient } from "../helpers/raw-client.js";
+import { expectServing, witnessedDaemon } from "./witness.js";
 
 const MiB = 1024 * 1024;
 const LINE_LIMIT = 4 * MiB;
 const MAX_CONNECTIONS = 1024;
 const UNREAD_LIMIT = 16 * MiB;
-
-const INERT = { command: ["sleep", "600"], task: "type", protocol: true };
-
-/** The daemon is alive, and a client is answered (how fast is the benchmark's business). */
-async function expectServing(d: TestDaemon, witness: RawClient): Promise<void> {
-  expect(d.proc!.exitCode).toBeNull();
-  expect(d.proc!.signalCode).toBeNull();
-  expect(isAlive(d.pid)).toBe(true);
-  const r = await witness.request("list", {});
-  expect(r.ok).toBe(true);
-}
 
 /** A request line of exactly `bytes` bytes (without its newline), padded in an unknown arg. */
 function paddedLine(id: number, op: string, args: Record<string, unknown>, bytes: number): string {
@@ -139,45 +130,38 @@ async function acceptsAgain(d: TestDaemon, clients: RawClient[]): Promise<void> 
 }
 
 describe("line length", () => {
-  let d: TestDaemon;
-  let witness: RawClient;
-  beforeAll(async () => {
-    d = await startDaemon({ config: { agentProfiles: { inert: INERT } } });
-    witness = await d.client();
-  });
-  afterAll(async () => d?.cleanup());
-  afterEach(async () => expectServing(d, witness));
+  const served = witnessedDaemon();
 
   it("ends only the connection that sends a 5 MiB line; the others are answered meanwhile", async () => {
-    const c = await d.client();
+    const c = await served.d.client();
     expect((await c.request("list", {})).ok).toBe(true);
     const big = Buffer.alloc(5 * MiB, "a");
     big.write('{"id": 1, "op": "list", "args": {"pad": "', 0);
     big.write('"}}\n', big.length - 4);
     c.write(big);
-    expect((await witness.request("list", {})).ok).toBe(true);
+    expect((await served.witness.request("list", {})).ok).toBe(true);
     await Promise.race([c.closed, sleep(10000).then(() => Promise.reject(new Error("not closed")))]);
     // At most a limit line came first (the code HTTP gives a body over 4 MiB), never an answer to the line itself.
     expect(c.responses.length).toBeLessThanOrEqual(2);
     for (const r of c.responses.slice(1)) expect(r).toMatchObject({ id: null, ok: false, code: "limit" });
-    expect((await witness.request("list", {})).ok).toBe(true);
+    expect((await served.witness.request("list", {})).ok).toBe(true);
   });
 
   it("ends a connection whose line never ends, without waiting for its newline", async () => {
-    const c = await d.client();
+    const c = await served.d.client();
     c.write(Buffer.alloc(5 * MiB, "x")); // no newline, ever
     await Promise.race([c.closed, sleep(10000).then(() => Promise.reject(new Error("not closed")))]);
     expect(c.responses.every((r) => r.code === "limit")).toBe(true);
   });
 
   it("reads a line of exactly 4 MiB, and ends the connection at one byte more", async () => {
-    const c = await d.client();
+    const c = await served.d.client();
     c.write(paddedLine(1, "list", {}, LINE_LIMIT));
     const r = await c.waitFor(() => c.responses.find((x) => x.id === 1), "the answer to a 4 MiB line");
     expect(r.ok, JSON.stringify(r).slice(0, 300)).toBe(true);
     expect((await c.request("list", {})).ok).toBe(true);
 
-    const over = await d.client();
+    const over = await served.d.client();
     over.write(paddedLine(1, "list", {}, LINE_LIMIT + 1));
     await Promise.race([over.closed, sleep(10000).then(() => Promise.reject(new Error("not closed")))]);
     expect(over.responses.find((x) => x.id === 1)).toBeUndefined();
@@ -186,7 +170,7 @@ describe("line length", () => {
   });
 
   it("answers a line of 4 MiB less a little as any other: here bad_request for a text too long", async () => {
-    const c = await d.client();
+    const c = await served.d.client();
     const { job } = await c.ok("dispatch", { profile: "inert", cwd: "/tmp" });
     const bare = JSON.stringify({ id: 9, op: "reply", args: { id: job.id, text: "" } });
     const text = "t".repeat(LINE_LIMIT - 64 - bare.length);
@@ -201,7 +185,7 @@ describe("line length", () => {
   });
 
   it("answers every request of a client that sends them and then closes its side", async () => {
-    const c = await d.client();
+    const c = await served.d.client();
     c.write(
       [
         { id: 1, op: "dispatch", args: { profile: "inert", cwd: "/tmp" } },
@@ -214,7 +198,7 @@ describe("line length", () => {
     await Promise.race([c.closed, sleep(10000).then(() => Promise.reject(new Error("not closed")))]);
     expect(c.responses.map((r) => r.id)).toEqual([1, 2]);
     expect(c.responses[0]!.ok).toBe(true);
-    await witness.ok("stop", { id: c.responses[0]!.result.job.id });
+    await served.witness.ok("stop", { id: c.responses[0]!.result.job.id });
   });
 });
 
@@ -232,31 +216,26 @@ describe("requests in flight on one connection, on the real daemon", () => {
        setInterval(() => {}, 1e6);`,
     ],
   };
-  let d: TestDaemon;
-  let witness: RawClient;
+  const served = witnessedDaemon({
+    config: { agentProfiles: { stubborn: STUBBORN, inert: silentProfile() } },
+    env: { ROOST_STOP_GRACE_MS: "600000" },
+  });
   let target: string;
   beforeAll(async () => {
-    d = await startDaemon({
-      config: { agentProfiles: { stubborn: STUBBORN, inert: INERT } },
-      env: { ROOST_STOP_GRACE_MS: "600000" },
-    });
-    witness = await d.client();
-    target = (await witness.ok("dispatch", { profile: "inert", cwd: "/tmp" })).job.id;
+    target = (await served.witness.ok("dispatch", { profile: "inert", cwd: "/tmp" })).job.id;
   });
-  afterAll(async () => d?.cleanup());
-  afterEach(async () => expectServing(d, witness));
 
-  const nameOf = async (id: string) => (await witness.ok("list", { id })).rows[0].name;
+  const nameOf = async (id: string) => (await served.witness.ok("list", { id })).rows[0].name;
 
   /**
    * Writes `holds` stops of a stubborn job, then a rename of another job, in one write; waits
    * until the first stop is under way (the job got its SIGTERM). Every stop is then in flight.
    */
   async function pileUp(holds: number, name: string) {
-    const { job } = await witness.ok("dispatch", { profile: "stubborn", cwd: "/tmp" });
-    const dir = path.join(d.home, "jobs", job.id);
+    const { job } = await served.witness.ok("dispatch", { profile: "stubborn", cwd: "/tmp" });
+    const dir = path.join(served.d.home, "jobs", job.id);
     await until("the stubborn job ready", () => fs.existsSync(path.join(dir, "ready")));
-    const c = await d.client();
+    const c = await served.d.client();
     c.write(
       [
         ...Array.from({ length: holds }, (_, i) => line({ id: i + 1, op: "stop", args: { id: job.id } })),
@@ -293,7 +272,7 @@ describe("requests in flight on one connection, on the real daemon", () => {
     // Everything the client wrote has reached the daemon (one write, and the stops are under
     // way); the witness is served meanwhile, and the 257th is still not run. (The pause gives a
     // daemon that did read it the time to run it: it can hide that fault, never fail a right one.)
-    for (let i = 0; i < 5; i++) expect((await witness.request("list", {})).ok).toBe(true);
+    for (let i = 0; i < 5; i++) expect((await served.witness.request("list", {})).ok).toBe(true);
     await sleep(200);
     expect(await nameOf(target)).not.toBe("read-256");
     expect(c.responses).toEqual([]);
@@ -304,18 +283,15 @@ describe("requests in flight on one connection, on the real daemon", () => {
 });
 
 describe("a client that does not keep up", () => {
-  let d: TestDaemon;
-  let witness: RawClient;
+  const served = witnessedDaemon();
   let job: { id: string; pid: number };
   let token: string;
   /** One `events` answer: the feed's 1000 entries of some 300 bytes each. */
   let answerBytes = 0;
   beforeAll(async () => {
-    d = await startDaemon({ config: { agentProfiles: { inert: INERT } } });
-    witness = await d.client();
-    job = (await witness.ok("dispatch", { profile: "inert", cwd: "/tmp" })).job;
+    job = (await served.witness.ok("dispatch", { profile: "inert", cwd: "/tmp" })).job;
     token = await until("the job's token", () => /ROOST_JOB_TOKEN=([^\0]+)/.exec(environ(job.pid))?.[1]);
-    const filler = await d.client();
+    const filler = await served.d.client();
     filler.write(
       Array.from({ length: 1000 }, (_, i) =>
         line({ id: `r${i}`, op: "rename", args: { id: job.id, name: `${i}`.padEnd(200, "n") } }),
@@ -323,18 +299,16 @@ describe("a client that does not keep up", () => {
     );
     await filler.waitFor(() => (filler.responses.length === 1000 ? true : undefined), "1000 renames", 60000);
     expect(filler.responses.every((r) => r.ok)).toBe(true);
-    const sample = await witness.ok("events", { limit: 1000 });
+    const sample = await served.witness.ok("events", { limit: 1000 });
     expect(sample.events.length).toBe(1000);
     answerBytes = JSON.stringify(sample).length;
     expect(answerBytes).toBeGreaterThan(250_000);
   });
-  afterAll(async () => d?.cleanup());
-  afterEach(async () => expectServing(d, witness));
 
   const events = (id: number) => line({ id, op: "events", args: { limit: 1000 } });
 
   it("gets every answer when it asks for far more than 16 MiB at once and reads them", async () => {
-    const reader = await d.client();
+    const reader = await served.d.client();
     const n = 150; // ~45 MiB of answers, asked for in one write
     expect(n * answerBytes).toBeGreaterThan(2 * UNREAD_LIMIT);
     reader.write(Array.from({ length: n }, (_, i) => events(i + 1)).join(""));
@@ -345,11 +319,11 @@ describe("a client that does not keep up", () => {
   });
 
   it("costs a bounded amount when it asks and never reads; others are answered; it is answered once it reads", async () => {
-    const baseline = rss(d.pid);
+    const baseline = rss(served.d.pid);
     let peak = baseline;
     const n = 800; // ~250 MiB of answers, were the daemon to make them all at once
     expect(n * answerBytes).toBeGreaterThan(10 * UNREAD_LIMIT);
-    const sock = await connectSilent(d.socket);
+    const sock = await connectSilent(served.d.socket);
     sock.on("error", () => {});
     sock.write(Array.from({ length: n }, (_, i) => events(i + 1)).join(""));
     let closed = false;
@@ -358,9 +332,9 @@ describe("a client that does not keep up", () => {
     });
     for (let i = 0; i < 20; i++) {
       // Answered while the silent one's answers wait unread; it is held, not dropped.
-      expect((await witness.request("list", {})).ok).toBe(true);
+      expect((await served.witness.request("list", {})).ok).toBe(true);
       expect(closed).toBe(false);
-      peak = Math.max(peak, rss(d.pid));
+      peak = Math.max(peak, rss(served.d.pid));
       await sleep(50);
     }
     expect(peak - baseline).toBeLessThan(32 * MiB);
@@ -372,17 +346,17 @@ describe("a client that does not keep up", () => {
 
   it("is dropped once 16 MiB of pushes wait unread; memory stays bounded; the others are served", async () => {
     // A subscriber that never reads, and one that does.
-    const silent = await connectSilent(d.socket);
+    const silent = await connectSilent(served.d.socket);
     let dropped = false;
     silent.on("error", () => {});
     silent.on("close", () => {
       dropped = true;
     });
     silent.write(line({ id: 1, op: "subscribe", args: {} }));
-    const reading = await d.client();
+    const reading = await served.d.client();
     await reading.ok("subscribe", {});
-    const agent = await d.client();
-    const baseline = rss(d.pid);
+    const agent = await served.d.client();
+    const baseline = rss(served.d.pid);
     let peak = baseline;
     // Each report makes a row of ~110 KB, pushed to both subscribers: ~110 MiB in all.
     const big = {
@@ -401,8 +375,8 @@ describe("a client that does not keep up", () => {
       });
       expect(r.ok, JSON.stringify(r).slice(0, 200)).toBe(true);
       if (i % 50 === 0) {
-        peak = Math.max(peak, rss(d.pid));
-        expect((await witness.request("list", { id: job.id })).ok).toBe(true);
+        peak = Math.max(peak, rss(served.d.pid));
+        expect((await served.witness.request("list", { id: job.id })).ok).toBe(true);
       }
     }
     // The daemon ended the silent one: a write of ours fails, and the socket closes.
@@ -414,7 +388,7 @@ describe("a client that does not keep up", () => {
       },
       20000,
     );
-    peak = Math.max(peak, rss(d.pid));
+    peak = Math.max(peak, rss(served.d.pid));
     expect(peak - baseline).toBeLessThan(80 * MiB);
     // The reading subscriber got the last row and is still subscribed.
     await reading.event((e) => e.event === "row" && e.row.summary === `round ${reports - 1}`, "the last row");
@@ -595,7 +569,10 @@ describe("owner-only", () => {
     // Started again on a home someone opened up: owner-only again; a job's directory too.
     await d.kill();
     fs.chmodSync(home, 0o777);
-    fs.writeFileSync(path.join(home, "roost.json"), JSON.stringify({ agentProfiles: { inert: INERT } }));
+    fs.writeFileSync(
+      path.join(home, "roost.json"),
+      JSON.stringify({ agentProfiles: { inert: silentProfile() } }),
+    );
     process.umask(0o000);
     try {
       await d.start();

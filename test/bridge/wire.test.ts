@@ -6,35 +6,14 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPS, type OpName, SESSION_OPS } from "../../sdk/ts/protocol/index.js";
-import { isAlive, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
+import { isAlive, until } from "../helpers/daemon.js";
 import type { RawClient, Response } from "../helpers/raw-client.js";
+import { witnessedDaemon } from "./witness.js";
 
-const INERT = { command: ["sleep", "600"], task: "type", protocol: true };
-
-let d: TestDaemon;
-/** The well-behaved client: answered normally whatever the others send. */
-let witness: RawClient;
-
-beforeAll(async () => {
-  d = await startDaemon({ config: { agentProfiles: { inert: INERT } } });
-  witness = await d.client();
-});
-afterAll(async () => d?.cleanup());
-afterEach(async () => {
-  await expectServing();
-});
-
-/** The daemon is alive and answers the witness (how fast is the benchmark's business). */
-async function expectServing(): Promise<void> {
-  expect(d.proc!.exitCode).toBeNull();
-  expect(d.proc!.signalCode).toBeNull();
-  expect(isAlive(d.pid)).toBe(true);
-  const r = await witness.request("list", {});
-  expect(r.ok).toBe(true);
-  expect(Array.isArray(r.result.rows)).toBe(true);
-}
+/** The daemon, and its witness: a well-behaved client, answered normally whatever the others send. */
+const served = witnessedDaemon();
 
 /** Waits for the answer with this id (written raw). */
 const answerTo = (c: RawClient, id: unknown, what = `the answer to #${JSON.stringify(id)}`) =>
@@ -68,7 +47,7 @@ interface Job {
 }
 
 /** A running inert protocol job, with the token read from its own environment. */
-async function inertJob(c: RawClient = witness, task?: string): Promise<Job> {
+async function inertJob(c: RawClient = served.witness, task?: string): Promise<Job> {
   const { job } = await c.ok("dispatch", { profile: "inert", cwd: "/tmp", task });
   expect(job.life).toBe("running");
   expect(typeof job.pid).toBe("number");
@@ -88,7 +67,7 @@ const reportArgs = (job: Job, report: Record<string, unknown>) => ({
 
 describe("JSON lines", () => {
   it("answers a request with its id, a number or a string", async () => {
-    const c = await d.client();
+    const c = await served.d.client();
     c.write(line({ id: 7, op: "list", args: {} }));
     const byNumber = await answerTo(c, 7);
     expect(byNumber.ok).toBe(true);
@@ -109,7 +88,7 @@ describe("JSON lines", () => {
   });
 
   it("answers requests written in one chunk in order, a slow one before the quick ones after it", async () => {
-    const c = await d.client();
+    const c = await served.d.client();
     c.write(
       [
         line({ id: 1, op: "dispatch", args: { profile: "inert", cwd: "/tmp" } }), // starts a process
@@ -143,7 +122,7 @@ describe("JSON lines", () => {
   });
 
   it("reads a request split across many small writes, even inside a UTF-8 character", async () => {
-    const c = await d.client();
+    const c = await served.d.client();
     const job = await inertJob(c);
     const name = "café ☕ 𝄞 split";
     const bytes = Buffer.from(line({ id: 42, op: "rename", args: { id: job.id, name } }));
@@ -153,7 +132,7 @@ describe("JSON lines", () => {
     }
     const r = await answerTo(c, 42);
     expect(r.ok, JSON.stringify(r)).toBe(true);
-    const [row] = (await witness.ok("list", { id: job.id })).rows;
+    const [row] = (await served.witness.ok("list", { id: job.id })).rows;
     expect(row.name).toBe(name);
     // A request whose line arrives in two writes far apart is read once it is whole.
     const half = line({ id: 43, op: "list", args: { id: job.id } });
@@ -166,7 +145,7 @@ describe("JSON lines", () => {
   });
 
   it("ignores unknown fields in the envelope and in args", async () => {
-    const c = await d.client();
+    const c = await served.d.client();
     c.write(line({ id: 1, op: "list", args: { future: true, nested: { a: [1] } }, trace: "x", v: 2 }));
     const listed = await answerTo(c, 1);
     expect(listed.ok, JSON.stringify(listed)).toBe(true);
@@ -182,28 +161,28 @@ describe("JSON lines", () => {
 
   it("accepts a report with an unknown field, and does not put that field on the row", async () => {
     const job = await inertJob();
-    const a = await d.client();
+    const a = await served.d.client();
     const r = await a.request(
       "report",
       reportArgs(job, { state: "working", summary: "with extras", fromTheFuture: { big: "x".repeat(1000) } }),
     );
     expect(r.ok, JSON.stringify(r)).toBe(true);
-    const [row] = (await witness.ok("list", { id: job.id })).rows;
+    const [row] = (await served.witness.ok("list", { id: job.id })).rows;
     expect(row.summary).toBe("with extras");
     expect(row).not.toHaveProperty("fromTheFuture");
-    await witness.ok("stop", { id: job.id });
+    await served.witness.ok("stop", { id: job.id });
   });
 });
 
 describe("bad requests", () => {
   it("answers a line that is not JSON with id null and bad_request, and the connection stays usable", async () => {
-    const c = await d.client();
+    const c = await served.d.client();
     c.write("this is not json\n");
     const r = await c.waitFor(() => c.responses[0], "the answer to a malformed line");
     expect(r.id).toBeNull();
     expectError(r, "bad_request");
     // The witness, meanwhile.
-    expect((await witness.request("list", {})).ok).toBe(true);
+    expect((await served.witness.request("list", {})).ok).toBe(true);
     c.write('{"id": 5, "op": "list", "args": {}\n'); // truncated JSON with an id in it: still not JSON
     const truncated = await c.waitFor(() => c.responses[1], "the answer to truncated JSON");
     expect(truncated.id).toBeNull();
@@ -219,7 +198,7 @@ describe("bad requests", () => {
   });
 
   it("answers JSON that is not a request with bad_request, echoing the id when there was one", async () => {
-    const c = await d.client();
+    const c = await served.d.client();
     const cases: [string, unknown][] = [
       ["[1, 2, 3]\n", null],
       ["42\n", null],
@@ -248,15 +227,15 @@ describe("bad requests", () => {
   });
 
   it("answers an unknown op with bad_request naming it", async () => {
-    const c = await d.client();
+    const c = await served.d.client();
     const r = await c.request("frobnicate", {});
     expectError(r, "bad_request", "frobnicate");
-    expect((await witness.request("list", {})).ok).toBe(true);
+    expect((await served.witness.request("list", {})).ok).toBe(true);
     expect((await c.request("list", {})).ok).toBe(true);
   });
 
   it("answers wrong types and missing fields in args with bad_request naming the field", async () => {
-    const c = await d.client();
+    const c = await served.d.client();
     const job = await inertJob(c);
     const cases: [string, unknown, string][] = [
       ["reply", { id: job.id }, "text"],
@@ -290,7 +269,7 @@ describe("bad requests", () => {
       expect(r.error, `${op} ${JSON.stringify(args)}`).toContain(field);
     }
     // Nothing of it took effect.
-    const [row] = (await witness.ok("list", { id: job.id })).rows;
+    const [row] = (await served.witness.ok("list", { id: job.id })).rows;
     expect(row.pinned).toBe(false);
     expect(row.pending).toBe(0);
     expect(c.isClosed).toBe(false);
@@ -303,13 +282,13 @@ describe("report limits", () => {
   let agent: RawClient;
   beforeAll(async () => {
     job = await inertJob();
-    agent = await d.client();
+    agent = await served.d.client();
     expect((await agent.request("report", reportArgs(job, { state: "working", summary: "ok" }))).ok).toBe(
       true,
     );
   });
   afterAll(async () => {
-    await witness.ok("stop", { id: job.id });
+    await served.witness.ok("stop", { id: job.id });
   });
 
   const over: [string, Record<string, unknown>, string][] = [
@@ -336,8 +315,8 @@ describe("report limits", () => {
     it(`refuses a report with ${what}, naming ${field}, and keeps the row as it was`, async () => {
       const r = await agent.request("report", reportArgs(job, { state: "working", ...fields }));
       expectError(r, "bad_request", field);
-      expect((await witness.request("list", {})).ok).toBe(true);
-      const [row] = (await witness.ok("list", { id: job.id })).rows;
+      expect((await served.witness.request("list", {})).ok).toBe(true);
+      const [row] = (await served.witness.ok("list", { id: job.id })).rows;
       expect(row.summary).toBe("ok");
       expect(row.state).toBe("working");
     });
@@ -357,7 +336,7 @@ describe("report limits", () => {
     };
     const r = await agent.request("report", reportArgs(job, full));
     expect(r.ok, JSON.stringify(r).slice(0, 300)).toBe(true);
-    const [row] = (await witness.ok("list", { id: job.id })).rows;
+    const [row] = (await served.witness.ok("list", { id: job.id })).rows;
     expect(row.summary).toBe(full.summary);
     expect(row.question).toBe(full.question);
     expect(row.choices).toEqual(full.choices);
@@ -377,12 +356,12 @@ describe("tokens and the job's identity", () => {
     b = await inertJob();
   });
   afterAll(async () => {
-    await witness.ok("stop", { id: a.id });
-    await witness.ok("stop", { id: b.id });
+    await served.witness.ok("stop", { id: a.id });
+    await served.witness.ok("stop", { id: b.id });
   });
 
   it("refuses a wrong token, another job's token, and names a job that does not exist", async () => {
-    const c = await d.client();
+    const c = await served.d.client();
     const report = { state: "working", summary: "impostor" };
     expectError(await c.request("report", { id: a.id, token: "wrong", report }), "unauthorized");
     expectError(await c.request("report", { id: a.id, token: `${a.token}x`, report }), "unauthorized");
@@ -390,9 +369,9 @@ describe("tokens and the job's identity", () => {
     expectError(await c.request("ack", { id: a.id, token: b.token, seq: 1 }), "unauthorized");
     expectError(await c.request("report", { id: "j999999", token: a.token, report }), "not_found");
     expectError(await c.request("ack", { id: "j999999", token: a.token, seq: 1 }), "not_found");
-    expect((await witness.request("list", {})).ok).toBe(true);
+    expect((await served.witness.request("list", {})).ok).toBe(true);
     // None of it reached the rows.
-    const rows = (await witness.ok("list", {})).rows;
+    const rows = (await served.witness.ok("list", {})).rows;
     for (const id of [a.id, b.id]) {
       const row = rows.find((r: any) => r.id === id);
       expect(row.summary).not.toBe("impostor");
@@ -400,44 +379,44 @@ describe("tokens and the job's identity", () => {
     }
     // Its own token is good.
     expect((await c.request("report", reportArgs(a, { state: "working", summary: "mine" }))).ok).toBe(true);
-    const [row] = (await witness.ok("list", { id: a.id })).rows;
+    const [row] = (await served.witness.ok("list", { id: a.id })).rows;
     expect(row.summary).toBe("mine");
     expect(row.connected).toBe(true);
   });
 
   it("refuses the report of a job that has ended (unauthorized), and of one removed (not_found)", async () => {
-    const job = await inertJob(witness, "its task");
-    const c = await d.client();
+    const job = await inertJob(served.witness, "its task");
+    const c = await served.d.client();
     expect((await c.request("report", reportArgs(job, { state: "working", summary: "alive" }))).ok).toBe(
       true,
     );
-    await witness.ok("stop", { id: job.id });
+    await served.witness.ok("stop", { id: job.id });
     // On the connection it reported on, and on a new one: its token no longer speaks for it.
-    for (const conn of [c, await d.client()])
+    for (const conn of [c, await served.d.client()])
       expectError(
         await conn.request("report", reportArgs(job, { state: "done", summary: "after" })),
         "unauthorized",
       );
-    const [row] = (await witness.ok("list", { id: job.id })).rows;
+    const [row] = (await served.witness.ok("list", { id: job.id })).rows;
     expect(row).toMatchObject({ life: "stopped", summary: "alive", pending: 1 });
-    await witness.ok("rm", { id: job.id });
-    const late = await d.client();
+    await served.witness.ok("rm", { id: job.id });
+    const late = await served.d.client();
     expectError(await late.request("report", reportArgs(job, { state: "working" })), "not_found");
     expectError(await late.request("ack", { id: job.id, token: job.token, seq: 1 }), "not_found");
   });
 
   it("refuses the ack of a job that has ended (unauthorized): its waiting reply stays waiting", async () => {
-    const job = await inertJob(witness, "its task"); // reply 1 waits, unacked
-    const c = await d.client();
+    const job = await inertJob(served.witness, "its task"); // reply 1 waits, unacked
+    const c = await served.d.client();
     expect((await c.request("report", reportArgs(job, { state: "working", summary: "alive" }))).ok).toBe(
       true,
     );
-    await witness.ok("stop", { id: job.id });
-    for (const conn of [c, await d.client()])
+    await served.witness.ok("stop", { id: job.id });
+    for (const conn of [c, await served.d.client()])
       expectError(await conn.request("ack", { id: job.id, token: job.token, seq: 1 }), "unauthorized");
-    const { replies } = await witness.ok("pending", { id: job.id });
+    const { replies } = await served.witness.ok("pending", { id: job.id });
     expect(replies.map((r: any) => [r.seq, r.text])).toEqual([[1, "its task"]]);
-    await witness.ok("rm", { id: job.id });
+    await served.witness.ok("rm", { id: job.id });
   });
 
   it("gives the job its identity under the new names and the old ones, with the same values", () => {
@@ -445,8 +424,8 @@ describe("tokens and the job's identity", () => {
       const env = environOf(job.pid);
       expect(env.ROOST_JOB_ID).toBe(job.id);
       expect(env.ROOST_JOB_TOKEN).toMatch(/^.{16,}$/);
-      expect(env.ROOST_SOCKET).toBe(d.socket);
-      expect(env.ROOST_JOB_DIR).toBe(path.join(d.home, "jobs", job.id));
+      expect(env.ROOST_SOCKET).toBe(served.d.socket);
+      expect(env.ROOST_JOB_DIR).toBe(path.join(served.d.home, "jobs", job.id));
       expect(fs.statSync(env.ROOST_JOB_DIR!).isDirectory()).toBe(true);
       expect(env.PI_JOB_ID).toBe(env.ROOST_JOB_ID);
       expect(env.PI_JOB_TOKEN).toBe(env.ROOST_JOB_TOKEN);
@@ -501,7 +480,7 @@ describe("a session connection", () => {
   });
 
   async function expectHubOpsRefused(c: RawClient, job: Job): Promise<void> {
-    const before = (await witness.ok("list", {})).rows.length;
+    const before = (await served.witness.ok("list", {})).rows.length;
     // shutdown last: were it done, nothing after it could be checked.
     for (const op of [...HUB_OPS.filter((o) => o !== "shutdown"), "shutdown"]) {
       const r = await c.request(op, (ARGS[op] ?? (() => ({})))(job.id));
@@ -511,20 +490,20 @@ describe("a session connection", () => {
     }
     // Nothing was done: no job started, the job untouched and still running, no reply queued,
     // no token made, no screen or output sent to it.
-    const rows = (await witness.ok("list", {})).rows;
+    const rows = (await served.witness.ok("list", {})).rows;
     expect(rows.length).toBe(before);
     const row = rows.find((r: any) => r.id === job.id);
     expect(row.life).toBe("running");
     expect(row.pinned).toBe(false);
     expect(row.name).not.toBe("taken over");
     expect(row.pending).toBe(0);
-    expect((await witness.ok("token", { action: "list" })).tokens).toEqual([]);
+    expect((await served.witness.ok("token", { action: "list" })).tokens).toEqual([]);
     expect(c.events.filter((e) => e.event !== "deliver")).toEqual([]);
   }
 
   it("after hello: answers hello, refuses every hub op", async () => {
     const job = await inertJob();
-    const c = await d.client();
+    const c = await served.d.client();
     const r = await c.request("hello", {
       protocol: 1,
       agent: { name: "probe", version: "1.0" },
@@ -541,28 +520,28 @@ describe("a session connection", () => {
     const newer = await c.request("hello", { protocol: 7 });
     expect(newer.ok).toBe(true);
     expect(newer.result.protocol).toBe(1);
-    await witness.ok("stop", { id: job.id });
+    await served.witness.ok("stop", { id: job.id });
   });
 
   it("after a report (no hello): refuses every hub op; its agent ops still work", async () => {
     const job = await inertJob();
-    const c = await d.client();
+    const c = await served.d.client();
     expect((await c.request("report", reportArgs(job, { state: "working", summary: "here" }))).ok).toBe(true);
     await expectHubOpsRefused(c, job);
     expect((await c.request("report", reportArgs(job, { state: "working", summary: "still" }))).ok).toBe(
       true,
     );
     expect((await c.request("hello", { protocol: 1 })).ok).toBe(true);
-    const [row] = (await witness.ok("list", { id: job.id })).rows;
+    const [row] = (await served.witness.ok("list", { id: job.id })).rows;
     expect(row.summary).toBe("still");
-    await witness.ok("stop", { id: job.id });
+    await served.witness.ok("stop", { id: job.id });
   });
 
   it("is the job's until it closes, fully or only its side: then the row says disconnected", async () => {
     const job = await inertJob();
-    const connectedNow = async () => (await witness.ok("list", { id: job.id })).rows[0].connected;
+    const connectedNow = async () => (await served.witness.ok("list", { id: job.id })).rows[0].connected;
     for (const close of ["destroy", "end"] as const) {
-      const c = await d.client();
+      const c = await served.d.client();
       expect((await c.request("report", reportArgs(job, { state: "working", summary: close }))).ok).toBe(
         true,
       );
@@ -572,12 +551,12 @@ describe("a session connection", () => {
       await until(`disconnected after ${close}`, async () => (await connectedNow()) === false);
       await c.closed;
     }
-    await witness.ok("stop", { id: job.id });
+    await served.witness.ok("stop", { id: job.id });
   });
 
   it("folds a hello's agent name with newlines to one line on the row (after a report)", async () => {
     const job = await inertJob();
-    const c = await d.client();
+    const c = await served.d.client();
     const hello = await c.request("hello", {
       protocol: 1,
       agent: { name: "multi\nline\r\n\tagent\u2028name", version: "2.0\n1" },
@@ -587,33 +566,27 @@ describe("a session connection", () => {
     expect((await c.request("report", reportArgs(job, { state: "working", name: "a\nsession" }))).ok).toBe(
       true,
     );
-    const [row] = (await witness.ok("list", { id: job.id })).rows;
+    const [row] = (await served.witness.ok("list", { id: job.id })).rows;
     expect(row.agent.name).toBe("multi line agent name");
     expect(row.agent.version).toBe("2.0 1");
     expect(row.name).toBe("a session");
     expect(row.capabilities).toEqual(["report"]);
-    await witness.ok("stop", { id: job.id });
+    await served.witness.ok("stop", { id: job.id });
   });
 });
 
 describe("a value nested too deep to encode", () => {
   // A daemon of its own: what such a report leaves behind must not reach the other tests.
-  let own: TestDaemon;
-  let hub: RawClient;
-  beforeAll(async () => {
-    own = await startDaemon({ config: { agentProfiles: { inert: INERT } } });
-    hub = await own.client();
-  });
-  afterAll(async () => own?.cleanup());
+  const own = witnessedDaemon();
 
   it("in a report harms nothing else: the hub's list, the pushes about other jobs", async () => {
-    const deepJob = await inertJob(hub);
-    const other = await inertJob(hub);
-    const subscriber = await own.client();
+    const deepJob = await inertJob(own.witness);
+    const other = await inertJob(own.witness);
+    const subscriber = await own.d.client();
     await subscriber.ok("subscribe", {});
     // 100000 arrays deep: 200 KB of JSON, which JSON.parse takes and JSON.stringify cannot say.
     const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
-    const agent = await own.client();
+    const agent = await own.d.client();
     agent.write(
       `{"id": 1, "op": "report", "args": {"id": ${JSON.stringify(deepJob.id)}, "token": ${JSON.stringify(
         deepJob.token,
@@ -623,10 +596,10 @@ describe("a value nested too deep to encode", () => {
     // Refused as malformed, naming the field; and nothing else may break.
     expectError(r, "bad_request");
     expect(r.error).toContain("attachSignal");
-    const listed = await hub.request("list", {});
+    const listed = await own.witness.request("list", {});
     expect(listed.ok, JSON.stringify(listed)).toBe(true);
     expect(listed.result.rows.some((row: any) => row.id === other.id)).toBe(true);
-    const otherAgent = await own.client();
+    const otherAgent = await own.d.client();
     expect(
       (await otherAgent.request("report", reportArgs(other, { state: "working", summary: "other news" }))).ok,
     ).toBe(true);
@@ -634,7 +607,7 @@ describe("a value nested too deep to encode", () => {
       (e) => e.event === "row" && e.row.id === other.id && e.row.summary === "other news",
       "the other job's row pushed",
     );
-    expect(own.output).not.toMatch(/uncaught|unhandled/);
-    expect(isAlive(own.pid)).toBe(true);
+    expect(own.d.output).not.toMatch(/uncaught|unhandled/);
+    expect(isAlive(own.d.pid)).toBe(true);
   });
 });
