@@ -2,7 +2,6 @@
  * `dispatch` (control-plane.md, "The hub's ops"): a profile, a task, a new job; the first task of
  * a `type` profile is the job's reply seq 1, in the same commit as the job.
  */
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -15,6 +14,7 @@ import type { Core } from "./core.js";
 import type { Actor } from "./feed.js";
 import { start } from "./lifecycle.js";
 import { checkName } from "./names.js";
+import { newJobRecord } from "./new-job.js";
 import { missingProgram } from "./programs.js";
 import { excerpt } from "./text.js";
 
@@ -98,33 +98,16 @@ function newRecord(
     parent,
   }: { launch: Launch; name: string | null; task: string | undefined; parent: string | null },
 ): JobRecord {
-  const now = new Date().toISOString();
-  return {
+  return newJobRecord({
     id,
-    token: randomBytes(24).toString("base64url"),
     profile: args.profile,
     launch,
     userName: name,
     defaultName: task !== undefined ? excerpt(task, 60) : args.profile,
-    role: null,
     parent,
-    pinned: false,
     order: core.registry.topOrder(),
-    life: "starting",
-    exitCode: null,
-    pid: null,
-    kind: "terminal",
-    agent: null,
-    capabilities: [],
-    report: null,
-    lastSeq: 0,
     dispatchRequestId: args.requestId ?? null,
-    createdAt: now,
-    startedAt: null,
-    endedAt: null,
-    updatedAt: now,
-    sessionKey: null,
-  };
+  });
 }
 
 function checkCwd(dir: string): string {

@@ -4,7 +4,6 @@
  * session key gets the same id back. When the connection closes the row waits a grace period
  * (`PI_ROOST_FG_CLAIM_GRACE_MS`, 5 s) for the pi to come back, then goes `exited`.
  */
-import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { LIMITS, type OpArgs, type OpResult, RoostError } from "../../sdk/ts/protocol/index.js";
 import type { JobRecord } from "../store/records.js";
@@ -13,6 +12,7 @@ import type { Core } from "./core.js";
 import { ROOST } from "./feed.js";
 import { ended, isEnded } from "./lifecycle.js";
 import { checkName } from "./names.js";
+import { newJobRecord } from "./new-job.js";
 import type { LiveJob } from "./registry.js";
 import { sendPending } from "./replies.js";
 
@@ -79,34 +79,18 @@ export class Foreground {
   }
 
   private record(id: string, name: string, args: OpArgs<"peer_register">): JobRecord {
-    const now = new Date().toISOString();
-    const core = this.core();
-    return {
+    return newJobRecord({
       id,
-      token: randomBytes(24).toString("base64url"),
       profile: "foreground",
       launch: { command: [], cwd: args.cwd ?? os.homedir(), env: {}, task: "type", protocol: true },
       userName: name,
       defaultName: name,
-      role: null,
-      parent: null,
-      pinned: false,
-      order: core.registry.topOrder(),
+      order: this.core().registry.topOrder(),
       life: "running",
-      exitCode: null,
       pid: args.pid ?? null,
       kind: "foreground",
-      agent: null,
-      capabilities: [],
-      report: null,
-      lastSeq: 0,
-      dispatchRequestId: null,
-      createdAt: now,
-      startedAt: now,
-      endedAt: null,
-      updatedAt: now,
       sessionKey: args.session ?? null,
-    };
+    });
   }
 }
 

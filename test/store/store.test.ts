@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { newJobRecord } from "../../server/core/new-job.js";
 import { EMPTY_REPORT } from "../../server/core/registry.js";
 import { loadJobs } from "../../server/core/stored-jobs.js";
 import { MIGRATIONS } from "../../server/store/migrations/index.js";
@@ -31,34 +32,17 @@ const reopen = () => {
 
 /** A job as dispatch makes it: its last seq set once the store has created it. */
 function newJob(s: Store, requestId: string | null = null, task: string | null = null): JobRecord {
-  const now = new Date().toISOString();
   const { job, lastSeq } = s.createJob(
-    (num) => ({
-      id: `j${num}`,
-      token: "t",
-      profile: "shell",
-      launch: { command: ["bash"], cwd: "/tmp", env: {}, task: "type", protocol: false },
-      sessionKey: null,
-      userName: null,
-      defaultName: "shell",
-      role: null,
-      parent: null,
-      pinned: false,
-      order: 0,
-      life: "starting",
-      exitCode: null,
-      pid: null,
-      kind: "terminal",
-      agent: null,
-      capabilities: [],
-      report: null,
-      lastSeq: 0,
-      dispatchRequestId: requestId,
-      createdAt: now,
-      startedAt: null,
-      endedAt: null,
-      updatedAt: now,
-    }),
+    (num) =>
+      newJobRecord({
+        id: `j${num}`,
+        token: "t",
+        profile: "shell",
+        launch: { command: ["bash"], cwd: "/tmp", env: {}, task: "type", protocol: false },
+        defaultName: "shell",
+        order: 0,
+        dispatchRequestId: requestId,
+      }),
     task ? { text: task, mode: null } : null,
   );
   job.lastSeq = lastSeq;
