@@ -4,7 +4,14 @@
  * back, and watch each other. The items themselves are peer-items.ts's; the rules' memory
  * peer-rules.ts's; watches watches.ts's; a foreground pi's row foreground.ts's.
  */
-import { LIMITS, type OpArgs, type OpResult, RoostError } from "../../sdk/ts/protocol/index.js";
+import {
+  LIMITS,
+  type OpArgs,
+  type OpName,
+  type OpResult,
+  RoostError,
+  type SessionRef,
+} from "../../sdk/ts/protocol/index.js";
 import type { AgentConnection } from "./agents.js";
 import type { Core } from "./core.js";
 import { dispatch } from "./dispatch.js";
@@ -35,6 +42,12 @@ export const actorOf = (core: Core, job: LiveJob): Actor => ({
   whoId: job.rec.id,
 });
 
+/** The session as a peer sees it: its id and name. */
+export const refOf = (core: Core, job: LiveJob): SessionRef => ({
+  id: job.rec.id,
+  name: core.registry.nameOf(job),
+});
+
 /** `to` as an id, or a name exactly one live session has. */
 export function sessionNamed(core: Core, to: string): LiveJob {
   const byId = core.registry.find(to);
@@ -51,6 +64,17 @@ export function sessionNamed(core: Core, to: string): LiveJob {
     `${named.length} sessions are named ${JSON.stringify(to)} (${named.map((j) => j.rec.id).join(", ")}): name one by its id`,
   );
 }
+
+/** The session this connection speaks for, and the one it names, never itself (a session cannot `act` itself). */
+function selfAndOther(core: Core, conn: AgentConnection, to: string, act: string): [LiveJob, LiveJob] {
+  const self = sessionOf(core, conn);
+  const other = sessionNamed(core, to);
+  if (other === self) throw new RoostError("bad_request", `a session cannot ${act} itself`);
+  return [self, other];
+}
+
+/** A peer op's logic: on the connection of the session that calls it, with the op's args. */
+type PeerOp<N extends OpName> = (core: Core, conn: AgentConnection, args: OpArgs<N>) => Promise<OpResult<N>>;
 
 export function peers(core: Core, conn: AgentConnection): OpResult<"peers"> {
   const self = sessionOf(core, conn);
@@ -72,15 +96,9 @@ export function peers(core: Core, conn: AgentConnection): OpResult<"peers"> {
   };
 }
 
-export async function send(
-  core: Core,
-  conn: AgentConnection,
-  args: OpArgs<"send">,
-): Promise<OpResult<"send">> {
-  const from = sessionOf(core, conn);
-  const to = sessionNamed(core, args.to);
-  const ref = { id: to.rec.id, name: core.registry.nameOf(to) };
-  if (to === from) throw new RoostError("bad_request", "a session cannot send to itself");
+export const send: PeerOp<"send"> = async (core, conn, args) => {
+  const [from, to] = selfAndOther(core, conn, args.to, "send to");
+  const ref = refOf(core, to);
   const rules = core.peers.rules;
   if (rules.isDuplicate(from.rec.id, to.rec.id, args.text)) return { outcome: "duplicate", to: ref };
   const wait = rules.waitFor(from.rec.id);
@@ -91,7 +109,7 @@ export async function send(
     );
   const peer = {
     kind: "message" as const,
-    from: { id: from.rec.id, name: core.registry.nameOf(from) },
+    from: refOf(core, from),
     relation: relationOf(from, to),
   };
   const outcome = await sendItem(core, to, {
@@ -102,7 +120,7 @@ export async function send(
   });
   rules.record(from.rec.id, to.rec.id, args.text);
   return { outcome, to: ref };
-}
+};
 
 /** How deep the session is in its tree: a root is 1. */
 function depthOf(core: Core, job: LiveJob): number {
@@ -112,11 +130,7 @@ function depthOf(core: Core, job: LiveJob): number {
   return depth;
 }
 
-export async function spawn(
-  core: Core,
-  conn: AgentConnection,
-  args: OpArgs<"spawn">,
-): Promise<OpResult<"spawn">> {
+export const spawn: PeerOp<"spawn"> = async (core, conn, args) => {
   const parent = sessionOf(core, conn);
   if (args.requestId) {
     // A resend of a spawn that was taken is its job, whatever the limits now say.
@@ -139,13 +153,9 @@ export async function spawn(
   const { job } = await dispatch(core, args, actor, parent.rec.id);
   core.feed.record(job.id, "spawn", `${job.id} (${args.profile}): ${excerpt(args.task)}`, actor);
   return { job };
-}
+};
 
-export async function handback(
-  core: Core,
-  conn: AgentConnection,
-  args: OpArgs<"handback">,
-): Promise<OpResult<"handback">> {
+export const handback: PeerOp<"handback"> = async (core, conn, args) => {
   const child = sessionOf(core, conn);
   const parentId = child.rec.parent;
   if (parentId === null) throw new RoostError("bad_request", `${child.rec.id} has no parent to hand back to`);
@@ -165,24 +175,18 @@ export async function handback(
   const outcome: Outcome = await sendItem(core, parent, {
     peer: {
       kind: "report",
-      from: { id: child.rec.id, name: core.registry.nameOf(child) },
+      from: refOf(core, child),
       relation: "child",
     },
     text: args.text,
     thenStop: done ? child.rec.id : null,
     feed: { kind: "handback", text: excerpt(args.text), actor: actorOf(core, child) },
   });
-  return { outcome, to: { id: parent.rec.id, name: core.registry.nameOf(parent) } };
-}
+  return { outcome, to: refOf(core, parent) };
+};
 
-export async function watch(
-  core: Core,
-  conn: AgentConnection,
-  args: OpArgs<"watch">,
-): Promise<OpResult<"watch">> {
-  const watcher = sessionOf(core, conn);
-  const target = sessionNamed(core, args.id);
-  if (target === watcher) throw new RoostError("bad_request", "a session cannot watch itself");
+export const watch: PeerOp<"watch"> = async (core, conn, args) => {
+  const [watcher, target] = selfAndOther(core, conn, args.id, "watch");
   const fired = await core.peers.watches.watch(watcher, target, args.when);
-  return { id: target.rec.id, name: core.registry.nameOf(target), when: args.when, fired };
-}
+  return { ...refOf(core, target), when: args.when, fired };
+};
