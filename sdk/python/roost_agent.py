@@ -139,6 +139,12 @@ def _cut(value: Any, limit: int) -> Optional[str]:
     return text[:limit]
 
 
+def _args(args: Dict[str, Any], **optional: Any) -> Dict[str, Any]:
+    """An op's args: ``args``, with each of ``optional`` that was given (left out when None)."""
+    args.update((key, value) for key, value in optional.items() if value is not None)
+    return args
+
+
 def _log(message: str) -> None:
     try:
         sys.stderr.write("roost_agent: %s\n" % message)
@@ -370,10 +376,7 @@ class RoostAgent(object):
     def send(self, to: str, text: str, mode: Optional[str] = None, timeout: float = 10.0) -> Dict[str, Any]:
         """A message to another session (an id, or a name exactly one live session has):
         ``{"outcome": "delivered" | "queued" | "duplicate", "to": {"id", "name"}}``."""
-        args = {"to": to, "text": text}  # type: Dict[str, Any]
-        if mode is not None:
-            args["mode"] = mode
-        return self.request("send", args, timeout)
+        return self.request("send", _args({"to": to, "text": text}, mode=mode), timeout)
 
     def spawn(
         self,
@@ -385,19 +388,13 @@ class RoostAgent(object):
         timeout: float = 30.0,
     ) -> Dict[str, Any]:
         """A child session (``dispatch`` for a session; its ``parent`` is this one): ``{"job": row}``."""
-        args = {"profile": profile, "task": task}  # type: Dict[str, Any]
-        for key, value in (("name", name), ("cwd", cwd), ("requestId", request_id)):
-            if value is not None:
-                args[key] = value
+        args = _args({"profile": profile, "task": task}, name=name, cwd=cwd, requestId=request_id)
         return self.request("spawn", args, timeout)
 
     def handback(self, text: str, done: Optional[bool] = None, timeout: float = 10.0) -> Dict[str, Any]:
         """This session's result, to its parent. ``done`` (the daemon's default, True) ends it:
         its row says done at once, and roost stops its process once the parent has the item."""
-        args = {"text": text}  # type: Dict[str, Any]
-        if done is not None:
-            args["done"] = done
-        return self.request("handback", args, timeout)
+        return self.request("handback", _args({"text": text}, done=done), timeout)
 
     def watch(self, session: str, when: str, timeout: float = 10.0) -> Dict[str, Any]:
         """A ``notice`` item, once, when that session next stops (``"idle"``) or has ended
@@ -417,11 +414,7 @@ class RoostAgent(object):
         for the id and token it gave (``{"id", "token"}``). ``session`` is the session's own key
         (one is made when none is given): registering again with it gets the same id back, which
         is what a reconnection does. A refusal raises ``RoostError``; register may be tried again."""
-        args = {"name": name, "session": session or uuid.uuid4().hex}  # type: Dict[str, Any]
-        if cwd is not None:
-            args["cwd"] = cwd
-        if pid is not None:
-            args["pid"] = pid
+        args = _args({"name": name, "session": session or uuid.uuid4().hex}, cwd=cwd, pid=pid)
         deadline = time.monotonic() + timeout
         with self._lock:
             if self._closing:
@@ -460,10 +453,7 @@ class RoostAgent(object):
         return self.request("task", {"action": "claim", "id": task_id}, timeout)
 
     def task_done(self, task_id: Any, result: Optional[str] = None, timeout: float = 10.0) -> Dict[str, Any]:
-        args = {"action": "done", "id": task_id}  # type: Dict[str, Any]
-        if result is not None:
-            args["result"] = result
-        return self.request("task", args, timeout)
+        return self.request("task", _args({"action": "done", "id": task_id}, result=result), timeout)
 
     def release_task(self, task_id: Any, timeout: float = 10.0) -> Dict[str, Any]:
         return self.request("task", {"action": "release", "id": task_id}, timeout)
@@ -471,11 +461,7 @@ class RoostAgent(object):
     def add_task(
         self, title: str, detail: Optional[str] = None, after: Optional[List[Any]] = None, timeout: float = 10.0
     ) -> Dict[str, Any]:
-        args = {"action": "add", "title": title}  # type: Dict[str, Any]
-        if detail is not None:
-            args["detail"] = detail
-        if after is not None:
-            args["after"] = list(after)
+        args = _args({"action": "add", "title": title}, detail=detail, after=None if after is None else list(after))
         return self.request("task", args, timeout)
 
     # --- the end ------------------------------------------------------------------------------
