@@ -1,4 +1,9 @@
-/** Rows as SQLite keeps them, and the records the core works with (records.ts): each way, once. */
+/**
+ * Rows as SQLite keeps them, and the records the core works with (records.ts), each way by one
+ * rule: a field is kept in the column of its name in snake_case, as it is. Each table says only
+ * where it keeps a field otherwise (another column, another form). Which columns a statement reads
+ * and writes is statements.ts's.
+ */
 import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
 import {
   type JobRecord,
@@ -12,140 +17,97 @@ import {
 
 export type Params = Record<string, unknown>;
 
-const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
-const parse = <T>(v: unknown): T | null => (typeof v === "string" ? (JSON.parse(v) as T) : null);
-/** What an agent sent, as kept: parsed if it parses (the core checks it), else `Unreadable`. */
-function parseSent(v: unknown): unknown {
-  try {
-    return parse(v);
-  } catch (err) {
-    return new Unreadable((err as Error).message);
-  }
+/** How a field is kept otherwise: in another column, or written and read in another form. */
+interface Kept {
+  column?: string;
+  write?: (v: unknown) => unknown;
+  read?: (v: unknown) => unknown;
 }
 
-export function jobToParams(j: JobRecord): Params {
+const parse = (v: unknown): unknown => (typeof v === "string" ? JSON.parse(v) : null);
+/** JSON text (NULL for null). */
+const json: Kept = { write: (v) => (v === null || v === undefined ? null : JSON.stringify(v)), read: parse };
+/** 0 or 1. */
+const bool: Kept = { write: (v) => (v ? 1 : 0), read: (v) => v === 1 };
+/** What an agent sent, as JSON text: read back as it parses (the core checks it), else `Unreadable`. */
+const sent: Kept = {
+  write: json.write,
+  read: (v) => {
+    try {
+      return parse(v);
+    } catch (err) {
+      return new Unreadable((err as Error).message);
+    }
+  },
+};
+
+const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** A table's way with its records (`R`, read back as `Read`): the rule, but for the fields `kept` names. */
+function table<R extends object, Read = R>(kept: { [F in keyof R]?: Kept }) {
+  const byField = new Map<string, Kept>(Object.entries(kept));
+  const byColumn = new Map([...byField].map(([field, k]) => [k.column ?? snake(field), { field, k }]));
   return {
-    id: j.id,
-    token: j.token,
-    profile: j.profile,
-    launch: JSON.stringify(j.launch),
-    user_name: j.userName,
-    default_name: j.defaultName,
-    role: j.role,
-    parent: j.parent,
-    pinned: j.pinned ? 1 : 0,
-    ord: j.order,
-    life: j.life,
-    exit_code: j.exitCode,
-    pid: j.pid,
-    kind: j.kind,
-    agent: json(j.agent),
-    capabilities: JSON.stringify(j.capabilities),
-    report: json(j.report),
-    last_seq: j.lastSeq,
-    dispatch_request_id: j.dispatchRequestId,
-    created_at: j.createdAt,
-    started_at: j.startedAt,
-    ended_at: j.endedAt,
-    updated_at: j.updatedAt,
-    session_key: j.sessionKey,
+    params(record: R): Params {
+      const params: Params = {};
+      for (const [field, value] of Object.entries(record)) {
+        const k = byField.get(field);
+        params[k?.column ?? snake(field)] = k?.write ? k.write(value) : value;
+      }
+      return params;
+    },
+    record(row: Params): Read {
+      const record: Record<string, unknown> = {};
+      for (const [column, value] of Object.entries(row)) {
+        const { field, k } = byColumn.get(column) ?? { field: camel(column), k: undefined };
+        record[field] = k?.read ? k.read(value) : value;
+      }
+      return record as Read;
+    },
   };
 }
 
-export function jobFromRow(r: Params): StoredJob {
+const jobs = table<JobRecord, StoredJob>({
+  launch: json,
+  pinned: bool,
+  order: { column: "ord" },
+  agent: sent,
+  capabilities: sent,
+  report: sent,
+});
+export const jobToParams = (j: JobRecord): Params => jobs.params(j);
+export const jobFromRow = (r: Params): StoredJob => jobs.record(r);
+
+/** A reply but for its peer part, which is four columns (null for the user's replies). */
+const replies = table<Omit<ReplyRecord, "peer">>({});
+
+export function replyToParams({ peer, ...reply }: ReplyRecord): Params {
   return {
-    id: r.id as string,
-    token: r.token as string,
-    profile: r.profile as string,
-    launch: parse(r.launch)!,
-    userName: r.user_name as string | null,
-    defaultName: r.default_name as string,
-    role: r.role as JobRecord["role"],
-    parent: r.parent as string | null,
-    pinned: r.pinned === 1,
-    order: r.ord as number,
-    life: r.life as JobRecord["life"],
-    exitCode: r.exit_code as number | null,
-    pid: r.pid as number | null,
-    kind: r.kind as JobRecord["kind"],
-    agent: parseSent(r.agent),
-    capabilities: parseSent(r.capabilities),
-    report: parseSent(r.report),
-    lastSeq: r.last_seq as number,
-    dispatchRequestId: r.dispatch_request_id as string | null,
-    createdAt: r.created_at as string,
-    startedAt: r.started_at as string | null,
-    endedAt: r.ended_at as string | null,
-    updatedAt: r.updated_at as string,
-    sessionKey: (r.session_key as string | null) ?? null,
+    ...replies.params(reply),
+    peer_kind: peer?.kind ?? null,
+    from_id: peer?.from.id ?? null,
+    from_name: peer?.from.name ?? null,
+    relation: peer?.relation ?? null,
   };
 }
 
-export function replyFromRow(r: Params): ReplyRecord {
-  return {
-    jobId: r.job_id as string,
-    seq: r.seq as number,
-    text: r.text as string,
-    mode: r.mode as ReplyRecord["mode"],
-    kind: r.kind as string | null,
-    requestId: r.request_id as string | null,
-    at: r.at as string,
-    peer: r.from_id
-      ? {
-          kind: r.peer_kind as PeerMeta["kind"],
-          from: { id: r.from_id as string, name: r.from_name as string },
-          relation: r.relation as PeerMeta["relation"],
-        }
-      : null,
-    thenStop: (r.then_stop as string | null) ?? null,
-  };
+export function replyFromRow({ peer_kind, from_id, from_name, relation, ...row }: Params): ReplyRecord {
+  const peer = from_id
+    ? {
+        kind: peer_kind as PeerMeta["kind"],
+        from: { id: from_id as string, name: from_name as string },
+        relation: relation as PeerMeta["relation"],
+      }
+    : null;
+  return { ...replies.record(row), peer };
 }
 
-export function replyToParams(r: ReplyRecord): Params {
-  return {
-    job_id: r.jobId,
-    seq: r.seq,
-    text: r.text,
-    mode: r.mode,
-    kind: r.kind,
-    request_id: r.requestId,
-    at: r.at,
-    peer_kind: r.peer?.kind ?? null,
-    from_id: r.peer?.from.id ?? null,
-    from_name: r.peer?.from.name ?? null,
-    relation: r.peer?.relation ?? null,
-    then_stop: r.thenStop,
-  };
-}
+const watches = table<WatchRecord>({});
+export const watchFromRow = (r: Params): WatchRecord => watches.record(r);
 
-export function watchFromRow(r: Params): WatchRecord {
-  return {
-    watcher: r.watcher as string,
-    target: r.target as string,
-    targetName: r.target_name as string,
-    when: r.when as WatchRecord["when"],
-    at: r.at as string,
-    expiresAt: r.expires_at as string,
-  };
-}
+const events = table<FeedEntry>({ id: { column: "job_id" } });
+export const eventFromRow = (r: Params): FeedEntry => events.record(r);
 
-export function eventFromRow(r: Params): FeedEntry {
-  return {
-    cursor: r.cursor as number,
-    at: r.at as string,
-    id: r.job_id as string,
-    kind: r.kind as string,
-    text: r.text as string,
-    who: r.who as string,
-    whoId: r.who_id as string | null,
-  };
-}
-
-export function tokenFromRow(r: Params): TokenRecord {
-  return {
-    name: r.name as string,
-    hash: r.hash as string,
-    readOnly: r.read_only === 1,
-    createdAt: r.created_at as string,
-  };
-}
+const tokens = table<TokenRecord>({ readOnly: bool });
+export const tokenFromRow = (r: Params): TokenRecord => tokens.record(r);
