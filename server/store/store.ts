@@ -139,16 +139,12 @@ export class Store {
    * Saves a reply with the job's next seq, and returns that seq; the job's record is the
    * caller's to bring up to it once the write has committed (see Replies.add).
    */
-  addReply(jobId: string, reply: NewReply, keepIdNow = true): number {
-    return this.replies.add(jobId, reply, keepIdNow);
+  addReply(jobId: string, reply: NewReply, handled = false): number {
+    return this.replies.add(jobId, reply, handled);
   }
 
-  markTyped(jobId: string, seq: number, requestId: string | null): void {
-    this.replies.markTyped(jobId, seq, requestId);
-  }
-
-  rememberRequestId(jobId: string, requestId: string): void {
-    this.replies.rememberRequestId(jobId, requestId);
+  markTyped(jobId: string, seq: number): void {
+    this.replies.markTyped(jobId, seq);
   }
 
   replyForRequest(jobId: string, requestId: string): number | null {

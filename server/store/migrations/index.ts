@@ -108,4 +108,17 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (watcher, target, "when")
   ) STRICT, WITHOUT ROWID;
   `,
+  // 5: a reply's request id on the reply's own row, for every reply (it was kept in a table of
+  // its own, two more writes and a lookup a reply). A `/stop` is now saved as a reply handled at
+  // once (acked), so its id is found like any other; the ids of earlier `/stop`s (seq 0) go:
+  // such a resend stops the job again, which it already is.
+  `
+  UPDATE replies SET request_id = (SELECT r.request_id FROM reply_request_ids r
+      WHERE r.job_id = replies.job_id AND r.seq = replies.seq)
+    WHERE request_id IS NULL
+      AND EXISTS (SELECT 1 FROM reply_request_ids r WHERE r.job_id = replies.job_id AND r.seq = replies.seq);
+  DROP TABLE reply_request_ids;
+  DROP INDEX replies_pending_request;
+  CREATE INDEX replies_request ON replies (job_id, request_id) WHERE request_id IS NOT NULL;
+  `,
 ];
