@@ -94,6 +94,9 @@ describe("the store", () => {
       ('j1', 1, 'one', 'x', 1, NULL), ('j1', 2, 'two', 'x', 1, 'typed'), ('j1', 3, 'three', 'x', 0, NULL)`);
     old.exec(`INSERT INTO reply_request_ids (job_id, request_id, seq, n) VALUES
       ('j1', 'first', 1, 1), ('j1', 'typed', 2, 2), ('j1', 'halt', 0, 3), ('j1', 'third', 3, 4)`);
+    // The feed's oldest pruned: it holds cursors 5 and 6.
+    old.exec(`INSERT INTO events (cursor, at, job_id, kind, text, who) VALUES
+      (5, 'x', 'j1', 'reply', 'five', 'user'), (6, 'x', 'j1', 'reply', 'six', 'user')`);
     old.close();
     store = new Store(file);
     expect([1, 2, 3].map((seq) => store.pendingReplies("j1").find((r) => r.seq === seq)?.requestId)).toEqual([
@@ -111,6 +114,14 @@ describe("the store", () => {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE name LIKE '%request%'").all();
     db.close();
     expect(tables.map((t: any) => t.name).sort()).toEqual(["replies_request"]);
+    // The feed kept, its cursors going on from the newest.
+    expect(store.events({ limit: 10 }).map((e) => [e.cursor, e.text])).toEqual([
+      [5, "five"],
+      [6, "six"],
+    ]);
+    expect(store.addEvent({ id: "j1", kind: "reply", text: "seven", who: "user", whoId: null }).cursor).toBe(
+      7,
+    );
   });
 
   it("never reuses a job id, after rm and after reopening", () => {
