@@ -6,7 +6,7 @@
 import type { Row } from "./api.js";
 import { type Child, h } from "./dom.js";
 import { displayName } from "./row-words.js";
-import type { Placed } from "./tree.js";
+import type { Placed } from "../../sdk/ts/protocol/tree.js";
 
 export type TreePlace = Pick<
   Placed,

@@ -14,7 +14,7 @@ import { RowView } from "./row.js";
 import { RowDrag } from "./row-drag.js";
 import { RowsToolbar } from "./rows-toolbar.js";
 import { Selection } from "./selection.js";
-import { type Group, layTrees, type Placed } from "./tree.js";
+import { type Group, layTrees, type Placed } from "../../sdk/ts/protocol/tree.js";
 import { isFiltered, matcher } from "./triage.js";
 
 export interface View {
