@@ -2,9 +2,12 @@
  * Opening roost.db: owner-only, WAL, its migrations run, and (for the daemon) its WAL
  * checkpoints on a thread of their own (checkpointer.ts).
  *
- * Durability: WAL with synchronous=NORMAL. A committed transaction survives a kill -9 of the
- * daemon (the WAL is in the OS's page cache, written before the commit returns); only a power
- * loss can take the last few back, which the promises do not cover.
+ * Durability: WAL with synchronous=FULL. Every commit syncs the WAL before it returns, so what
+ * was answered `saved` survives a power loss too, not only a kill -9 of the daemon: with NORMAL
+ * the last commits could go back, and with them seqs that would be handed out again to other
+ * replies (an agent that kept the first in agent.json would skip the second as done). Group
+ * commit makes it one sync a turn; the lazy writes (acks every 50 ms, reports every 200 ms)
+ * sync too, a few times a second at most.
  */
 import fs from "node:fs";
 import { Worker } from "node:worker_threads";
@@ -34,7 +37,7 @@ export function openDatabase(file: string, checkpoints: "inline" | "thread" = "i
   }
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
+  db.pragma("synchronous = FULL");
   db.pragma("busy_timeout = 5000");
   db.pragma("foreign_keys = ON");
   migrate(db);

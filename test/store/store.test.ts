@@ -66,7 +66,9 @@ function newJob(s: Store, requestId: string | null = null, task: string | null =
 }
 
 describe("the store", () => {
-  it("is WAL, at the newest migration, and refuses a store newer than it knows", () => {
+  it("is WAL, synced at every commit, at the newest migration, and refuses a store newer than it knows", () => {
+    // FULL (2): a commit answered `saved` is on disk before the answer leaves, power loss or not.
+    expect(store.db.pragma("synchronous", { simple: true })).toBe(2);
     const db = new Database(file, { readonly: true });
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(db.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
