@@ -2,12 +2,12 @@
  * Opening roost.db: owner-only, WAL, its migrations run, and (for the daemon) its WAL
  * checkpoints on a thread of their own (checkpointer.ts).
  *
- * Durability: WAL with synchronous=FULL. Every commit syncs the WAL before it returns, so what
- * was answered `saved` survives a power loss too, not only a kill -9 of the daemon: with NORMAL
- * the last commits could go back, and with them seqs that would be handed out again to other
- * replies (an agent that kept the first in agent.json would skip the second as done). Group
- * commit makes it one sync a turn; the lazy writes (acks every 50 ms, reports every 200 ms)
- * sync too, a few times a second at most.
+ * Durability: WAL with synchronous=NORMAL, and the WAL synced off this thread before what a
+ * commit answers leaves (wal-sync.ts): a write answered `saved` survives a power loss too, not
+ * only a kill -9 of the daemon. Without the sync the last commits could go back, and with them
+ * seqs that would be handed out again to other replies (an agent that kept the first in
+ * agent.json would skip the second as done). synchronous=FULL would do the same sync on the
+ * daemon's only thread, stalling every client for it.
  */
 import fs from "node:fs";
 import { Worker } from "node:worker_threads";
@@ -37,7 +37,7 @@ export function openDatabase(file: string, checkpoints: "inline" | "thread" = "i
   }
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = FULL");
+  db.pragma("synchronous = NORMAL");
   db.pragma("busy_timeout = 5000");
   db.pragma("foreign_keys = ON");
   migrate(db);

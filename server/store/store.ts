@@ -54,6 +54,7 @@ export class Store {
   close(): void {
     this.commits.commit();
     this.replies.flushAcks();
+    this.commits.wal.close();
     this.checkpointer?.postMessage({ stop: true });
     this.checkpointer = null;
     if (this.db.open) this.db.close();
@@ -70,6 +71,14 @@ export class Store {
    */
   commitSoon<T>(write: () => T): Promise<T> {
     return this.commits.soon(write);
+  }
+
+  /**
+   * Resolves once every commit made so far is on disk (wal-sync.ts): what answers `saved` after
+   * a write of its own (`batch`, `createJob`) awaits it before the answer leaves.
+   */
+  synced(): Promise<void> {
+    return this.commits.wal.durable();
   }
 
   // ---- jobs ----
