@@ -7,7 +7,7 @@
  *   of `saved` answers.
  * - Paced: 1,000 replies/s for 5 s, sent on time whatever the answers do; the latency of each.
  * - Baseline: one-row better-sqlite3 transactions with the daemon's durability settings (WAL,
- *   synchronous=NORMAL) on a temp file on the same file system, in the same run.
+ *   synchronous=FULL: each synced) on a temp file on the same file system, in the same run.
  *
  * Three latencies per reply, all on the benchmark's one clock: sent → answered (`saved`: on disk),
  * sent → `deliver` received by the agent, sent → the agent's ack answered (the ack is stored).
@@ -326,7 +326,7 @@ async function run(ctx: ScenarioContext, face: Face): Promise<ScenarioResult> {
   let httpHub: HttpHub | null = null;
   try {
     db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = NORMAL");
+    db.pragma("synchronous = FULL");
     db.exec(`CREATE TABLE replies (
       job_id TEXT NOT NULL, seq INTEGER NOT NULL, text TEXT NOT NULL, mode TEXT, kind TEXT,
       acked INTEGER NOT NULL DEFAULT 0, at TEXT NOT NULL, PRIMARY KEY (job_id, seq)

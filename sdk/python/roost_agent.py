@@ -847,6 +847,12 @@ class RoostAgent(object):
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
+        # The rename is durable once the directory is synced.
+        dir_fd = os.open(self.job_dir, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
 
 
 def _socket_path() -> str:

@@ -53,6 +53,7 @@ export async function dispatch(
     firstReply,
   );
   rec.lastSeq = lastSeq; // committed: the first task's seq is the job's
+  const durable = core.store.synced(); // on disk before the answer; synced while the job starts
   const job = core.registry.add(rec, firstReply ? 1 : 0);
   core.feed.record(
     rec.id,
@@ -61,6 +62,7 @@ export async function dispatch(
     actor,
   );
   await start(core, job);
+  await durable;
   return { job: core.registry.row(job) };
 }
 

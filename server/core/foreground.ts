@@ -25,7 +25,7 @@ export class Foreground {
   ) {}
 
   /** `peer_register`: the connection becomes the session's (a new row, or the one its key had). */
-  register(conn: AgentConnection, args: OpArgs<"peer_register">): OpResult<"peer_register"> {
+  async register(conn: AgentConnection, args: OpArgs<"peer_register">): Promise<OpResult<"peer_register">> {
     const core = this.core();
     const name = checkName(args.name);
     const known = args.session ? core.store.jobForSessionKey(args.session) : null;
@@ -57,6 +57,7 @@ export class Foreground {
     applyHello(job, conn);
     core.registry.changed(job, true);
     sendPending(core, job);
+    await core.store.synced(); // its row on disk before its id is given
     return { id: job.rec.id, token: job.rec.token };
   }
 

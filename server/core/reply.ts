@@ -31,8 +31,13 @@ export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Pr
     }
   }
   if (args.text.trim() === "/stop") {
-    if (args.requestId) core.store.rememberRequestId(rec.id, args.requestId);
-    core.feed.record(rec.id, "reply", "/stop", actor);
+    // Saved as a reply handled at once, with its request id, so that a resend is a duplicate.
+    const seq = await core.store.commitSoon(() => {
+      const taken = core.store.addReply(rec.id, { text: "/stop", mode: null, requestId }, true);
+      core.feed.record(rec.id, "reply", "/stop", actor);
+      return taken;
+    });
+    rec.lastSeq = Math.max(rec.lastSeq, seq);
     await stop(core, job, actor);
     return { saved: true, stopped: true };
   }
@@ -53,11 +58,10 @@ export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Pr
   const saved = core.store.commitSoon(() => {
     if (core.registry.find(rec.id) !== job)
       throw new RoostError("not_found", `${rec.id} was removed meanwhile`);
-    // A terminal agent's request id is kept once its text is typed (the spec's order): a crash
-    // between the two types it again. Until then the reply itself carries it.
+    // A terminal agent's reply is typed by roost: a crash between its save and its typing types
+    // it once after the restart, and a resend meanwhile finds its id on the reply.
     const typed = !rec.launch.protocol && job.link === null;
-    const reply = { text: args.text, mode: args.mode ?? null, requestId: args.requestId };
-    const seq = core.store.addReply(rec.id, reply, !typed);
+    const seq = core.store.addReply(rec.id, { text: args.text, mode: args.mode ?? null, requestId });
     core.feed.record(rec.id, "reply", excerpt(args.text), actor);
     return { seq, typed };
   });

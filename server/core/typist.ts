@@ -82,7 +82,7 @@ export function typePending(core: Core, job: LiveJob): Promise<void> {
       if (r.kind !== null) continue; // peer items are for protocol agents
       if (r.mode !== "steer" && (followUpTyped || !isIdle(q))) continue;
       await terminals.write(job.rec.id, keystrokes(r.text));
-      core.store.markTyped(job.rec.id, r.seq, r.requestId);
+      core.store.markTyped(job.rec.id, r.seq);
       job.pending--;
       typed++;
       delivered(core, r);

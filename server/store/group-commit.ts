@@ -2,9 +2,11 @@
  * The store's transactions: one commit for what must land together, one commit shared by the
  * writes of a turn (group commit), and what the store keeps in memory of them (the pending
  * replies) changed only once they have committed, so that a transaction rolled back leaves
- * nothing behind to undo.
+ * nothing behind to undo. Each commit is counted for the WAL's sync (wal-sync.ts): a group's
+ * writes are answered once theirs is on disk.
  */
 import type Database from "better-sqlite3";
+import { WalSync } from "./wal-sync.js";
 
 interface Waiting {
   write: () => unknown;
@@ -18,7 +20,12 @@ export class GroupCommit {
   /** What to do once the transaction under way commits (see `afterCommit`). */
   private readonly committed: (() => void)[] = [];
 
-  constructor(private readonly db: Database.Database) {}
+  /** The WAL's syncs: what a commit answers waits for one (`durable`). */
+  readonly wal: WalSync;
+
+  constructor(private readonly db: Database.Database) {
+    this.wal = new WalSync(`${db.name}-wal`);
+  }
 
   /**
    * Several writes as one transaction (one commit): all land, or none. Nests (as a savepoint);
@@ -33,7 +40,10 @@ export class GroupCommit {
       this.committed.length = mark;
       throw err;
     }
-    if (!this.db.inTransaction) for (const done of this.committed.splice(0)) afterwards(done);
+    if (!this.db.inTransaction) {
+      this.wal.committed();
+      for (const done of this.committed.splice(0)) afterwards(done);
+    }
     return result;
   }
 
@@ -50,10 +60,10 @@ export class GroupCommit {
 
   /**
    * Group commit: a write run in the one transaction that every write asked for in this turn of
-   * the event loop shares, at its end; resolved once that transaction has committed. A commit's
-   * cost is most of a small write's, so the replies that arrive together share one. Writes run in
-   * the order asked. Should the transaction fail, each write is tried again alone, so that one
-   * bad write fails only itself.
+   * the event loop shares, at its end; resolved once that transaction has committed and is on
+   * disk (synced: it survives a power loss). A commit's cost is most of a small write's, so the
+   * replies that arrive together share one. Writes run in the order asked. Should the transaction
+   * fail, each write is tried again alone, so that one bad write fails only itself.
    */
   soon<T>(write: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -72,14 +82,22 @@ export class GroupCommit {
     } catch {
       for (const g of group) {
         try {
-          g.resolve(this.run(g.write));
+          const result = this.run(g.write);
+          this.wal.durable().then(() => g.resolve(result), g.reject);
         } catch (err) {
           g.reject(err);
         }
       }
       return;
     }
-    for (const [i, g] of group.entries()) g.resolve(results[i]);
+    this.wal.durable().then(
+      () => {
+        for (const [i, g] of group.entries()) g.resolve(results[i]);
+      },
+      (err) => {
+        for (const g of group) g.reject(err);
+      },
+    );
   }
 }
 

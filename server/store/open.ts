@@ -2,9 +2,12 @@
  * Opening roost.db: owner-only, WAL, its migrations run, and (for the daemon) its WAL
  * checkpoints on a thread of their own (checkpointer.ts).
  *
- * Durability: WAL with synchronous=NORMAL. A committed transaction survives a kill -9 of the
- * daemon (the WAL is in the OS's page cache, written before the commit returns); only a power
- * loss can take the last few back, which the promises do not cover.
+ * Durability: WAL with synchronous=NORMAL, and the WAL synced off this thread before what a
+ * commit answers leaves (wal-sync.ts): a write answered `saved` survives a power loss too, not
+ * only a kill -9 of the daemon. Without the sync the last commits could go back, and with them
+ * seqs that would be handed out again to other replies (an agent that kept the first in
+ * agent.json would skip the second as done). synchronous=FULL would do the same sync on the
+ * daemon's only thread, stalling every client for it.
  */
 import fs from "node:fs";
 import { Worker } from "node:worker_threads";

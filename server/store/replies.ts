@@ -25,13 +25,13 @@ export class Replies {
   ) {}
 
   /**
-   * Saves a reply: the job's next seq, the reply and its request id, in one transaction (the one
-   * under way, as in a group commit, else its own), so a reply answered `saved` is on disk with
-   * its id. With `keepIdNow` false (a terminal agent) the id rides on the reply and is kept by
-   * `markTyped`. Returns the seq it took: the job's record is the caller's to bring up to it
-   * once the transaction has committed (a rolled-back one took none).
+   * Saves a reply: the job's next seq, the reply and its request id on its row, in one
+   * transaction (the one under way, as in a group commit, else its own), so a reply answered
+   * `saved` is on disk with its id. A reply `handled` (a `/stop`, done by the daemon itself) is
+   * saved taken: only its id is of use. Returns the seq it took: the job's record is the caller's
+   * to bring up to it once the transaction has committed (a rolled-back one took none).
    */
-  add(jobId: string, reply: NewReply, keepIdNow = true): number {
+  add(jobId: string, reply: NewReply, handled = false): number {
     return this.commits.within(() => {
       const at = new Date().toISOString();
       const taken = this.sql.nextSeq.get({ id: jobId, updated_at: at }) as { last_seq: number } | undefined;
@@ -42,53 +42,46 @@ export class Replies {
         text: reply.text,
         mode: reply.mode,
         kind: reply.kind ?? null,
-        requestId: keepIdNow ? null : (reply.requestId ?? null), // else kept below, at once
+        requestId: reply.requestId ?? null,
         at,
         peer: reply.peer ?? null,
         thenStop: reply.thenStop ?? null,
       };
-      this.sql.insertReply.run(replyToParams(record));
-      if (reply.requestId && keepIdNow) this.keepRequestId(jobId, reply.requestId, record.seq);
-      this.commits.afterCommit(() => {
-        // A list read inside the transaction holds the reply already.
-        const list = this.pending.get(jobId);
-        if (list && (list.at(-1)?.seq ?? 0) < record.seq) list.push(record);
-      });
+      const params = replyToParams(record);
+      params.acked = handled ? 1 : 0;
+      this.sql.insertReply.run(params);
+      if (!handled)
+        this.commits.afterCommit(() => {
+          // A list read inside the transaction holds the reply already.
+          const list = this.pending.get(jobId);
+          if (list && (list.at(-1)?.seq ?? 0) < record.seq) list.push(record);
+        });
       return record.seq;
     });
   }
 
-  /** A terminal agent's reply was typed: taken, and its request id kept, in one write. */
-  markTyped(jobId: string, seq: number, requestId: string | null): void {
-    this.commits.run(() => {
-      this.sql.ackExact.run(jobId, seq);
-      if (requestId) this.keepRequestId(jobId, requestId, seq);
-    });
+  /** A terminal agent's reply was typed: taken (its request id stays on its row). */
+  markTyped(jobId: string, seq: number): void {
+    this.commits.run(() => this.sql.ackExact.run(jobId, seq));
     this.pending.set(
       jobId,
       this.pendingOf(jobId).filter((r) => r.seq !== seq),
     );
   }
 
-  /** Saves a request id that made no reply (a `/stop`), so its resend is a duplicate too. */
-  rememberRequestId(jobId: string, requestId: string): void {
-    this.commits.run(() => this.keepRequestId(jobId, requestId, 0));
-  }
-
-  /** Keeps a request id, and only the job's last 100. */
-  private keepRequestId(jobId: string, requestId: string, seq: number): void {
-    this.sql.insertRequestId.run({ job_id: jobId, request_id: requestId, seq });
-    this.sql.pruneRequestIds.run({ job_id: jobId, keep: LIMITS.requestIdsKept });
-  }
-
   /**
-   * The seq a request id saved (0 for a `/stop`), or null when the job has not seen it: among
-   * the kept ids, or on a reply not yet taken (a terminal agent's, before it is typed).
+   * The seq of the reply a request id saved, or null when the job has not seen it, or saw it
+   * before its last 100 ids and has taken it (agent-protocol.md, "Request ids"). A miss, the
+   * common case, is one lookup in the index of ids; only a hit counts the ids that came after it.
    */
   forRequest(jobId: string, requestId: string): number | null {
-    const row = (this.sql.replyForRequest.get(jobId, requestId) ??
-      this.sql.pendingForRequest.get(jobId, requestId)) as { seq: number } | undefined;
-    return row ? row.seq : null;
+    const row = this.sql.replyForRequest.get(jobId, requestId) as { seq: number } | undefined;
+    if (!row) return null;
+    const keep = LIMITS.requestIdsKept;
+    const { n } = this.sql.requestIdsAfter.get(jobId, row.seq, keep) as { n: number };
+    if (n < keep) return row.seq;
+    // Older, but still waiting (a terminal agent's follow-up, passed by the steers typed since).
+    return this.pendingOf(jobId).some((r) => r.seq === row.seq) ? row.seq : null;
   }
 
   /** The job's replies not yet taken, oldest first. */

@@ -26,17 +26,16 @@ const SQL = {
   // The job's next reply seq, taken in the transaction that saves the reply: rolled back with it.
   nextSeq:
     "UPDATE jobs SET last_seq = last_seq + 1, updated_at = @updated_at WHERE id = @id RETURNING last_seq",
-  insertReply: `INSERT INTO replies (${REPLY_COLUMNS})
+  insertReply: `INSERT INTO replies (${REPLY_COLUMNS}, acked)
      VALUES (${REPLY_COLUMNS.split(", ")
        .map((c) => `@${c}`)
-       .join(", ")})`,
-  insertRequestId: `INSERT INTO reply_request_ids (job_id, request_id, seq, n)
-     VALUES (@job_id, @request_id, @seq,
-       (SELECT coalesce(max(n), 0) + 1 FROM reply_request_ids WHERE job_id = @job_id))`,
-  pruneRequestIds: `DELETE FROM reply_request_ids WHERE job_id = @job_id AND n <=
-       (SELECT max(n) FROM reply_request_ids WHERE job_id = @job_id) - @keep`,
-  replyForRequest: "SELECT seq FROM reply_request_ids WHERE job_id = ? AND request_id = ?",
-  pendingForRequest: "SELECT seq FROM replies WHERE job_id = ? AND request_id = ? AND acked = 0",
+       .join(", ")}, @acked)`,
+  // A request id is the job's while it is among the job's last 100 (see Replies.forRequest); one
+  // used again after it was forgotten is on two replies, and the later counts.
+  replyForRequest: `SELECT seq FROM replies INDEXED BY replies_request WHERE job_id = ? AND request_id = ?
+     ORDER BY seq DESC LIMIT 1`,
+  requestIdsAfter: `SELECT count(*) AS n FROM (SELECT 1 FROM replies
+     WHERE job_id = ? AND seq > ? AND request_id IS NOT NULL LIMIT ?)`,
   pendingReplies: `SELECT ${REPLY_COLUMNS} FROM replies INDEXED BY replies_pending
      WHERE job_id = ? AND acked = 0 ORDER BY seq`,
   pendingCounts: "SELECT job_id, count(*) AS n FROM replies WHERE acked = 0 GROUP BY job_id",

@@ -54,6 +54,7 @@ export class Store {
   close(): void {
     this.commits.commit();
     this.replies.flushAcks();
+    this.commits.wal.close();
     this.checkpointer?.postMessage({ stop: true });
     this.checkpointer = null;
     if (this.db.open) this.db.close();
@@ -70,6 +71,14 @@ export class Store {
    */
   commitSoon<T>(write: () => T): Promise<T> {
     return this.commits.soon(write);
+  }
+
+  /**
+   * Resolves once every commit made so far is on disk (wal-sync.ts): what answers `saved` after
+   * a write of its own (`batch`, `createJob`) awaits it before the answer leaves.
+   */
+  synced(): Promise<void> {
+    return this.commits.wal.durable();
   }
 
   // ---- jobs ----
@@ -139,16 +148,12 @@ export class Store {
    * Saves a reply with the job's next seq, and returns that seq; the job's record is the
    * caller's to bring up to it once the write has committed (see Replies.add).
    */
-  addReply(jobId: string, reply: NewReply, keepIdNow = true): number {
-    return this.replies.add(jobId, reply, keepIdNow);
+  addReply(jobId: string, reply: NewReply, handled = false): number {
+    return this.replies.add(jobId, reply, handled);
   }
 
-  markTyped(jobId: string, seq: number, requestId: string | null): void {
-    this.replies.markTyped(jobId, seq, requestId);
-  }
-
-  rememberRequestId(jobId: string, requestId: string): void {
-    this.replies.rememberRequestId(jobId, requestId);
+  markTyped(jobId: string, seq: number): void {
+    this.replies.markTyped(jobId, seq);
   }
 
   replyForRequest(jobId: string, requestId: string): number | null {

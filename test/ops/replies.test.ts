@@ -118,13 +118,14 @@ describe("replies to a protocol agent", () => {
     const r = await c.ok("reply", { id: job.id, text: "/stop" });
     expect(r.saved).toBe(true);
     expect(r.seq).toBeUndefined();
-    expect(await row(c, job.id)).toMatchObject({ life: "stopped", lastSeq: 1, pending: 0 });
+    // The /stop is saved (seq 2, with its request id when it has one), taken at once by roost.
+    expect(await row(c, job.id)).toMatchObject({ life: "stopped", lastSeq: 2, pending: 0 });
     // Started again, the agent gets the next reply, and never /stop.
     await c.ok("respawn", { id: job.id });
     await c.ok("reply", { id: job.id, text: "next" });
-    await until("reply 2 handled", () => handled(d, job.id).length === 2);
+    await until("reply 3 handled", () => handled(d, job.id).length === 2);
     expect(deliveries(d, job.id).map((x) => x.text)).toEqual(["first", "next"]);
-    expect(handled(d, job.id).map((x) => x.seq)).toEqual([1, 2]);
+    expect(handled(d, job.id).map((x) => x.seq)).toEqual([1, 3]);
   });
 
   it("/stop stops a job whose agent is not connected", async () => {
@@ -132,7 +133,7 @@ describe("replies to a protocol agent", () => {
     const { job } = await c.ok("dispatch", { profile: "silent", cwd: dir });
     await untilRow(c, job.id, "running", (x) => x.life === "running");
     await c.ok("reply", { id: job.id, text: "  /stop\n" });
-    expect(await row(c, job.id)).toMatchObject({ life: "stopped", lastSeq: 0, pending: 0 });
+    expect(await row(c, job.id)).toMatchObject({ life: "stopped", lastSeq: 1, pending: 0 });
   });
 
   it("a command to an agent that is not connected is busy, and never delivered later", async () => {

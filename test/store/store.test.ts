@@ -51,6 +51,9 @@ function newJob(s: Store, requestId: string | null = null, task: string | null =
 
 describe("the store", () => {
   it("is WAL, at the newest migration, and refuses a store newer than it knows", () => {
+    // NORMAL (1): SQLite does not sync at each commit on the daemon's thread; the WAL is synced
+    // off it before an answer leaves (test/store/wal-sync.test.ts).
+    expect(store.db.pragma("synchronous", { simple: true })).toBe(1);
     const db = new Database(file, { readonly: true });
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(db.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
@@ -61,6 +64,51 @@ describe("the store", () => {
     raw.close();
     expect(() => new Store(file)).toThrow(/newer than this roost knows/);
     store = new Store(path.join(dir, "other.db"));
+  });
+
+  it("moves a store at version 4's request ids onto their replies (migration 5)", () => {
+    store.close();
+    fs.rmSync(file);
+    // A store as roost left it at version 4: ids in their own table, a typed reply's id both on its
+    // row and there, a /stop's (seq 0) there alone.
+    const old = new Database(file);
+    for (const m of MIGRATIONS.slice(0, 4)) old.exec(m);
+    old.pragma("user_version = 4");
+    old.exec(`INSERT INTO jobs (id, token, profile, launch, default_name, life, kind, last_seq, created_at, updated_at,
+        pinned, ord, capabilities)
+      VALUES ('j1', 't', 'shell', '{}', 'shell', 'running', 'terminal', 3, 'x', 'x', 0, 0, '[]')`);
+    old.exec(`INSERT INTO replies (job_id, seq, text, at, acked, request_id) VALUES
+      ('j1', 1, 'one', 'x', 1, NULL), ('j1', 2, 'two', 'x', 1, 'typed'), ('j1', 3, 'three', 'x', 0, NULL)`);
+    old.exec(`INSERT INTO reply_request_ids (job_id, request_id, seq, n) VALUES
+      ('j1', 'first', 1, 1), ('j1', 'typed', 2, 2), ('j1', 'halt', 0, 3), ('j1', 'third', 3, 4)`);
+    // The feed's oldest pruned: it holds cursors 5 and 6.
+    old.exec(`INSERT INTO events (cursor, at, job_id, kind, text, who) VALUES
+      (5, 'x', 'j1', 'reply', 'five', 'user'), (6, 'x', 'j1', 'reply', 'six', 'user')`);
+    old.close();
+    store = new Store(file);
+    expect([1, 2, 3].map((seq) => store.pendingReplies("j1").find((r) => r.seq === seq)?.requestId)).toEqual([
+      undefined,
+      undefined,
+      "third",
+    ]);
+    expect(["first", "typed", "third", "halt"].map((id) => store.replyForRequest("j1", id))).toEqual([
+      1,
+      2,
+      3,
+      null,
+    ]);
+    const db = new Database(file, { readonly: true });
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE name LIKE '%request%'").all();
+    db.close();
+    expect(tables.map((t: any) => t.name).sort()).toEqual(["replies_request"]);
+    // The feed kept, its cursors going on from the newest.
+    expect(store.events({ limit: 10 }).map((e) => [e.cursor, e.text])).toEqual([
+      [5, "five"],
+      [6, "six"],
+    ]);
+    expect(store.addEvent({ id: "j1", kind: "reply", text: "seven", who: "user", whoId: null }).cursor).toBe(
+      7,
+    );
   });
 
   it("never reuses a job id, after rm and after reopening", () => {
@@ -128,14 +176,33 @@ describe("the store", () => {
   it("keeps a job's last 100 reply request ids, written with the reply", () => {
     const job = newJob(store);
     for (let i = 0; i < 101; i++) store.addReply(job.id, { text: `r${i}`, mode: null, requestId: `id-${i}` });
+    // Taken by the agent (a reply still waiting is remembered however old: the test below).
+    expect(store.ack(job.id, 101, false)).toBe(101);
     expect(store.replyForRequest(job.id, "id-0")).toBeNull();
     expect(store.replyForRequest(job.id, "id-1")).toBe(2);
     expect(store.replyForRequest(job.id, "id-100")).toBe(101);
-    store.rememberRequestId(job.id, "stop-1");
-    expect(store.replyForRequest(job.id, "stop-1")).toBe(0);
+    // A `/stop` is saved handled (taken at once): its id counts among the 100, and finds it.
+    store.addReply(job.id, { text: "/stop", mode: null, requestId: "stop-1" }, true);
+    expect(store.replyForRequest(job.id, "stop-1")).toBe(102);
+    expect(store.pendingReplies(job.id).map((r) => r.seq)).not.toContain(102);
     expect(store.replyForRequest(job.id, "id-1")).toBeNull();
+    expect(store.replyForRequest(job.id, "id-2")).toBe(3);
     reopen();
     expect(store.replyForRequest(job.id, "id-100")).toBe(101);
+  });
+
+  it("remembers a request id older than the last 100 while its reply still waits", () => {
+    const job = newJob(store);
+    // A terminal agent's follow-up waits while 100 steers after it are typed (each taken alone).
+    store.addReply(job.id, { text: "later", mode: "followUp", requestId: "waiting" });
+    for (let i = 0; i < 100; i++) {
+      const seq = store.addReply(job.id, { text: `s${i}`, mode: "steer", requestId: `steer-${i}` });
+      store.markTyped(job.id, seq);
+    }
+    expect(store.replyForRequest(job.id, "waiting")).toBe(1);
+    store.markTyped(job.id, 1);
+    expect(store.replyForRequest(job.id, "waiting")).toBeNull();
+    expect(store.replyForRequest(job.id, "steer-0")).toBe(2);
   });
 
   it("finds a job by its dispatch request id until the job is removed", () => {

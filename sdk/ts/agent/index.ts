@@ -212,11 +212,22 @@ export class RoostAgent extends SessionOps {
     }
   }
 
+  /**
+   * Written and synced before the ack (tmp, fsync, rename, the directory synced): after a power
+   * loss the agent still knows what it finished, so a reply sent again is skipped, not redone.
+   */
   private writeLastSeq(seq: number): void {
     if (!this.stateFile) return;
     const tmp = `${this.stateFile}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, `${JSON.stringify({ lastSeq: seq })}\n`);
+    const fd = fs.openSync(tmp, "w");
+    try {
+      fs.writeSync(fd, `${JSON.stringify({ lastSeq: seq })}\n`);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(tmp, this.stateFile);
+    syncDirectory(path.dirname(this.stateFile));
   }
 
   /** The id registered under is another (the old row was removed): its seqs start afresh. */
@@ -288,5 +299,15 @@ export class RoostAgent extends SessionOps {
     });
     this.acks.add(ack);
     void ack.finally(() => this.acks.delete(ack));
+  }
+}
+
+/** A rename is durable once its directory is synced. */
+function syncDirectory(dir: string): void {
+  const fd = fs.openSync(dir, "r");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
   }
 }

@@ -108,4 +108,33 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (watcher, target, "when")
   ) STRICT, WITHOUT ROWID;
   `,
+  // 5: fewer pages written a reply (docs/benchmarks.md). A reply's request id on the reply's own
+  // row, for every reply (it was kept in a table of its own: two more writes and a lookup a
+  // reply). A `/stop` is now saved as a reply handled at once (acked), so its id is found like
+  // any other; the ids of earlier `/stop`s (seq 0) go: such a resend, should one come after the
+  // upgrade, stops the job again. The feed without AUTOINCREMENT (its counter was one more page
+  // a write) and without its per-job index (about 1000 rows, read whole): a cursor is still never
+  // reused, as the newest entries are never deleted, only the oldest.
+  `
+  CREATE TABLE events_new (
+    cursor INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    job_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    who TEXT NOT NULL,
+    who_id TEXT
+  ) STRICT;
+  INSERT INTO events_new SELECT cursor, at, job_id, kind, text, who, who_id FROM events;
+  DROP TABLE events;
+  ALTER TABLE events_new RENAME TO events;
+
+  UPDATE replies SET request_id = (SELECT r.request_id FROM reply_request_ids r
+      WHERE r.job_id = replies.job_id AND r.seq = replies.seq)
+    WHERE request_id IS NULL
+      AND EXISTS (SELECT 1 FROM reply_request_ids r WHERE r.job_id = replies.job_id AND r.seq = replies.seq);
+  DROP TABLE reply_request_ids;
+  DROP INDEX replies_pending_request;
+  CREATE INDEX replies_request ON replies (job_id, request_id) WHERE request_id IS NOT NULL;
+  `,
 ];

@@ -1,0 +1,99 @@
+/**
+ * Durable commits that stall nothing (docs/protocol.md, "Durability"). SQLite runs with
+ * synchronous=NORMAL: a commit writes its WAL frames into the OS's cache and returns at once,
+ * and SQLite syncs only at checkpoints. What a commit answers (`saved`) must be on disk first,
+ * so the WAL is synced here, with fdatasync on libuv's thread pool: the daemon goes on serving
+ * everyone else meanwhile, where synchronous=FULL would hold its only thread for each sync (a few
+ * milliseconds on a virtual disk). One sync covers every commit made before it began: the
+ * commits of a turn, and those of the turns that come while a sync runs, share one.
+ *
+ * Why it is enough: the WAL's frames carry checksums and each commit's mark; once a commit's
+ * frames are synced, recovery after a power loss replays it. A checkpoint syncs the database
+ * file before the WAL starts over (SQLite does so at NORMAL), so what an earlier sync made durable
+ * is never only in frames overwritten later. The WAL file is the same file for as long as the
+ * store is open: SQLite removes it only when its last connection closes, and this store's
+ * connection is open until `close`.
+ */
+import fs from "node:fs";
+import { RoostError } from "../../sdk/ts/protocol/index.js";
+
+interface Waiter {
+  upTo: number;
+  done: () => void;
+  failed: (err: unknown) => void;
+}
+
+export class WalSync {
+  private fd: number | null = null;
+  /** Commits made, and of those the ones known to be on disk. */
+  private made = 0;
+  private synced = 0;
+  private running = false;
+  private waiting: Waiter[] = [];
+
+  constructor(private readonly walFile: string) {}
+
+  /** A transaction committed (its frames are in the WAL, not yet known on disk). */
+  committed(): void {
+    this.made++;
+  }
+
+  /** Resolves once every commit made so far is on disk. */
+  durable(): Promise<void> {
+    const upTo = this.made;
+    if (upTo <= this.synced) return Promise.resolve();
+    return new Promise((done, failed) => {
+      this.waiting.push({ upTo, done, failed });
+      this.next();
+    });
+  }
+
+  /** At close: what is waiting is synced here, on this thread, and answered. */
+  close(): void {
+    if (this.fd === null) return;
+    try {
+      if (this.made > this.synced) fs.fdatasyncSync(this.fd);
+      this.synced = this.made;
+      this.settle(null);
+    } catch (err) {
+      this.settle(err);
+    }
+    fs.closeSync(this.fd);
+    this.fd = null;
+  }
+
+  private next(): void {
+    if (this.running || this.waiting.length === 0) return;
+    let fd: number;
+    try {
+      fd = this.fd ??= fs.openSync(this.walFile, fs.constants.O_RDWR);
+    } catch (err) {
+      this.settle(err);
+      return;
+    }
+    this.running = true;
+    const upTo = this.made;
+    fs.fdatasync(fd, (err) => {
+      this.running = false;
+      if (!err) this.synced = Math.max(this.synced, upTo);
+      this.settle(err, upTo);
+      this.next();
+    });
+  }
+
+  /** Answers the waiters a sync covered (all of them, on a failure: none can be promised). */
+  private settle(err: unknown, upTo = Number.POSITIVE_INFINITY): void {
+    const covered = err ? this.waiting : this.waiting.filter((w) => w.upTo <= upTo);
+    this.waiting = err ? [] : this.waiting.filter((w) => w.upTo > upTo);
+    for (const w of covered) {
+      if (!err) w.done();
+      else
+        w.failed(
+          new RoostError(
+            "busy",
+            `the disk did not confirm the write (${(err as Error).message}): it may be lost; send it again with the same requestId`,
+          ),
+        );
+    }
+  }
+}
