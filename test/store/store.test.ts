@@ -4,13 +4,13 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { newJobRecord } from "../../server/core/new-job.js";
 import { EMPTY_REPORT } from "../../server/core/registry.js";
 import { loadJobs } from "../../server/core/stored-jobs.js";
 import { MIGRATIONS } from "../../server/store/migrations/index.js";
 import type { JobRecord } from "../../server/store/records.js";
 import { Store } from "../../server/store/store.js";
 import { until } from "../helpers/daemon.js";
+import { shellJob } from "./shell-job.js";
 
 let dir: string;
 let file: string;
@@ -33,16 +33,7 @@ const reopen = () => {
 /** A job as dispatch makes it: its last seq set once the store has created it. */
 function newJob(s: Store, requestId: string | null = null, task: string | null = null): JobRecord {
   const { job, lastSeq } = s.createJob(
-    (num) =>
-      newJobRecord({
-        id: `j${num}`,
-        token: "t",
-        profile: "shell",
-        launch: { command: ["bash"], cwd: "/tmp", env: {}, task: "type", protocol: false },
-        defaultName: "shell",
-        order: 0,
-        dispatchRequestId: requestId,
-      }),
+    (num) => shellJob(num, requestId),
     task ? { text: task, mode: null } : null,
   );
   job.lastSeq = lastSeq;

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Store } from "../../server/store/store.js";
+import { shellJob } from "./shell-job.js";
 
 let dir: string;
 let store: Store;
@@ -48,36 +49,7 @@ afterEach(() => {
 
 /** A job to write replies to (its own commit, synced before the test goes on). */
 async function job(): Promise<string> {
-  const now = new Date().toISOString();
-  const { job } = store.createJob(
-    (num) => ({
-      id: `j${num}`,
-      token: "t",
-      profile: "shell",
-      launch: { command: ["bash"], cwd: "/tmp", env: {}, task: "type", protocol: false },
-      sessionKey: null,
-      userName: null,
-      defaultName: "shell",
-      role: null,
-      parent: null,
-      pinned: false,
-      order: 0,
-      life: "starting",
-      exitCode: null,
-      pid: null,
-      kind: "terminal",
-      agent: null,
-      capabilities: [],
-      report: null,
-      lastSeq: 0,
-      dispatchRequestId: null,
-      createdAt: now,
-      startedAt: null,
-      endedAt: null,
-      updatedAt: now,
-    }),
-    null,
-  );
+  const { job } = store.createJob((num) => shellJob(num), null);
   await store.synced();
   return job.id;
 }
