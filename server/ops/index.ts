@@ -33,6 +33,7 @@ import { shutdownOp } from "./shutdown.js";
 import { spawnOp } from "./spawn.js";
 import { stopOp } from "./stop.js";
 import { subscribeOp } from "./subscribe.js";
+import { taskOp } from "./task.js";
 import { tokenOp } from "./token.js";
 import { watchOp } from "./watch.js";
 import { whoamiOp } from "./whoami.js";
@@ -60,6 +61,8 @@ const defs = [
   handbackOp,
   watchOp,
   peer_registerOp,
+  // the task board, the hub's and every session's
+  taskOp,
   // the jobs'
   listOp,
   dispatchOp,
