@@ -252,17 +252,21 @@ class Run {
   }
 
   run(cmd: Command): void {
-    if (cmd.kind === "act") return this.act(cmd.actor, cmd.action);
-    if (cmd.kind === "fill") {
+    if (cmd.kind === "act") {
+      this.act(cmd.actor, cmd.action);
+    } else if (cmd.kind === "fill") {
       // To the cap and one past it: the oldest done or dropped goes, or the board is full.
       while (this.board.tasks.length < LIMITS.boardTasks) this.act({ kind: "user" }, add());
-      return this.act({ kind: "user" }, add());
+      this.act({ kind: "user" }, add());
+    } else if (cmd.kind === "back") {
+      this.m.live.add(cmd.session);
+    } else {
+      this.m.live.delete(cmd.session);
+      // A session that ends (fails, is stopped or removed) holds nothing; one that left holds
+      // until another claims.
+      if (cmd.kind === "end")
+        this.act({ kind: "roost" }, { action: "ended", session: cmd.session, why: "ended" });
     }
-    if (cmd.kind === "back") this.m.live.add(cmd.session);
-    else this.m.live.delete(cmd.session);
-    // A session that ends (fails, is stopped or removed) holds nothing; one that left holds until another claims.
-    if (cmd.kind === "end")
-      this.act({ kind: "roost" }, { action: "ended", session: cmd.session, why: "ended" });
   }
 }
 
