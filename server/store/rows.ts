@@ -4,7 +4,7 @@
  * where it keeps a field otherwise (another column, another form). Which columns a statement reads
  * and writes is statements.ts's.
  */
-import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
+import type { BoardTask, FeedEntry } from "../../sdk/ts/protocol/index.js";
 import {
   type JobRecord,
   type PeerMeta,
@@ -107,7 +107,52 @@ const watches = table<WatchRecord>({});
 export const watchFromRow = (r: Params): WatchRecord => watches.record(r);
 
 const events = table<FeedEntry>({ id: { column: "job_id" } });
-export const eventFromRow = (r: Params): FeedEntry => events.record(r);
+/** A feed entry's `why` (a task entry's change) is there only when it has one. */
+export function eventFromRow(r: Params): FeedEntry {
+  const { why, ...entry } = events.record(r);
+  return why == null ? entry : { ...entry, why };
+}
 
 const tokens = table<TokenRecord>({ readOnly: bool });
 export const tokenFromRow = (r: Params): TokenRecord => tokens.record(r);
+
+/** A task keeps its people (by, owner, assigned) in columns of their own, its `after` as JSON. */
+export function taskToParams(t: BoardTask): Params {
+  return {
+    id: t.id,
+    title: t.title,
+    detail: t.detail,
+    state: t.state,
+    after: JSON.stringify(t.after),
+    by_who: t.by.who,
+    by_who_id: t.by.whoId,
+    at: t.at,
+    owner_id: t.owner?.id ?? null,
+    owner_name: t.owner?.name ?? null,
+    claimed_at: t.claimedAt,
+    done_at: t.doneAt,
+    result: t.result,
+    assigned_id: t.assigned?.id ?? null,
+    assigned_name: t.assigned?.name ?? null,
+    assigned_at: t.assigned?.at ?? null,
+  };
+}
+
+export function taskFromRow(r: Params): BoardTask {
+  return {
+    id: r.id as number,
+    title: r.title as string,
+    detail: r.detail as string | null,
+    state: r.state as BoardTask["state"],
+    after: (parse(r.after) as number[] | null) ?? [],
+    by: { who: r.by_who as string, whoId: r.by_who_id as string | null },
+    at: r.at as string,
+    owner: r.owner_id ? { id: r.owner_id as string, name: r.owner_name as string } : null,
+    claimedAt: r.claimed_at as string | null,
+    doneAt: r.done_at as string | null,
+    result: r.result as string | null,
+    assigned: r.assigned_id
+      ? { id: r.assigned_id as string, name: r.assigned_name as string, at: r.assigned_at as string }
+      : null,
+  };
+}
