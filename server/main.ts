@@ -61,7 +61,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     viewers: new Viewers(() => core),
     peers: {
       rules: new PeerRules(store.peerItemsSince(new Date(Date.now() - LIMITS.duplicateMs).toISOString())),
-      watches: new Watches(() => core, store),
+      watches: new Watches(() => core, store, registry),
       foreground: new Foreground(() => core, foregroundGraceMs(env)),
     },
     terminals: () => hostLink.terminals(),

@@ -11,6 +11,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { viewState } from "../sdk/ts/protocol/index.js";
 import { json, needsBuild, ok, PLAIN_SHELL, roost, rowOf } from "./helpers/cli.js";
 import { agentProfile, CLI, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
+import { rawAgent } from "./helpers/jobs.js";
+
+/** A protocol job whose process does nothing: a raw client speaks for it. */
+const INERT = { command: ["sleep", "600"], task: "type", protocol: true };
 
 beforeAll(needsBuild);
 
@@ -227,5 +231,47 @@ describe("several jobs at once", () => {
       fs.rmSync(told, { recursive: true, force: true });
       fs.rmSync(script, { force: true });
     }
+  });
+});
+
+describe("the trees", () => {
+  let d: TestDaemon;
+  afterAll(() => d?.cleanup());
+
+  it("ls shows a spawned job under its parent, indented; the tree goes where its most urgent job would", async () => {
+    d = await startDaemon({ env: PLAIN_SHELL, config: { agentProfiles: { inert: INERT } } });
+    const hub = await d.client();
+    const dispatched = async (name: string) => (await hub.ok("dispatch", { profile: "inert", name })).job.id;
+    const boss = await dispatched("boss");
+    const calm = await dispatched("calm");
+    const { agent } = await rawAgent(d, hub, boss);
+    const { job } = await agent.ok("spawn", { profile: "inert", task: "look", name: "helper" });
+    const helper = await rawAgent(d, hub, job.id);
+    // The child asks; its parent works: the whole tree goes up, the child right under its parent.
+    await helper.agent.ok("report", {
+      id: job.id,
+      token: helper.token,
+      report: { state: "blocked", question: "Deploy now?" },
+    });
+    await rawAgent(d, hub, calm);
+    await until("the child blocked", async () => (await rowOf(d.env, job.id)).state === "blocked");
+    const table = (await ok(["ls"], { ...d.env, COLUMNS: "160" })).trimEnd().split("\n");
+    expect(table.slice(1).map((l) => l.split(/\s{2,}/).slice(0, 2))).toEqual([
+      [boss, "boss"],
+      [job.id, "└ helper"],
+      [calm, "calm"],
+    ]);
+    // --json: the rows in the same order; --sort list: the daemon's order, the child still under its parent.
+    expect((await json(["ls"], d.env)).rows.map((r: any) => r.id)).toEqual([boss, job.id, calm]);
+    expect((await json(["ls", "--sort", "list"], d.env)).rows.map((r: any) => r.id)).toEqual([
+      calm,
+      boss,
+      job.id,
+    ]);
+    // Its parent filtered out, the child stands alone.
+    const blocked = (await ok(["ls", "--state", "blocked"], { ...d.env, COLUMNS: "160" }))
+      .trimEnd()
+      .split("\n");
+    expect(blocked.slice(1).map((l) => l.split(/\s{2,}/).slice(0, 2))).toEqual([[job.id, "helper"]]);
   });
 });

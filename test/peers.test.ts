@@ -376,6 +376,13 @@ describe("watch", () => {
     const w = await session("w2");
     const t = await session("t2");
     expect((await w.c.ok("watch", { id: t.id, when: "idle" })).fired).toBe(false);
+    // The watcher's row lists it until it fires.
+    const listed = (await row(hub, w.id)).watches;
+    expect(listed).toEqual([{ id: t.id, name: "t2", when: "idle", expiresAt: expect.any(String) }]);
+    const hours = (Date.parse(listed[0].expiresAt) - Date.now()) / 3_600_000;
+    expect(hours).toBeGreaterThan(11.9);
+    expect(hours).toBeLessThanOrEqual(12);
+    expect((await row(hub, t.id)).watches).toEqual([]);
     await t.c.ok("report", {
       id: t.id,
       token: t.token,
@@ -383,6 +390,7 @@ describe("watch", () => {
     });
     const notice = await nextDelivery(w, 1);
     expect(notice.text).toContain("is blocked: Deploy now?");
+    expect((await row(hub, w.id)).watches).toEqual([]);
     await t.c.ok("report", { id: t.id, token: t.token, report: { state: "done", agentItems: true } });
     await hub.ok("list");
     expect(deliveries(w)).toHaveLength(1);
@@ -423,6 +431,7 @@ describe("across a restart", () => {
     expect((await a.c.ok("watch", { id: b.id, when: "ended" })).fired).toBe(false);
     await d.restart("SIGKILL");
     hub = await d.client();
+    expect((await row(hub, a.id)).watches).toEqual([expect.objectContaining({ id: b.id, when: "ended" })]);
     const back = await session("after", { id: b.id });
     const item = await nextDelivery(back, 1);
     expect(item.text.endsWith("\nsurvive this")).toBe(true);

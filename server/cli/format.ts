@@ -121,20 +121,25 @@ const NAME_SHARE = 0.35;
  * The rows as lines: [pin] ID NAME STATE UPDATED SUMMARY. ID, STATE and UPDATED take their widest
  * cell; NAME (at most NAME_MAX) and SUMMARY share the rest of `width`. When both do not fit, NAME
  * keeps NAME_SHARE of it (or what SUMMARY leaves, if more) and SUMMARY is cut. Pinned rows are
- * marked with "*".
+ * marked with "*". `depth`: a child's name is indented under its parent's ("└ ", two spaces a
+ * level more), as `arrange` placed it.
  */
 export function table(
   rows: readonly Row[],
-  opts: { width: number; colour: boolean; now?: number },
+  opts: { width: number; colour: boolean; now?: number; depth?: ReadonlyMap<string, number> },
 ): string[] {
   const p = paint(opts.colour);
   const now = opts.now ?? Date.now();
   const anyPinned = rows.some((r) => r.pinned);
+  const indent = (r: Row) => {
+    const depth = opts.depth?.get(r.id) ?? 0;
+    return depth > 0 ? `${"  ".repeat(depth - 1)}└ ` : "";
+  };
   const cells = rows.map((r) => ({
     row: r,
     pin: r.pinned ? "*" : " ",
     id: r.id,
-    name: clean(r.name),
+    name: indent(r) + clean(r.name),
     state: stateLabel(r),
     age: ago(r.updatedAt, now),
     text: rowText(r),

@@ -10,6 +10,7 @@ import {
   type ViewState,
   viewState,
 } from "../../sdk/ts/protocol/index.js";
+import { layTrees, type Placed } from "../../sdk/ts/protocol/tree.js";
 import { UsageError } from "./command.js";
 
 /** What `--state` takes, as the help and an error list them: each state, then the words for several. */
@@ -79,3 +80,33 @@ export function pick(
   // Array.prototype.sort is stable: rows of one rank keep the daemon's order.
   return kept.sort((a, b) => Number(b.pinned) - Number(a.pinned) || triageRank(a) - triageRank(b));
 }
+
+/**
+ * The rows picked, as trees (sdk/ts/protocol/tree.ts, the hub's own layout): each child right
+ * under its parent, and its depth. In triage's order a tree goes where its most urgent job
+ * would, and the pinned trees stay first; in the list's order the trees keep the daemon's. A
+ * child whose parent is not shown (filtered out) stands as a root.
+ */
+export function arrange(
+  picked: readonly Row[],
+  all: readonly Row[],
+  order: Order,
+): { rows: Row[]; depth: Map<string, number> } {
+  const { placed } = layTrees(
+    [...picked],
+    new Map(all.map((r) => [r.id, r])),
+    order === "list" ? "mine" : "state",
+    NONE_FOLDED,
+  );
+  const trees: Placed[][] = [];
+  for (const p of placed) {
+    if (p.depth === 0) trees.push([p]);
+    else trees.at(-1)!.push(p);
+  }
+  // Array.prototype.sort is stable: within pinned and unpinned, the layout's order holds.
+  if (order === "triage") trees.sort((a, b) => Number(b[0]!.row.pinned) - Number(a[0]!.row.pinned));
+  const flat = trees.flat();
+  return { rows: flat.map((p) => p.row), depth: new Map(flat.map((p) => [p.row.id, p.depth])) };
+}
+
+const NONE_FOLDED: ReadonlySet<string> = new Set();

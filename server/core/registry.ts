@@ -9,6 +9,7 @@ import {
   NULL_REPORT_FIELDS,
   RoostError,
   type Row,
+  type Watching,
   type WireEvent,
 } from "../../sdk/ts/protocol/index.js";
 import type { JobRecord } from "../store/records.js";
@@ -60,6 +61,8 @@ export interface LiveJob {
    * request id (reply.ts): a resend meanwhile waits for that commit and is a duplicate, as after it.
    */
   repliesInFlight: Map<string, Promise<unknown>>;
+  /** Its watches not yet fired, as its row shows them (watches.ts keeps it). */
+  watches: Watching[];
 }
 
 const liveJob = (rec: JobRecord, pending: number): LiveJob => ({
@@ -75,6 +78,7 @@ const liveJob = (rec: JobRecord, pending: number): LiveJob => ({
   ownSize: START_SIZE,
   size: null,
   repliesInFlight: new Map(),
+  watches: [],
 });
 
 const REPORT_FLUSH_MS = 200;
@@ -217,6 +221,7 @@ export class Registry {
       lastSeq: r.lastSeq,
       suggested: null,
       parent: r.parent,
+      watches: job.watches,
       pid: r.pid,
       cwd: r.launch.cwd,
       startedAt: r.startedAt,

@@ -2,7 +2,8 @@
  * Watches (agent-protocol.md, `watch`): a session asks to be told once, by a `notice` item, when
  * another is next idle (it stopped: done, a question, failed, its prompt waiting, stopped,
  * removed) or has ended (exited, stopped, removed). Kept in the store across restarts, until
- * they fire or expire (12 hours); at most 20 a session.
+ * they fire or expire (12 hours); at most 20 a session. The watcher's row lists those not fired
+ * (`watches`), kept here in step.
  */
 import { LIMITS, RoostError, viewState } from "../../sdk/ts/protocol/index.js";
 import type { WatchRecord } from "../store/records.js";
@@ -11,7 +12,7 @@ import type { Core } from "./core.js";
 import { ROOST } from "./feed.js";
 import { isEnded } from "./lifecycle.js";
 import { sendItem } from "./peer-items.js";
-import type { LiveJob } from "./registry.js";
+import type { LiveJob, Registry } from "./registry.js";
 
 /** What `idle` waits for: any stop of the session's. */
 const STOPPED: ReadonlySet<string> = new Set(["blocked", "failed", "your turn", "done", "stopped"]);
@@ -47,6 +48,7 @@ export class Watches {
   constructor(
     private readonly core: () => Core,
     store: Store,
+    private readonly registry: Registry,
   ) {
     const now = new Date().toISOString();
     for (const w of store.watches()) {
@@ -139,14 +141,27 @@ export class Watches {
     const list = this.byTarget.get(w.target) ?? [];
     list.push(w);
     this.byTarget.set(w.target, list);
+    this.showOn(w.watcher);
   }
 
   private drop(w: Pick<WatchRecord, "watcher" | "target" | "when">): void {
     const list = this.byTarget.get(w.target);
     if (!list) return;
     const left = list.filter((x) => !(x.watcher === w.watcher && x.when === w.when));
+    if (left.length === list.length) return;
     if (left.length > 0) this.byTarget.set(w.target, left);
     else this.byTarget.delete(w.target);
+    this.showOn(w.watcher);
+  }
+
+  /** The watcher's row lists its watches as they now are (a new array: rows pushed keep theirs). */
+  private showOn(watcher: string): void {
+    const job = this.registry.find(watcher);
+    if (!job) return;
+    job.watches = this.of(watcher)
+      .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
+      .map((w) => ({ id: w.target, name: w.targetName, when: w.when, expiresAt: w.expiresAt }));
+    this.registry.noted(job, false);
   }
 
   private forget(w: WatchRecord): void {

@@ -188,8 +188,9 @@ describe("messages between sessions", () => {
     const right = await dispatched("right", "reviews the release");
     await left.agent.ok("send", { to: right.id, text: "please review PR 412 before the release" });
     await right.agent.ok("send", { to: left.id, text: "looks good, one nit in store.ts" });
-    // A watch that fires: its notice goes to the watcher.
+    // A watch that fires: its notice goes to the watcher. One that has not fired yet is listed.
     expect((await left.agent.ok("watch", { id: right.id, when: "idle" })).fired).toBe(false);
+    expect((await left.agent.ok("watch", { id: right.id, when: "ended" })).fired).toBe(false);
     await right.report({ state: "done", summary: "review finished" });
     const helper = await spawned(right, "nit fixer", "fix the nit in store.ts");
 
@@ -217,6 +218,14 @@ describe("messages between sessions", () => {
     // The page's own job is not a link; the other is, to its page.
     expect(await messages(left.id).locator(`a[href="#/jobs/${right.id}"]`).count()).toBe(2);
     expect(await messages(left.id).locator(`a[href="#/jobs/${left.id}"]`).count()).toBe(0);
+    // Its watch not fired yet: on whom, for what, until when; the other job a link.
+    const watching = page.getByRole("list", { name: "Its watches" });
+    await expect
+      .poll(() => watching.locator("li").allTextContents(), { timeout: WAIT })
+      .toEqual([`right (${right.id}) has ended · expires in 11 h`]);
+    expect(await watching.locator(`a[href="#/jobs/${right.id}"]`).count()).toBe(1);
+    await page.getByRole("heading", { name: /^Watching/ }).scrollIntoViewIfNeeded();
+    await shot(page, "peers-job-watches");
 
     await page.goto(`${d.url}#/jobs/${right.id}`);
     await expect
@@ -243,6 +252,7 @@ describe("messages between sessions", () => {
     await page.goto(`${d.url}#/jobs/${quiet.id}`);
     await page.locator(".job-view ol.feed[aria-label^='Events'] li").first().waitFor();
     expect(await page.locator(".messages-section").isHidden()).toBe(true);
+    expect(await page.locator(".watches-section").isHidden()).toBe(true);
 
     // The events page: who to whom, the sender not said twice.
     await page.goto(`${d.url}#/events`);
@@ -264,5 +274,14 @@ describe("messages between sessions", () => {
     expect(await phone.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
     await phone.getByRole("heading", { name: /^Messages/ }).scrollIntoViewIfNeeded();
     await shot(phone, "peers-job-messages-phone");
+
+    // The watch fires (right ends): it leaves left's page, live.
+    await page.goto(`${d.url}#/jobs/${left.id}`);
+    await watching.locator("li").first().waitFor();
+    await c.ok("stop", { id: right.id });
+    await expect.poll(() => page.locator(".watches-section").isHidden(), { timeout: WAIT }).toBe(true);
+    await expect
+      .poll(() => said(left.id), { timeout: WAIT })
+      .toContain(`notice | roost → ${L} | right is stopped (watch: ended)`);
   });
 });

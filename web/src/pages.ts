@@ -8,6 +8,7 @@ import { RowView } from "./row.js";
 import { displayName } from "./row-words.js";
 import type { View } from "./rows.js";
 import type { TerminalView } from "./terminal.js";
+import { WatchList } from "./watch-list.js";
 
 export function jobView(ctx: Ctx, id: string): View {
   return new JobView(ctx, id);
@@ -15,7 +16,7 @@ export function jobView(ctx: Ctx, id: string): View {
 
 /**
  * A job's page: its row, its pending replies, its messages (in and out: shown once it has one),
- * its terminal and its events, live.
+ * its watches not yet fired, its terminal and its events, live.
  */
 class JobView implements View {
   readonly el = h("section", { class: "view job-view", "aria-labelledby": "job-title" });
@@ -26,6 +27,7 @@ class JobView implements View {
   private readonly feed: FeedList;
   private readonly messages: FeedList;
   private readonly pending: PendingList;
+  private readonly watches: WatchList;
   private view: RowView | null = null;
   private term: TerminalView | null = null;
   private termLoading = false;
@@ -68,6 +70,7 @@ class JobView implements View {
       this.messages.el,
     );
     this.pending = new PendingList(ctx, id);
+    this.watches = new WatchList(ctx);
     this.el.append(
       h("nav", { class: "crumbs", "aria-label": "Back" }, h("a", { href: "#/" }, "← All jobs")),
       this.title,
@@ -75,6 +78,7 @@ class JobView implements View {
       this.rowList,
       this.pending.el,
       messages,
+      this.watches.el,
       this.termSection,
       this.feedSection(),
     );
@@ -121,6 +125,7 @@ class JobView implements View {
       this.view?.el.remove();
       this.view = null;
       this.pending.el.hidden = true;
+      this.watches.el.hidden = true;
     }
   }
 
@@ -132,6 +137,7 @@ class JobView implements View {
       this.rowList.append(this.view.el);
     } else this.view.update(row);
     this.pending.update(row);
+    this.watches.update(row);
     const running = row.life === "running" || row.life === "starting";
     if (!this.termLoading) void this.openTerminal();
     else if (running && !this.wasRunning) this.term?.reattach();

@@ -3,10 +3,11 @@
  * and beside the name what is under it (how many need you; how many are folded away) or, for a
  * child drawn apart from its hidden parent, whose child it is. The indent is the row's own.
  */
+
+import type { Placed } from "../../sdk/ts/protocol/tree.js";
 import type { Row } from "./api.js";
 import { type Child, h } from "./dom.js";
 import { displayName } from "./row-words.js";
-import type { Placed } from "./tree.js";
 
 export type TreePlace = Pick<
   Placed,

@@ -5,6 +5,8 @@
  * Pushes come one by one: the view is drawn at most once a frame, and makes at most a few dozen
  * rows a draw, so 500 rows come in a few frames and stay smooth.
  */
+
+import { type Group, layTrees, type Placed } from "../../sdk/ts/protocol/tree.js";
 import { op, type Row } from "./api.js";
 import { BulkBar } from "./bulk.js";
 import type { Ctx } from "./ctx.js";
@@ -14,7 +16,6 @@ import { RowView } from "./row.js";
 import { RowDrag } from "./row-drag.js";
 import { RowsToolbar } from "./rows-toolbar.js";
 import { Selection } from "./selection.js";
-import { type Group, layTrees, type Placed } from "./tree.js";
 import { isFiltered, matcher } from "./triage.js";
 
 export interface View {

@@ -110,6 +110,15 @@ export const ITEM_OUTCOMES = ["delivered", "queued", "duplicate"] as const;
 /** A peer's text: its envelope is added by roost. */
 export const PeerText = Type.String({ minLength: 1, maxLength: LIMITS.peerText });
 
+/** A session's watch not yet fired (`watch`), as its row lists it: on whom, for what, until when. */
+export const Watching = Type.Object({
+  id: JobId,
+  name: Type.String(),
+  when: Type.Union([Type.Literal("idle"), Type.Literal("ended")]),
+  expiresAt: Type.String(),
+});
+export type Watching = Static<typeof Watching>;
+
 /** A row (control-plane.md, "A row"): the job's record and its latest report. */
 export const Row = Type.Object({
   ...reportFields,
@@ -129,6 +138,8 @@ export const Row = Type.Object({
   lastSeq: Type.Integer(),
   suggested: nullable(Type.Object({ text: Type.String(), why: Type.String(), at: Type.String() })),
   parent: nullable(JobId),
+  /** Its watches that have not fired, oldest first (a session's; empty for the rest). */
+  watches: Type.Array(Watching),
   pid: nullable(Type.Integer()),
   cwd: Type.String(),
   startedAt: nullable(Type.String()),

@@ -1,8 +1,8 @@
-/** `roost ls`: the rows, as a table or as `list`'s result, filtered and in triage's order. */
+/** `roost ls`: the rows, as a table or as `list`'s result, filtered, in triage's order, as trees. */
 import { type Command, out, printJson, str } from "../command.js";
 import { callOnce } from "../connect.js";
 import { table, terminalWidth, wantsColour } from "../format.js";
-import { parseOrder, parseProfiles, parseStates, pick, STATE_WORDS } from "../triage.js";
+import { arrange, parseOrder, parseProfiles, parseStates, pick, STATE_WORDS } from "../triage.js";
 
 export const ls: Command = {
   name: "ls",
@@ -16,6 +16,8 @@ export const ls: Command = {
     "its exit code. Blocked rows show the question and its choices, failed ones the error.",
     "Rows come in triage's order: pinned first (marked *), then blocked, failed, your turn,",
     "working, starting, done, stopped; --sort list keeps the hub's order (newest first).",
+    "A job another spawned is shown under it, indented (└); a tree goes where its most urgent",
+    "job would, as in the hub.",
     `--state takes words separated by commas: ${STATE_WORDS.join(", ")}`,
     "(idle is your-turn; ended is done and stopped; need is blocked and failed; running is not ended).",
     "--json prints the rows shown, in the same order.",
@@ -40,7 +42,7 @@ export const ls: Command = {
       order: parseOrder(str(values, "sort")),
     };
     const result = await callOnce(env, "list", id === undefined ? {} : { id });
-    const rows = pick(result.rows, filters);
+    const { rows, depth } = arrange(pick(result.rows, filters), result.rows, filters.order);
     if (json) {
       printJson({ ...result, rows });
       return 0;
@@ -53,6 +55,7 @@ export const ls: Command = {
     const lines = table(rows, {
       width: terminalWidth(process.stdout, env),
       colour: wantsColour(process.stdout, env),
+      depth,
     });
     for (const line of lines) out(line);
     return 0;

@@ -1,6 +1,7 @@
 /**
- * The jobs as trees: a job a session spawned (its row's `parent`) is drawn under its parent,
- * indented, and a parent can be folded to hide what is under it. Pure: rows in, places out.
+ * The jobs as trees, for every face (the hub draws them, `roost ls` indents them): a job a
+ * session spawned (its row's `parent`) is drawn under its parent, indented, and a parent can be
+ * folded to hide what is under it. Pure: rows in, places out.
  *
  * Where a tree goes, "needs you first": by its most urgent job, so a blocked child is never found
  * low in the list under a parent that works: its whole tree goes up to the blocked group, and
@@ -9,9 +10,8 @@
  * saying whose child it is: so the "need you" filter shows a blocked child even when its parent
  * works. docs/hub.md says the same.
  */
-import { VIEW_STATES, type ViewState } from "../../sdk/ts/protocol/row-state.js";
-import type { Row } from "./api.js";
-import { needsYou, triageRank, viewState } from "./row-words.js";
+import { needsYou, triageRank, VIEW_STATES, type ViewState, viewState } from "./row-state.js";
+import type { Row } from "./schema.js";
 
 /** A row where it is drawn, and what its tree says of what is under it. */
 export interface Placed {

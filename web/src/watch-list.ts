@@ -1,0 +1,55 @@
+/**
+ * A session's watches not yet fired, on its job's page: whom it waits to hear about, for what,
+ * and until when (a watch expires after 12 hours). From its row (`watches`), so live; shown only
+ * while there is one.
+ */
+import type { Row } from "./api.js";
+import type { Ctx } from "./ctx.js";
+import { h } from "./dom.js";
+
+const WORDS = { idle: "is next idle", ended: "has ended" } as const;
+
+/** "in 3 h", "in 12 m", "in 40 s": how long until an expiry. */
+function inTime(iso: string, now = Date.now()): string {
+  const s = Math.max(0, Math.round((Date.parse(iso) - now) / 1000));
+  if (s < 60) return `in ${s} s`;
+  if (s < 3600) return `in ${Math.floor(s / 60)} m`;
+  return `in ${Math.floor(s / 3600)} h`;
+}
+
+export class WatchList {
+  readonly el = h("section", { class: "watches-section", "aria-labelledby": "watches-title", hidden: true });
+  private readonly list = h("ul", { class: "watches", "aria-label": "Its watches" });
+  private shown = "";
+
+  constructor(private readonly ctx: Ctx) {
+    this.el.append(
+      h(
+        "h2",
+        { id: "watches-title" },
+        "Watching ",
+        h("span", { class: "muted small" }, "it is told once, by a notice, when"),
+      ),
+      this.list,
+    );
+  }
+
+  update(row: Row): void {
+    const key = JSON.stringify(row.watches);
+    if (key === this.shown) return;
+    this.shown = key;
+    this.el.hidden = row.watches.length === 0;
+    this.list.replaceChildren(
+      ...row.watches.map((w) => {
+        const other = this.ctx.live.rows.get(w.id);
+        return h(
+          "li",
+          { class: "watch" },
+          h("a", { href: `#/jobs/${encodeURIComponent(w.id)}` }, other ? other.name || w.id : w.name),
+          ` (${w.id}) ${WORDS[w.when]}`,
+          h("span", { class: "muted small", title: w.expiresAt }, ` · expires ${inTime(w.expiresAt)}`),
+        );
+      }),
+    );
+  }
+}
