@@ -154,6 +154,7 @@ export function ended(
   try {
     core.registry.changed(job, true);
     core.peers.watches.changed(rec.id);
+    core.board.sessionEnded(rec.id, endedWhy(job, stopped));
     const text = stopped ? "stopped" : (reason ?? `exited with code ${code}`);
     core.viewers.ended(rec.id, text);
     core.feed.record(rec.id, stopped ? "stop" : "exit", text, stoppedBy ?? ROOST);
@@ -164,6 +165,13 @@ export function ended(
     .terminals()
     .then((t) => t.forget(rec.id))
     .catch(() => {});
+}
+
+/** How a session ended, as the board says why its claims went. */
+function endedWhy(job: LiveJob, stopped: boolean): string {
+  if (stopped) return "was stopped";
+  if (job.rec.kind === "foreground") return "did not come back";
+  return job.rec.report?.state === "failed" ? "failed" : "exited";
 }
 
 /** SIGTERM, then SIGKILL after the grace; resolves once the process has ended. */
@@ -192,6 +200,7 @@ async function stopNow(core: Core, job: LiveJob, actor: Actor): Promise<void> {
 
 export function remove(core: Core, job: LiveJob, actor: Actor): Promise<void> {
   return oneAtATime(core, job, async () => {
+    core.board.sessionEnded(job.rec.id, "was removed"); // before its stop: its end says "removed"
     await stopNow(core, job, actor);
     core.peers.watches.changed(job.rec.id, true); // "removed" is a stop, and an end
     core.store.deleteJob(job.rec.id);
