@@ -158,7 +158,7 @@ describe("the example agents work one board (tasks)", () => {
     // Run in an order that respects after: each after its own, claimed only once they were done.
     const order = fs.readFileSync(path.join(work, "order.txt"), "utf8").trim().split("\n").map(Number);
     expect([...order].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    const byId = new Map(tasks.map((t: any) => [t.id, t]));
+    const byId = new Map<number, any>(tasks.map((t: any) => [t.id, t]));
     for (const [n, before] of Object.entries(after))
       for (const b of before) {
         expect(order.indexOf(b), `${b} before ${n}`).toBeLessThan(order.indexOf(Number(n)));

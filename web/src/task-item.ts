@@ -55,6 +55,8 @@ export class TaskItem {
   update(task: BoardTask, board: readonly BoardTask[]): void {
     this.task = task;
     const view = taskView(task, board);
+    // What the last action said is about the task as it was: once it moved on, it is old news.
+    if (this.el.dataset.state && this.el.dataset.state !== view && !this.busy) this.say("", "ok");
     this.el.dataset.state = view;
     this.head.replaceChildren(
       h("span", { class: `badge ${BADGE[view]}` }, view),
@@ -124,6 +126,7 @@ export class TaskItem {
       view,
       this.confirmingDrop,
       this.busy,
+      this.chosen,
       sessions.map((r) => [r.id, displayName(r)]),
     ]);
     if (key === this.drawnActions) return;
@@ -185,8 +188,9 @@ export class TaskItem {
     const sent = await this.act({ action: "assign", id: this.task.id, to }, "Sending…");
     if (!sent) return;
     const where = (sent as { sent?: string }).sent ?? "sent";
-    this.say(`Sent to ${name ? displayName(name) : to}: ${where}`, "ok");
     this.chosen = "";
+    this.renderActions(this.shownView());
+    this.say(`Sent to ${name ? displayName(name) : to}: ${where}`, "ok");
   }
 
   private async drop(): Promise<void> {
@@ -216,6 +220,6 @@ export class TaskItem {
   private say(text: string, kind: "ok" | "error" | "busy"): void {
     this.status.textContent = text;
     this.status.dataset.kind = kind;
-    if (kind !== "busy") this.ctx.announce(text);
+    if (text && kind !== "busy") this.ctx.announce(text);
   }
 }
