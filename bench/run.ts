@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { cleanupAll, ROOT } from "./harness.js";
 import type { Scenario, ScenarioResult } from "./scenario.js";
+import { boardScenario } from "./scenarios/board.js";
 import { dispatchScenario } from "./scenarios/dispatch.js";
 import { fanOut } from "./scenarios/fan-out.js";
 import { idleJobs } from "./scenarios/idle-jobs.js";
@@ -34,6 +35,7 @@ const SCENARIOS: Scenario[] = [
   restart,
   dispatchScenario,
   peersScenario,
+  boardScenario,
   stopRm,
 ];
 const RESULTS = path.join(ROOT, "bench/results.jsonl");
