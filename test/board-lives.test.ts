@@ -80,7 +80,7 @@ describe("a foreground pi", () => {
     const { id, token } = await pi.ok("peer_register", { name: "my pi", session: "fg-board" });
     await pi.ok("report", { id, token, report: { state: "working" } });
     const t = await added(hub, "foreground work");
-    await taskOk(pi, { action: "claim", id: t });
+    await pi.ok("task", { action: "claim", id: t });
     pi.close();
     await untilRow(hub, id, "not connected", (r) => !r.connected);
     const again = await d.client();

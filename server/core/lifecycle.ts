@@ -23,6 +23,9 @@ export function runningJob(core: Core, id: string): LiveJob {
   const job = core.registry.get(id);
   if (job.rec.life !== "running")
     throw new RoostError("bad_request", `${id} is not running (${job.rec.life})`);
+  // A foreground pi runs in a terminal of its user's: roost holds none of it.
+  if (job.rec.kind === "foreground")
+    throw new RoostError("bad_request", `${id} is a foreground pi: its terminal is its user's, not roost's`);
   return job;
 }
 
