@@ -2,6 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { INERT, session } from "../helpers/board.js";
 import { startDaemon, type TestDaemon } from "../helpers/daemon.js";
 import { untilRow } from "../helpers/jobs.js";
 
@@ -106,8 +107,8 @@ describe("the example agents together (delegate:)", () => {
 });
 
 describe("the example agents work one board (tasks)", () => {
-  it("example-py and example-ts take the board's tasks: each done exactly once, in an order that respects after", async () => {
-    d = await startDaemon();
+  it("example-py and example-ts take the board's tasks: each done exactly once, in an order that respects after; another session's task only noted", async () => {
+    d = await startDaemon({ config: { agentProfiles: { inert: INERT } } });
     const c = await d.client();
     const work = d.env.HOME!;
     const ready = async (profile: string) => {
@@ -127,6 +128,9 @@ describe("the example agents work one board (tasks)", () => {
         detail: `sleep 0.2; echo ${n} >> order.txt`,
         ...(after[n] ? { after: after[n] } : {}),
       });
+    // One more, added by another session: its detail is not the user's, so it is not run.
+    const stranger = await session(d, c, "stranger");
+    await stranger.c.ok("task", { action: "add", title: "step 11", detail: "echo 11 >> order.txt" });
     for (const id of agents) await c.ok("reply", { id, text: "tasks" });
     const summaries = [];
     for (const id of agents)
@@ -143,7 +147,8 @@ describe("the example agents work one board (tasks)", () => {
       );
 
     const { tasks } = await c.ok("task", { action: "list" });
-    expect(tasks.map((t: any) => t.state)).toEqual(Array(10).fill("done"));
+    expect(tasks.map((t: any) => t.state)).toEqual(Array(11).fill("done"));
+    expect(tasks[10].result).toBe("noted, not run: added by stranger, a session (no authority)");
     // Each done once, by one of the two; both took some.
     const owners = new Set(tasks.map((t: any) => t.owner.id));
     expect([...owners].sort()).toEqual([...agents].sort());
@@ -152,9 +157,9 @@ describe("the example agents work one board (tasks)", () => {
     );
     expect(
       doneEntries.map((e: any) => Number(/^#(\d+) /.exec(e.text)![1])).sort((a: number, b: number) => a - b),
-    ).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    ).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     const did = summaries.flatMap((s) => [...s.matchAll(/#(\d+)/g)].map((m) => Number(m[1])));
-    expect(did.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(did.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     // Run in an order that respects after: each after its own, claimed only once they were done.
     const order = fs.readFileSync(path.join(work, "order.txt"), "utf8").trim().split("\n").map(Number);
     expect([...order].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
