@@ -64,6 +64,14 @@ describe("roost tasks", () => {
     expect(lines[3]).toMatch(/^#4 +blocked +#3 +- +tell the team$/);
     expect(lines).toHaveLength(4);
 
+    // The feed says what happened to each (its why), `roost events` too.
+    const events = await ok(["events"], env());
+    expect(events).toMatch(/task +added #1 build the tarball \(user\)/);
+    expect(events).toMatch(
+      new RegExp(`${worker.id} +task +claimed #1 build the tarball \\(worker ${worker.id}\\)`),
+    );
+    expect(events).toMatch(/task +done #2 write the notes: notes in NEWS\.md/);
+
     const listed = await json(["tasks"], env());
     expect(listed.tasks[0]).toMatchObject({
       id: 1,

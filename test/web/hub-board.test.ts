@@ -142,6 +142,12 @@ describe("the board page", () => {
     expect(
       await claims.locator("li").evaluateAll((els) => els.map((e) => e.getAttribute("data-task"))),
     ).toEqual(["3", "1"]);
+    // Its events say what happened to each task (the entry's why).
+    await page.locator("ol.feed li", { hasText: "claimed #3 write the release notes" }).waitFor();
+    await page
+      .locator("ol.feed li", { hasText: "done #1 build the tarball: dist/roost-0.2.0.tgz, 1.2 MB" })
+      .waitFor();
+    await shot(page, "board-job-tasks");
     // A task's link goes to it on the board.
     await claims.getByRole("link", { name: "#1 build the tarball" }).click();
     await page.locator('li.task[data-id="1"]:focus').waitFor();

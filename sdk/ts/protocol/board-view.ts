@@ -40,3 +40,22 @@ export function claimable<T extends TaskLike & Pick<BoardTask, "assigned">>(
     (t) => t.state === "open" && (!t.assigned || t.assigned.id === self) && waitingOn(t, board).length === 0,
   );
 }
+
+/** What a `task` feed entry's `why` did, as a verb: "claimed #3 write the notes". */
+const WHY_WORDS: Record<string, string> = {
+  add: "added",
+  claim: "claimed",
+  release: "released",
+  done: "done",
+  drop: "dropped",
+  assign: "assigned",
+};
+
+/**
+ * A feed entry's text as the faces show it: a `task` entry's says what happened to the task (its
+ * `why`), which the text itself leaves to that field; any other entry's as it is.
+ */
+export function entryText(e: { kind: string; why?: string | null; text: string }): string {
+  const word = e.kind === "task" && e.why ? (WHY_WORDS[e.why] ?? e.why) : null;
+  return word ? `${word} ${e.text}` : e.text;
+}
