@@ -134,6 +134,7 @@ describe("across a daemon restart", () => {
     await d.start();
     hub = await d.client();
     expect((await boardTask(late)).title).toBe("written before the answer");
+    expect(await added(hub, "after the restart")).toBe(late + 1); // ids go on, never reused
     // The one whose job ended while roost was down: released as the daemon found it ended.
     expect((await boardTask(died)).state).toBe("open");
     // The others wait for their agents: still theirs meanwhile.

@@ -186,7 +186,7 @@ class Run {
   private clock = 0;
 
   /** One action on both: the same outcome, and the same board after. */
-  act(actor: BoardActor, action: BoardAction): void {
+  act(actor: BoardActor, action: BoardAction, check = true): void {
     const before = this.board;
     const expected = model(this.m, actor, action);
     let got: Step | RoostError;
@@ -209,7 +209,7 @@ class Run {
     expect(got, `${what}: ${(got as Error).message}`).not.toBeInstanceOf(RoostError);
     this.board = (got as Step).board;
     if (action.action === "claim") this.claimedRightly(before, actor, action.id);
-    this.agrees(what);
+    if (check) this.agrees(what);
     // After a hand-over starts, the daemon sends its message and says whether it was saved.
     if (action.action === "assign")
       this.act(actor, { action: "handed", id: action.id, to: action.to, reached: this.clock % 3 !== 0 });
@@ -252,17 +252,22 @@ class Run {
   }
 
   run(cmd: Command): void {
-    if (cmd.kind === "act") return this.act(cmd.actor, cmd.action);
-    if (cmd.kind === "fill") {
+    if (cmd.kind === "act") {
+      this.act(cmd.actor, cmd.action);
+    } else if (cmd.kind === "fill") {
       // To the cap and one past it: the oldest done or dropped goes, or the board is full.
-      while (this.board.tasks.length < LIMITS.boardTasks) this.act({ kind: "user" }, add());
-      return this.act({ kind: "user" }, add());
+      // Compared once full, not at each of its adds: a whole board's comparison is the cost.
+      while (this.board.tasks.length < LIMITS.boardTasks) this.act({ kind: "user" }, add(), false);
+      this.act({ kind: "user" }, add());
+    } else if (cmd.kind === "back") {
+      this.m.live.add(cmd.session);
+    } else {
+      this.m.live.delete(cmd.session);
+      // A session that ends (fails, is stopped or removed) holds nothing; one that left holds
+      // until another claims.
+      if (cmd.kind === "end")
+        this.act({ kind: "roost" }, { action: "ended", session: cmd.session, why: "ended" });
     }
-    if (cmd.kind === "back") this.m.live.add(cmd.session);
-    else this.m.live.delete(cmd.session);
-    // A session that ends (fails, is stopped or removed) holds nothing; one that left holds until another claims.
-    if (cmd.kind === "end")
-      this.act({ kind: "roost" }, { action: "ended", session: cmd.session, why: "ended" });
   }
 }
 

@@ -20,7 +20,7 @@ import {
   taskOk,
 } from "./helpers/board.js";
 import { startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
-import { api } from "./helpers/http.js";
+import { api, TestSocket } from "./helpers/http.js";
 import { untilRow } from "./helpers/jobs.js";
 import type { RawClient } from "./helpers/raw-client.js";
 
@@ -461,6 +461,16 @@ describe("over HTTP", () => {
     const done = await api(d, "task", { action: "done", id, result: "from curl" });
     expect(done.body.result.task).toMatchObject({ state: "done", result: "from curl" });
     expect((await nextDelivery(a, 2)).text).toContain("is done: from curl");
+    // The hub's own: drop, and release of a session's claim, as POSTs; the WebSocket gets the counts.
+    const ws = await TestSocket.open(d, "/api/subscribe");
+    await ws.next((m) => "ok" in m, "the rows");
+    const other = (await api(d, "task", { action: "add", title: "dropped over http" })).body.result.task.id;
+    await ws.next((m) => m.event === "board", "a board push on the WebSocket");
+    expect((await api(d, "task", { action: "drop", id: other })).body.result.task.state).toBe("dropped");
+    const held = await added(hub, "released over http");
+    await taskOk(a.c, { action: "claim", id: held });
+    expect((await api(d, "task", { action: "release", id: held })).body.result.task.state).toBe("open");
+    ws.close();
     // A GET that would act is refused: a GET is not checked for its Origin.
     const get = await api(d, "task", { action: "add", title: "by a GET" }, { method: "GET" });
     expect([get.status, get.body.code]).toEqual([405, "unsupported"]);
