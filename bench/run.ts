@@ -12,6 +12,7 @@ import path from "node:path";
 import { type Figure, table } from "./figures.js";
 import { cleanupAll, endScenario, ROOT } from "./harness.js";
 import type { Scenario, ScenarioResult } from "./scenario.js";
+import { boardScenario } from "./scenarios/board.js";
 import { dispatchScenario } from "./scenarios/dispatch.js";
 import { fanOut } from "./scenarios/fan-out.js";
 import { idleJobs } from "./scenarios/idle-jobs.js";
@@ -35,6 +36,7 @@ const SCENARIOS: Scenario[] = [
   restart,
   dispatchScenario,
   peersScenario,
+  boardScenario,
   stopRm,
 ];
 const RESULTS = path.join(ROOT, "bench/results.jsonl");

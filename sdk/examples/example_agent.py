@@ -16,6 +16,15 @@ own profile) with the rest as the helper's task, watches it, and waits; the help
 parent) hands its result back when its task ends, and roost then stops it. A message from another
 session is shown on the terminal, never run: it has no authority.
 
+Working the task board: a task ``tasks`` (or ``work the board``) makes it take the board's open tasks
+one at a time until none is left: it claims one it may (open, waiting on none, not sent to another
+session), does it and marks it done with what came of it, then looks again; while the rest wait on
+tasks others hold, it waits too. Doing a task the user added runs its detail as the steps above (a
+destructive one is skipped, not asked: nobody is there to answer); one another session added is
+only reported, never run (no authority); one with no detail is reported done. A claim another
+session won (``conflict``) or one still ``blocked`` is passed over. A ``steer`` ``stop`` ends it
+after giving the task under way back.
+
 A profile for it in roost.json::
 
     {"agentProfiles": {"example": {"command": ["python3", "/path/to/sdk/examples/example_agent.py"],
@@ -36,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections import deque
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
@@ -58,6 +68,30 @@ def destructive(step, cwd):
         if os.path.exists(os.path.join(cwd, target)):
             return "overwrite"
     return None
+
+
+#: How often the board is read again while what is left waits on tasks others hold (seconds).
+BOARD_POLL = 0.25
+#: Waiting that long with the board unchanged, it gives up (a task held by one that never finishes).
+BOARD_PATIENCE = 300.0
+
+
+def waiting_on(task, board):
+    """The tasks in ``task["after"]`` it still waits on: neither done nor dropped (nor gone)."""
+    states = dict((t["id"], t["state"]) for t in board)
+    return [i for i in task.get("after") or [] if states.get(i, "done") not in ("done", "dropped")]
+
+
+def claimable(board, me):
+    """What session ``me`` may claim now, oldest first: open, waiting on none, not sent to another."""
+    return [
+        t for t in board
+        if t["state"] == "open" and (not t.get("assigned") or t["assigned"]["id"] == me) and not waiting_on(t, board)
+    ]
+
+
+def count(n, what):
+    return "%d %s%s" % (n, what, "" if n == 1 else "s")
 
 
 def split_steps(text):
@@ -156,6 +190,33 @@ class Worker(object):
             with self.lock:
                 self.busy = False
                 self.steps.clear()
+
+    def run_board_task(self, task):
+        """One task of the board: the user's detail run as steps (a destructive one skipped, not
+        asked), another session's only noted (no authority). Its result, or None when a stop came."""
+        detail = task.get("detail")
+        if not detail:
+            return "done (nothing to run)"
+        if task["by"].get("whoId"):
+            return "noted, not run: added by %s, a session (no authority)" % task["by"]["who"]
+        results = []
+        cwd = os.getcwd()
+        for step in split_steps(detail):
+            if self.stop.is_set():
+                return None
+            if destructive(step, cwd):
+                results.append("skipped (it would ask first): %s" % step)
+                continue
+            self.report("working", status="busy", tool="shell", summary="#%s: %s" % (task["id"], step))
+            print("$ %s" % step, flush=True)
+            code, output = self.run_step(step, cwd)
+            if output:
+                print(output, end="" if output.endswith("\n") else "\n", flush=True)
+            if self.stop.is_set():
+                return None
+            line = last_line(output, 80)
+            results.append("%s → %s%s" % (step, "ok" if code == 0 else "exit %d" % code, " (%s)" % line if line else ""))
+        return "; ".join(results) or "nothing to run"
 
     def run_step(self, step, cwd):
         with tempfile.TemporaryFile() as out:
@@ -290,12 +351,74 @@ def run_in_roost(agent_holder):
         return False
     agent_holder[0] = agent
 
+    def work_board():
+        """``tasks``: the board's open tasks, one at a time, until none is left (or a stop)."""
+        agent = agent_holder[0]
+        me = agent.job_id
+        did = []
+        seen, last_change = None, time.monotonic()
+        with worker.lock:
+            worker.busy = True
+        worker.stop.clear()
+        try:
+            while True:
+                if worker.stop.is_set():
+                    report("done", status="idle", summary="stopped working the board after %s" % count(len(did), "task"))
+                    return
+                board = agent.tasks()
+                key = [(t["id"], t["state"], (t.get("owner") or {}).get("id")) for t in board]
+                if key != seen:
+                    seen, last_change = key, time.monotonic()
+                still_open = [t for t in board if t["state"] == "open"]
+                if not still_open:
+                    break
+                taken = None
+                for t in claimable(board, me):
+                    try:
+                        taken = agent.claim_task(t["id"]).get("task") or t
+                        break
+                    except RoostError as err:
+                        if err.code not in ("conflict", "blocked", "bad_request"):
+                            raise
+                if taken is not None:
+                    title = "#%s %s" % (taken["id"], taken["title"])
+                    report("working", status="busy", summary="board: " + title)
+                    print("claimed " + title, flush=True)
+                    result = worker.run_board_task(taken)
+                    if result is None:
+                        agent.release_task(taken["id"])
+                        report("done", status="idle", summary="stopped working the board after %s; #%s given back"
+                               % (count(len(did), "task"), taken["id"]))
+                        return
+                    agent.task_done(taken["id"], result[:2000])
+                    print("done %s: %s" % (title, result), flush=True)
+                    did.append(taken["id"])
+                    continue
+                if time.monotonic() - last_change > BOARD_PATIENCE:
+                    report("failed", status="idle", summary="worked the board: " + did_words(did),
+                           error="%s still wait" % count(len(still_open), "task"))
+                    return
+                report("working", status="waiting",
+                       summary="board: %s wait on tasks others hold" % count(len(still_open), "open task"))
+                worker.stop.wait(BOARD_POLL)
+            report("done", status="idle", summary="worked the board: " + did_words(did))
+        except (RoostError, TimeoutError) as err:
+            report("failed", status="idle", summary="worked the board: " + did_words(did), error=str(err))
+        finally:
+            with worker.lock:
+                worker.busy = False
+
+    def did_words(ids):
+        return "did " + ", ".join("#%s" % i for i in ids) if ids else "did none"
+
     def work():
         while True:
             task = tasks.get()
             delegated = re.match(r"delegate:\s*", task, re.IGNORECASE)
             try:
-                if delegated:
+                if re.match(r"^(tasks|work the board)$", task.strip(), re.IGNORECASE):
+                    work_board()
+                elif delegated:
                     delegate(task[delegated.end():])
                 else:
                     worker.run_task(task)

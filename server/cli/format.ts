@@ -4,6 +4,7 @@
  * move the cursor or recolour the user's terminal.
  */
 import {
+  entryText,
   type FeedEntry,
   oneLine,
   type Row,
@@ -194,7 +195,7 @@ export function clock(iso: string, now = new Date()): string {
 /** One feed entry as a line: time, job, kind, text, and who did it when it was not roost itself. */
 export function feedLine(e: FeedEntry, p: Paint = paint(false)): string {
   const who = e.who === "roost" ? "" : ` ${p.dim(`(${clean(e.whoId ? `${e.who} ${e.whoId}` : e.who)})`)}`;
-  return `${p.dim(clock(e.at))} ${pad(e.id, 4)} ${pad(e.kind, 8)} ${clean(e.text)}${who}`;
+  return `${p.dim(clock(e.at))} ${pad(e.id, 4)} ${pad(e.kind, 8)} ${clean(entryText(e))}${who}`;
 }
 
 /**

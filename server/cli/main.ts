@@ -18,6 +18,7 @@ import { ls } from "./commands/ls.js";
 import { profiles } from "./commands/profiles.js";
 import { reply } from "./commands/reply.js";
 import { shutdown, start } from "./commands/start.js";
+import { tasks } from "./commands/tasks.js";
 import { open, token } from "./commands/token.js";
 import { reportError } from "./errors.js";
 import { nearest } from "./suggest.js";
@@ -55,6 +56,7 @@ const COMMANDS: readonly Command[] = [
   unpin,
   rename,
   profiles,
+  tasks,
   events,
   open,
   token,

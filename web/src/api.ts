@@ -2,10 +2,12 @@
  * The daemon's HTTP API, same origin: the login cookie goes with every request, the page never
  * sees the token. Paths are relative, so that the hub also works under a tunnel's path prefix.
  */
-import type { OpResult } from "../../sdk/ts/protocol/ops.js";
-import type { FeedEntry, Row } from "../../sdk/ts/protocol/schema.js";
 
-export type { FeedEntry, Row };
+import type { BoardTask } from "../../sdk/ts/protocol/ops/task.js";
+import type { OpResult } from "../../sdk/ts/protocol/ops.js";
+import type { BoardCounts, FeedEntry, Row } from "../../sdk/ts/protocol/schema.js";
+
+export type { BoardCounts, BoardTask, FeedEntry, Row };
 
 export type Profile = OpResult<"profiles">["profiles"][number];
 export type WhoAmI = OpResult<"whoami">;

@@ -1,10 +1,13 @@
 /** What the views share: the live state, who the page speaks as, and a few page-wide moves. */
 import type { Profile, WhoAmI } from "./api.js";
+import type { BoardState } from "./board-state.js";
 import type { Live } from "./live.js";
 import type { Triage } from "./triage.js";
 
 export interface Ctx {
   live: Live;
+  /** The task board: its tasks and counts, live. */
+  board: BoardState;
   who: WhoAmI | null;
   profiles: Profile[];
   /** The jobs view's filter: the header's "need you" badge sets it too. */

@@ -3,6 +3,7 @@
  * The peers' entries (a message, a handback, a spawn, a watch's notice) say who to whom: sender →
  * receiver, then the text's start.
  */
+import { entryText } from "../../sdk/ts/protocol/board-view.js";
 import { type FeedEntry, get } from "./api.js";
 import type { Ctx } from "./ctx.js";
 import { type Child, h, timeAgo } from "./dom.js";
@@ -108,7 +109,7 @@ export class FeedList {
       h("span", { class: "kind" }, e.kind),
       // The job it is about: on one job's list, said only when it is another (a child it spawned).
       peer ? this.fromTo(e) : e.id === this.job ? null : this.jobLink(e.id, "job"),
-      h("span", { class: "text" }, e.text),
+      h("span", { class: "text" }, entryText(e)),
       // A peer entry's sender is said already.
       peer ? null : h("span", { class: "who muted" }, e.who),
       timeAgo(e.at),

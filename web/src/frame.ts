@@ -1,8 +1,9 @@
 /**
- * The page's frame: the header (views, jobs that need you, the connection, read-only, Notify…,
- * Dispatch, help), the banner that says the daemon is away or the login gone, and `main`.
+ * The page's frame: the header (views, the task board's counts, jobs that need you, the
+ * connection, read-only, Notify…, Dispatch, help), the banner that says the daemon is away or the login gone, and `main`.
  */
 import { canNotify, needYouCount, showCount } from "./attention.js";
+import { countWords } from "./board-state.js";
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
 import { showFavicon } from "./favicon.js";
@@ -10,7 +11,7 @@ import { openHelp } from "./help.js";
 import type { Live } from "./live.js";
 import { openNotifySettings } from "./notify-settings.js";
 
-export type Nav = "jobs" | "events";
+export type Nav = "jobs" | "events" | "board";
 
 export interface Frame {
   main: HTMLElement;
@@ -149,9 +150,12 @@ function bannerText(live: Live): (Node | string)[] | null {
 class PageFrame implements Frame {
   readonly main = h("main", { id: "main", tabindex: "-1" });
   private readonly parts: HeaderParts;
+  /** The board's counts beside its tab ("2 open · 1 claimed"), live from the `board` pushes. */
+  private readonly boardCount = h("span", { class: "tab-count", hidden: true });
   private readonly navs = [
     h("a", { href: "#/", "data-nav": "jobs" }, "Jobs"),
     h("a", { href: "#/events", "data-nav": "events" }, "Events"),
+    h("a", { href: "#/board", "data-nav": "board" }, "Board", this.boardCount),
   ];
   private readonly banner = h("div", { class: "banner", role: "alert", hidden: true });
   private readonly announcer = h("div", { class: "sr-only", "aria-live": "polite", "aria-atomic": "true" });
@@ -192,6 +196,7 @@ class PageFrame implements Frame {
     attentionBtn.hidden = count === 0 && !filtering;
     attentionBtn.setAttribute("aria-pressed", String(filtering));
     attentionBtn.textContent = `${count} need${count === 1 ? "s" : ""} you`;
+    this.renderBoardCount();
   };
 
   markNav(nav: Nav): void {
@@ -206,6 +211,16 @@ class PageFrame implements Frame {
     window.setTimeout(() => {
       this.announcer.textContent = text;
     }, 50);
+  }
+
+  private renderBoardCount(): void {
+    const counts = this.ctx.board.counts;
+    const words = counts ? countWords(counts) : "";
+    this.boardCount.hidden = !words;
+    if (this.boardCount.textContent !== words) this.boardCount.textContent = words;
+    // Said whole to a screen reader: "Board: 2 open · 1 claimed".
+    const tab = this.boardCount.parentElement;
+    if (tab) tab.setAttribute("aria-label", words ? `Board: ${words}` : "Board");
   }
 
   private renderBanner(): void {

@@ -5,6 +5,7 @@
 import "./style.css";
 import { ApiError, get, type Profile, type WhoAmI } from "./api.js";
 import { watchTurns } from "./attention.js";
+import { BoardState } from "./board-state.js";
 import type { Ctx } from "./ctx.js";
 import { openDispatch } from "./dispatch.js";
 import { tickTimes } from "./dom.js";
@@ -19,6 +20,7 @@ showFavicon(false);
 const live = new Live();
 const ctx: Ctx = {
   live,
+  board: new BoardState(live),
   who: null,
   profiles: [],
   triage: new Triage(),
@@ -59,14 +61,16 @@ live.onConnect((again) => {
 // A burst of pushes (500 jobs starting) draws the header once: after the burst, by a timer rather
 // than a frame, so that a tab in the background still counts what needs you in its title.
 let headerQueued = false;
-live.subscribe(() => {
+const renderHeader = () => {
   if (headerQueued) return;
   headerQueued = true;
   window.setTimeout(() => {
     headerQueued = false;
     frame.render();
   }, 0);
-});
+};
+live.subscribe(renderHeader);
+ctx.board.subscribe(renderHeader);
 bindShortcuts(ctx, () => router.view);
 
 window.setInterval(() => {

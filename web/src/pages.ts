@@ -1,5 +1,6 @@
 /** A job's page (`#/jobs/<id>`) and the events feed (`#/events`, `#/events?job=<id>`). */
 import type { Row } from "./api.js";
+import { ClaimList } from "./claim-list.js";
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
 import { FeedList, PEER_KINDS } from "./feed-list.js";
@@ -16,7 +17,8 @@ export function jobView(ctx: Ctx, id: string): View {
 
 /**
  * A job's page: its row, its pending replies, its messages (in and out: shown once it has one),
- * its watches not yet fired, its terminal and its events, live.
+ * its watches not yet fired, its tasks of the board (shown once it has one), its terminal and its
+ * events, live.
  */
 class JobView implements View {
   readonly el = h("section", { class: "view job-view", "aria-labelledby": "job-title" });
@@ -28,6 +30,7 @@ class JobView implements View {
   private readonly messages: FeedList;
   private readonly pending: PendingList;
   private readonly watches: WatchList;
+  private readonly claims: ClaimList;
   private view: RowView | null = null;
   private term: TerminalView | null = null;
   private termLoading = false;
@@ -71,6 +74,7 @@ class JobView implements View {
     );
     this.pending = new PendingList(ctx, id);
     this.watches = new WatchList(ctx);
+    this.claims = new ClaimList(ctx, id);
     this.el.append(
       h("nav", { class: "crumbs", "aria-label": "Back" }, h("a", { href: "#/" }, "← All jobs")),
       this.title,
@@ -79,6 +83,7 @@ class JobView implements View {
       this.pending.el,
       messages,
       this.watches.el,
+      this.claims.el,
       this.termSection,
       this.feedSection(),
     );
@@ -92,6 +97,7 @@ class JobView implements View {
     this.feed.dispose();
     this.messages.dispose();
     this.pending.dispose();
+    this.claims.dispose();
     this.term?.dispose();
   }
 

@@ -1,7 +1,9 @@
 /**
- * Hash routing: `#/` the rows, `#/jobs/<id>` a job's page, `#/events[?job=<id>]` the feed. Hash
+ * Hash routing: `#/` the rows, `#/jobs/<id>` a job's page, `#/events[?job=<id>]` the feed,
+ * `#/board[?task=<id>]` the task board. Hash
  * routes, so the daemon needs no fallback and the page works under any path prefix.
  */
+import { boardView } from "./board.js";
 import type { Ctx } from "./ctx.js";
 import type { Frame, Nav } from "./frame.js";
 import { eventsView, jobView } from "./pages.js";
@@ -35,6 +37,11 @@ export class Router {
       this.view = eventsView(this.ctx, q.get("job"));
       document.title = "roost: events";
       nav = "events";
+    } else if (hash.startsWith("#/board")) {
+      const task = Number(new URLSearchParams(hash.split("?")[1] ?? "").get("task"));
+      this.view = boardView(this.ctx, Number.isInteger(task) && task > 0 ? task : null);
+      document.title = "roost: board";
+      nav = "board";
     } else this.view = rowsView(this.ctx);
     this.frame.main.replaceChildren(this.view.el);
     this.frame.markNav(nav);

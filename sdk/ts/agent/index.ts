@@ -40,7 +40,15 @@ export {
   type ReporterOptions,
   truncate,
 } from "./reporter.js";
-export { type Peer, type RegisterArgs, SessionOps, type SpawnArgs, type WatchWhen } from "./session-ops.js";
+export {
+  type BoardTask,
+  type Peer,
+  type RegisterArgs,
+  SessionOps,
+  type SpawnArgs,
+  type TaskResult,
+  type WatchWhen,
+} from "./session-ops.js";
 
 /** One reply of the user's (or, with `kind`, a peer item), as the handler gets it. */
 export interface Reply {

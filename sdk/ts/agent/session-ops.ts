@@ -5,7 +5,7 @@
  *
  * The schema set is imported for its types alone (they vanish in the build).
  */
-import type { OpArgs, OpResult } from "../protocol/index.js";
+import type { BoardTask, OpArgs, OpResult, TaskAction } from "../protocol/index.js";
 
 /** A session as `peers` lists it. */
 export type Peer = OpResult<"peers">["peers"][number];
@@ -13,6 +13,9 @@ export type Peer = OpResult<"peers">["peers"][number];
 export type SpawnArgs = OpArgs<"spawn">;
 /** What `peer_register` takes: the foreground session's name, and its own session key. */
 export type RegisterArgs = OpArgs<"peer_register">;
+/** What each task action answers: the board (oldest first), and the task it was about as it is now. */
+export type TaskResult = OpResult<"task">;
+export type { BoardTask };
 /** When a watch fires: the session's next stop (`idle`), or its end (`ended`). */
 export type WatchWhen = OpArgs<"watch">["when"];
 
@@ -53,21 +56,37 @@ export abstract class SessionOps {
     return this.call("watch", { id, when }) as Promise<OpResult<"watch">>;
   }
 
-  // ---- the task board (`task {action, ...}`) -------------------------------------------------
+  // ---- the task board (`task {action, ...}`; agent-protocol.md, "The task board (M47)") ---------
 
-  tasks(): Promise<unknown> {
-    return this.call("task", { action: "list" });
+  /** Every task on the board, oldest first (done and dropped ones too). */
+  async tasks(): Promise<BoardTask[]> {
+    return ((await this.call("task", { action: "list" })) as TaskResult).tasks;
   }
-  claimTask(id: number | string): Promise<unknown> {
-    return this.call("task", { action: "claim", id });
+
+  /**
+   * Takes a task: refused `blocked` while a task in its `after` is neither done nor dropped,
+   * `conflict` while another live session holds it, `bad_request` once it is done or dropped.
+   */
+  claimTask(id: number | string): Promise<TaskResult> {
+    return this.task({ action: "claim", id });
   }
-  taskDone(id: number | string, result?: string): Promise<unknown> {
-    return this.call("task", { action: "done", id, ...(result === undefined ? {} : { result }) });
+
+  /** The task this session holds is done (`result`: what came of it, in a line or two). */
+  taskDone(id: number | string, result?: string): Promise<TaskResult> {
+    return this.task({ action: "done", id, ...(result === undefined ? {} : { result }) });
   }
-  releaseTask(id: number | string): Promise<unknown> {
-    return this.call("task", { action: "release", id });
+
+  /** Gives a claimed task back to the board, open again. */
+  releaseTask(id: number | string): Promise<TaskResult> {
+    return this.task({ action: "release", id });
   }
-  addTask(title: string, opts: { detail?: string; after?: (number | string)[] } = {}): Promise<unknown> {
-    return this.call("task", { action: "add", title, ...opts });
+
+  /** A new open task; `after`: the tasks that must be done (or dropped) before it may be claimed. */
+  addTask(title: string, opts: { detail?: string; after?: (number | string)[] } = {}): Promise<TaskResult> {
+    return this.task({ action: "add", title, ...opts });
+  }
+
+  private task(args: TaskAction): Promise<TaskResult> {
+    return this.call("task", { ...args }) as Promise<TaskResult>;
   }
 }

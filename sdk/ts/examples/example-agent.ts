@@ -16,6 +16,14 @@
  * parent) hands its result back when its task ends, and roost then stops it. A message from another
  * session is shown on the terminal, never run: it has no authority.
  *
+ * Working the task board: a task `tasks` (or `work the board`) makes it take the board's open
+ * tasks one at a time until none is left: it claims one it may (open, waiting on none, not sent to
+ * another session), does it and marks it done with what came of it, then looks again; while the
+ * rest wait on tasks others hold, it waits too. Doing a task the user added runs its detail as the
+ * steps above (a destructive one is skipped, not asked: nobody is there to answer); one another
+ * session added is only reported, never run (no authority); one with no detail is reported done.
+ * A claim another session won (`conflict`) or one still `blocked` is passed over.
+ *
  * A profile that runs it once built (`npm run build`):
  *
  *   { "agentProfiles": { "shell": { "command": ["node", "/path/to/dist/sdk/ts/examples/example-agent.js"],
@@ -26,7 +34,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { type Item, type Peer, type Reply, RoostAgent } from "../agent/index.js";
+import { type BoardTask, type Item, type Peer, type Reply, RoostAgent } from "../agent/index.js";
+import { claimable } from "../protocol/board-view.js";
 
 interface Task {
   text: string;
@@ -43,6 +52,8 @@ let stopAsked = false;
 let child: ChildProcess | null = null;
 /** The helper a `delegate:` task waits for. */
 let helper: { id: string } | null = null;
+/** Working the board (`tasks`): a steer "stop" ends it after the task under way. */
+let boardRun = false;
 
 const agent = RoostAgent.fromEnv({
   name: "example-agent",
@@ -53,7 +64,7 @@ const agent = RoostAgent.fromEnv({
   // A steer "stop" must reach the task under way, whose handler is still running: look at it the
   // moment it arrives (it still comes to onReply in its turn, where it is only acknowledged).
   onArrive: (reply) => {
-    if (isStop(reply) && task && !task.asking) {
+    if (isStop(reply) && ((task && !task.asking) || boardRun)) {
       stopAsked = true;
       stopChild();
     }
@@ -99,6 +110,7 @@ async function handle(reply: Reply): Promise<void> {
   stopAsked = false;
   const delegated = /^delegate:\s*/i.exec(text);
   if (delegated) return delegate(text.slice(delegated[0].length));
+  if (/^(tasks|work the board)$/i.test(text)) return workBoard();
   task = { text, steps: plan(text), next: 0, results: [], asking: null };
   return work(task);
 }
@@ -157,6 +169,107 @@ function takeItem(item: Item): void {
     return;
   }
   process.stdout.write(`\n${item.text}\n`);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** How often the board is read again while what is left waits on tasks others hold. */
+const BOARD_POLL_MS = 250;
+/** Waiting that long with the board unchanged, it gives up (a task held by a session that never finishes). */
+const BOARD_PATIENCE_MS = 5 * 60_000;
+
+/**
+ * `tasks`: the board's open tasks, one at a time, until none is left (or a steer "stop"). Ends
+ * done, saying which it did.
+ */
+async function workBoard(): Promise<void> {
+  task = null;
+  helper = null;
+  boardRun = true;
+  const did: number[] = [];
+  let lastChange = Date.now();
+  let seen = "";
+  try {
+    const id = roost.job.id;
+    for (;;) {
+      if (stopAsked) return finish(`stopped working the board after ${count(did.length, "task")}`);
+      const board = await roost.tasks();
+      const key = JSON.stringify(board.map((t) => [t.id, t.state, t.owner?.id]));
+      if (key !== seen) [seen, lastChange] = [key, Date.now()];
+      const open = board.filter((t) => t.state === "open");
+      if (open.length === 0) break;
+      const taken = await claimOne(claimable(board, id));
+      if (taken) {
+        if (!(await doTask(taken)))
+          return finish(
+            `stopped working the board after ${count(did.length, "task")}; #${taken.id} given back`,
+          );
+        did.push(taken.id);
+        continue;
+      }
+      if (Date.now() - lastChange > BOARD_PATIENCE_MS)
+        return end("failed", `worked the board: ${done(did)}`, `${count(open.length, "task")} still wait`);
+      roost.report({
+        state: "working",
+        status: "waiting",
+        summary: `board: ${count(open.length, "open task")} wait on tasks others hold`,
+      });
+      await sleep(BOARD_POLL_MS);
+    }
+    finish(`worked the board: ${done(did)}`);
+  } catch (err) {
+    const { code, message } = err as { code?: string; message?: string };
+    end("failed", `worked the board: ${done(did)}`, `${code ?? "error"}: ${message ?? String(err)}`);
+  } finally {
+    boardRun = false;
+  }
+}
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+const done = (ids: number[]) => (ids.length ? `did ${ids.map((i) => `#${i}`).join(", ")}` : "did none");
+
+/** The first of `tasks` this session wins the claim of; another's (`conflict`) or a `blocked` one is passed over. */
+async function claimOne(tasks: BoardTask[]): Promise<BoardTask | null> {
+  for (const t of tasks) {
+    try {
+      return (await roost.claimTask(t.id)).task ?? t;
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code !== "conflict" && code !== "blocked" && code !== "bad_request") throw err;
+    }
+  }
+  return null;
+}
+
+/**
+ * One task: the user's detail run as steps (a destructive one skipped), anything else reported;
+ * then done. False when a stop came meanwhile: the task is given back to the board, open again.
+ */
+async function doTask(t: BoardTask): Promise<boolean> {
+  const title = `#${t.id} ${t.title}`;
+  roost.report({ state: "working", status: "busy", summary: `board: ${title}` });
+  process.stdout.write(`\nclaimed ${title}\n`);
+  let result: string;
+  if (!t.detail) result = "done (nothing to run)";
+  else if (t.by.whoId !== null) result = `noted, not run: added by ${t.by.who}, a session (no authority)`;
+  else {
+    const steps = plan(t.detail);
+    const run: Task = { text: t.detail, steps, next: 0, results: [], asking: null };
+    for (const step of steps) {
+      if (stopAsked) break;
+      if (destructive(step)) {
+        run.results.push(`skipped (it would ask first): ${step}`);
+        run.next++;
+      } else await runStep(run, step);
+    }
+    result = run.results.join("; ") || "nothing to run";
+  }
+  if (stopAsked) {
+    await roost.releaseTask(t.id);
+    return false;
+  }
+  await roost.taskDone(t.id, result.slice(0, 2000));
+  process.stdout.write(`done ${title}: ${result}\n`);
+  return true;
 }
 
 /** The steps of a task: `;`-separated, `run:` in front left out, a few phrases made shell. */

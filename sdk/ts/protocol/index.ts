@@ -1,3 +1,4 @@
+export * from "./board-view.js";
 export * from "./errors.js";
 export * from "./ops.js";
 export * from "./row-state.js";

@@ -1,0 +1,210 @@
+/**
+ * Board: 50 sessions racing to claim 200 tasks with dependencies (agent-protocol.md, "The task
+ * board (M47)"). The hub adds 200 tasks (the board's limit), each after 0–2 of the 20 before it
+ * (a DAG some levels deep); then 50 inert jobs, each spoken for on a raw connection, work the
+ * board as an agent would: read it, claim a task it may (open, waiting on none) picked at random
+ * among those, on `conflict` (or `bad_request`: done since the board was read) try the next, mark the one won done at once, read again;
+ * when what is left waits on tasks others hold, read again after 5 ms; until none is open.
+ * Figures: claims won per second, the claim's answer (p50, p99; every claim, refused ones too),
+ * how many claims lost the race, and the checks (the one figure with a target): no task done twice
+ * (each won once and done once, the board all done) and none claimed before its `after` was done.
+ * No baseline: no bare program does what the board does (a claim's rules, saved, fed, pushed).
+ */
+import { performance } from "node:perf_hooks";
+import { claimable } from "../../sdk/ts/protocol/board-view.js";
+import type { BoardTask } from "../../sdk/ts/protocol/ops/task.js";
+import { BenchDaemon, dispatchJobs, INERT_CONFIG, type InertJob, sleep } from "../harness.js";
+import type { Conn } from "../lines.js";
+import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
+import { Contention, cpuMs, type Figure, info, median, percentile, round } from "../stats.js";
+
+const SESSIONS = 50;
+const TASKS = 200; // LIMITS.boardTasks
+/** Each task waits on up to this many of the WINDOW tasks before it. */
+const MAX_AFTER = 2;
+const WINDOW = 20;
+const POLL_MS = 5;
+
+/** The tasks' `after`, made the same way every run (a fixed seed): task i+1 waits on these. */
+function dependencies(): number[][] {
+  let seed = 47;
+  const rand = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  return Array.from({ length: TASKS }, (_, i) => {
+    const n = i === 0 ? 0 : Math.floor(rand() * (MAX_AFTER + 1));
+    const after = new Set<number>();
+    for (let k = 0; k < n; k++) after.add(Math.max(1, i - Math.floor(rand() * WINDOW)));
+    return [...after].sort((a, b) => a - b);
+  });
+}
+
+/** The longest chain of tasks each waiting on the one before: no claim order does better than its length in rounds. */
+function longestChain(after: number[][]): number {
+  const depth: number[] = [];
+  for (const [i, deps] of after.entries()) depth[i] = 1 + Math.max(0, ...deps.map((a) => depth[a - 1]!));
+  return Math.max(...depth);
+}
+
+const shuffled = <T>(xs: T[]): T[] => {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  return a;
+};
+
+interface Tally {
+  claimMs: number[];
+  won: Map<number, number>;
+  doneOk: Map<number, number>;
+  lost: number;
+  errors: string[];
+  lists: number;
+}
+
+/** One session working the board until none is open. */
+async function work(job: InertJob, conn: Conn, tally: Tally): Promise<void> {
+  const bump = (m: Map<number, number>, id: number) => m.set(id, (m.get(id) ?? 0) + 1);
+  for (;;) {
+    const listed = await conn.request("task", { action: "list" });
+    tally.lists++;
+    if (!listed.ok) {
+      tally.errors.push(`list: ${listed.code}: ${listed.error}`);
+      return;
+    }
+    const board = (listed.result as { tasks: BoardTask[] }).tasks;
+    if (!board.some((t) => t.state === "open")) return;
+    let won: number | null = null;
+    for (const t of shuffled(claimable(board, job.id))) {
+      const t0 = performance.now();
+      const a = await conn.request("task", { action: "claim", id: t.id });
+      tally.claimMs.push(performance.now() - t0);
+      if (a.ok) {
+        won = t.id;
+        break;
+      }
+      // Another's now (`conflict`), or done meanwhile (`bad_request`: the board read is stale).
+      if (a.code === "conflict" || a.code === "blocked" || a.code === "bad_request") tally.lost++;
+      else tally.errors.push(`claim #${t.id}: ${a.code}: ${a.error}`);
+    }
+    if (won === null) {
+      await sleep(POLL_MS);
+      continue;
+    }
+    bump(tally.won, won);
+    const done = await conn.request("task", { action: "done", id: won, result: `by ${job.id}` });
+    if (done.ok) bump(tally.doneOk, won);
+    else tally.errors.push(`done #${won}: ${done.code}: ${done.error}`);
+  }
+}
+
+async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
+  const d = await BenchDaemon.start({ config: INERT_CONFIG, profileDir: ctx.profileDir });
+  const conns: Conn[] = [];
+  try {
+    const hub = await d.connect();
+    conns.push(hub);
+    const after = dependencies();
+    const chain = longestChain(after);
+    ctx.log(
+      `adding ${TASKS} tasks (${after.filter((a) => a.length).length} wait on others; the longest chain ${chain})`,
+    );
+    for (const [i, deps] of after.entries())
+      await hub.ok("task", {
+        action: "add",
+        title: `task ${i + 1}`,
+        ...(deps.length ? { after: deps } : {}),
+      });
+
+    ctx.log(`dispatching ${SESSIONS} sessions`);
+    const jobs = await dispatchJobs(d, "inert", SESSIONS, 8);
+    const sessions: { job: InertJob; conn: Conn }[] = [];
+    for (const job of jobs) {
+      const conn = await d.connect();
+      conns.push(conn);
+      await conn.ok("hello", { protocol: 1, agent: { name: "bench-board", version: "1" } });
+      await conn.ok("report", { id: job.id, token: job.token, report: { state: "working" } });
+      sessions.push({ job, conn });
+    }
+
+    ctx.log(`${SESSIONS} sessions racing for ${TASKS} tasks`);
+    const tally: Tally = { claimMs: [], won: new Map(), doneOk: new Map(), lost: 0, errors: [], lists: 0 };
+    const contention = new Contention([d.pid, "self"]);
+    const c0 = cpuMs(d.pid);
+    const t0 = performance.now();
+    await Promise.all(sessions.map((s) => work(s.job, s.conn, tally)));
+    const wall = performance.now() - t0;
+    const cpu = cpuMs(d.pid) - c0;
+    const busy = contention.end();
+
+    // The checks: each task won once and done once, the board all done, none claimed early.
+    const { tasks } = (await hub.ok("task", { action: "list" })) as { tasks: BoardTask[] };
+    const byId = new Map(tasks.map((t) => [t.id, t]));
+    const twice = [...tally.won.values(), ...tally.doneOk.values()].filter((n) => n > 1).length;
+    const notDone = tasks.filter((t) => t.state !== "done").length + (TASKS - tasks.length);
+    const early = tasks.filter((t) =>
+      t.after.some((a) => Date.parse(t.claimedAt ?? "") < Date.parse(byId.get(a)?.doneAt ?? "")),
+    ).length;
+    const wonCount = [...tally.won.values()].reduce((a, b) => a + b, 0);
+    const rate = (wonCount / wall) * 1000;
+    ctx.log(
+      `${wonCount} claims won in ${round(wall / 1000, 2)} s (${round(rate, 0)}/s), ${tally.lost} lost the race, ` +
+        `${tally.lists} board reads; claim p50 ${round(median(tally.claimMs), 2)} ms, ` +
+        `p99 ${round(percentile(tally.claimMs, 99), 2)} ms; done twice ${twice}, not done ${notDone}, ` +
+        `claimed before its after ${early}; other processes used ${busy.otherCpus} CPUs`,
+    );
+    if (tally.errors.length) throw new Error(`refused: ${tally.errors.slice(0, 3).join("; ")}`);
+    const S = "board";
+    const checks: Figure = {
+      scenario: S,
+      name: "tasks done twice, not done, or claimed before their after",
+      unit: "",
+      roost: twice + notDone + early,
+      baseline: null,
+      ratio: null,
+      target: "0",
+      met: twice + notDone + early === 0,
+    };
+    const figures: Figure[] = [
+      info(S, `claims won/s (${SESSIONS} sessions, ${TASKS} tasks)`, "/s", round(rate, 0)),
+      info(S, "claim's answer, p50", "ms", round(median(tally.claimMs), 2)),
+      info(S, "claim's answer, p99", "ms", round(percentile(tally.claimMs, 99), 2)),
+      info(S, "claims that lost the race (conflict, done meanwhile)", "", tally.lost),
+      info(S, "daemon CPU per task (its reads, claims, done)", "ms", round(cpu / TASKS, 2)),
+      checks,
+    ];
+    return {
+      figures,
+      detail: {
+        sessions: SESSIONS,
+        tasks: TASKS,
+        waiting: after.filter((a) => a.length).length,
+        longestChain: chain,
+        won: wonCount,
+        lost: tally.lost,
+        lists: tally.lists,
+        claims: tally.claimMs.length,
+        twice,
+        notDone,
+        early,
+        wallMs: round(wall, 0),
+        daemonCpuMs: round(cpu, 0),
+        ...busy,
+      },
+    };
+  } finally {
+    for (const c of conns) c.close();
+    await d.stop();
+    d.cleanup();
+  }
+}
+
+export const boardScenario: Scenario = {
+  name: "board",
+  aliases: ["tasks"],
+  title: "board: 50 sessions racing to claim 200 tasks with dependencies",
+  run,
+};
