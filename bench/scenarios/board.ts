@@ -13,10 +13,11 @@
 import { performance } from "node:perf_hooks";
 import { claimable } from "../../sdk/ts/protocol/board-view.js";
 import type { BoardTask } from "../../sdk/ts/protocol/ops/task.js";
-import { BenchDaemon, dispatchJobs, INERT_CONFIG, type InertJob, sleep } from "../harness.js";
+import { type Figure, info } from "../figures.js";
+import { BenchDaemon, dispatchJobs, type InertJob, sleep } from "../harness.js";
 import type { Conn } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
-import { Contention, cpuMs, type Figure, info, median, percentile, round } from "../stats.js";
+import { Contention, cpuMs, median, percentile, round } from "../stats.js";
 
 const SESSIONS = 50;
 const TASKS = 200; // LIMITS.boardTasks
@@ -102,7 +103,7 @@ async function work(job: InertJob, conn: Conn, tally: Tally): Promise<void> {
 }
 
 async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
-  const d = await BenchDaemon.start({ config: INERT_CONFIG, profileDir: ctx.profileDir });
+  const d = await BenchDaemon.start({ profileDir: ctx.profileDir });
   const conns: Conn[] = [];
   try {
     const hub = await d.connect();
@@ -196,9 +197,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       },
     };
   } finally {
-    for (const c of conns) c.close();
-    await d.stop();
-    d.cleanup();
+    for (const c of conns) c.close(); // the runner ends the daemon
   }
 }
 
