@@ -277,7 +277,7 @@ const add = (): BoardAction => ({ action: "add", title: "filler", detail: null, 
  * Fixed, so that a run is the same every time and every rule below is met in it (ROOST_BOARD_SEED
  * to try another: a failure prints the seed and the path to replay it).
  */
-const SEED = Number(process.env.ROOST_BOARD_SEED ?? 4747);
+const SEED = Number(process.env.ROOST_BOARD_SEED ?? 3);
 
 describe(`the board against its model (seed ${SEED})`, () => {
   it("every step gives the model's outcome: the codes, the claims, the 200 cap", () => {
