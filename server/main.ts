@@ -10,6 +10,7 @@ import { socketAnswers } from "../sdk/ts/client/socket-client.js";
 import { LIMITS } from "../sdk/ts/protocol/index.js";
 import { loadConfig } from "./config.js";
 import { connectionClosed } from "./core/agents.js";
+import { Clock, timeSourceOf } from "./core/clock.js";
 import type { Core } from "./core/core.js";
 import { Feed } from "./core/feed.js";
 import { findJobsAgain } from "./core/find-again.js";
@@ -18,6 +19,7 @@ import { HostLink } from "./core/host-link.js";
 import { PeerRules } from "./core/peer-rules.js";
 import { Pushes } from "./core/pushes.js";
 import { Registry } from "./core/registry.js";
+import { Schedules } from "./core/schedules.js";
 import { loadJobs, recordSetAside } from "./core/stored-jobs.js";
 import { Tokens } from "./core/tokens.js";
 import { Viewers } from "./core/viewers.js";
@@ -36,6 +38,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   secureHome(paths.home, paths.socket); // throws UnsafeHome: nothing has started yet
   const config = loadConfig(paths.config, env); // throws ConfigError: nothing has started yet
   const address = listenAddress(config, env);
+  const time = timeSourceOf(env); // throws ConfigError on a bad ROOST_TEST_CLOCK: nothing has started yet
   if (await socketAnswers(paths.socket))
     throw new Error(`roost is already running (its socket ${paths.socket} answers)`);
   fs.rmSync(paths.socket, { force: true });
@@ -50,6 +53,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const loaded = loadJobs(store);
   const registry = new Registry(store, pushes, loaded.jobs);
   const feed = new Feed(store, pushes);
+  const clock = new Clock(time.source);
   let stopping = false;
   const core: Core = {
     config,
@@ -59,6 +63,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     feed,
     pushes,
     viewers: new Viewers(() => core),
+    clock,
+    schedules: new Schedules(() => core, store, clock),
     peers: {
       rules: new PeerRules(store.peerItemsSince(new Date(Date.now() - LIMITS.duplicateMs).toISOString())),
       watches: new Watches(() => core, store, registry),
@@ -79,6 +85,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   building.catch(() => {}); // awaited below; a failure there is the daemon's
   recordSetAside(core, loaded.setAside);
   await Promise.all([findJobsAgain(core), store.ready]);
+  // After the jobs are found again: a run due already skips while its last job still runs.
+  core.schedules.start();
   const bridge = new Bridge((caller, op, args) => runOp(core, caller, op, args), {
     onClosed: (conn) => connectionClosed(core, conn.state),
   });
@@ -86,11 +94,14 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const running = registry.all().filter((j) => j.rec.life === "running").length;
   console.log(`roost ${ROOST_VERSION}: listening on ${paths.socket}`);
   console.log(`  home ${paths.home}; ${registry.all().length} jobs, ${running} running; pid ${process.pid}`);
+  if (time.test)
+    console.error(`roost: ROOST_TEST_CLOCK is set (for tests only): schedules' time runs ${time.test}`);
 
   let http: FastifyInstance | null = null;
   async function shutdown(code = 0): Promise<void> {
     if (stopping) return;
     stopping = true;
+    clock.close();
     await Promise.all([bridge.close().catch(() => {}), closeSoon(http?.close())]);
     registry.flush();
     store.close();

@@ -31,7 +31,9 @@ export type FeedKind =
   | "message"
   | "spawn"
   | "handback"
-  | "notice";
+  | "notice"
+  // a schedule's (core/schedules.ts): `id` the schedule's, the text naming the job a run started
+  | "schedule";
 
 export class Feed {
   constructor(

@@ -1,8 +1,8 @@
 /**
- * Pushes to subscribers (control-plane.md, `subscribe`): `row`, `removed`, `feed`. Row pushes are
- * coalesced: a job that changes many times in one turn of the event loop is pushed once.
+ * Pushes to subscribers (control-plane.md, `subscribe`): `row`, `removed`, `feed`, `schedule`. Row
+ * pushes are coalesced: a job that changes many times in one turn of the event loop is pushed once.
  */
-import type { FeedEntry, PushEvent, Row } from "../../sdk/ts/protocol/index.js";
+import type { FeedEntry, PushEvent, Row, Schedule } from "../../sdk/ts/protocol/index.js";
 
 export type Listener = (event: PushEvent) => void;
 
@@ -36,6 +36,11 @@ export class Pushes {
 
   feed(entry: FeedEntry): void {
     this.emit({ event: "feed", entry });
+  }
+
+  /** A schedule added or changed (null: removed). Rare: pushed as it comes. */
+  schedule(id: string, schedule: Schedule | null): void {
+    this.emit({ event: "schedule", id, schedule });
   }
 
   private flushRows(): void {

@@ -37,6 +37,14 @@ export const LIMITS = {
   watches: 20, // per session (`full`)
   watchMs: 12 * 3600_000, // a watch expires after this
   foregroundGraceMs: 5000, // a foreground pi's row waits this long for it to come back (PI_ROOST_FG_CLAIM_GRACE_MS)
+  // Schedules (coordination.md, "Schedules"):
+  schedules: 100, // at most (`full`)
+  scheduleRuns: 20, // the last runs a schedule keeps
+  scheduleWhen: 200, // a `when`, in characters
+  everyMinMs: 60_000, // `every N…` at least this
+  everyMaxMs: 366 * 86_400_000, // and at most this
+  scheduleLateMs: 60_000, // a run at most this late (the daemon starting) is run, not counted as missed
+  missedCounted: 1000, // runs missed are counted up to this ("1000 or more")
 } as const;
 
 /** Every report field but `state`, null: what a report leaves out (agent-protocol.md, `report`). */
