@@ -85,8 +85,6 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   building.catch(() => {}); // awaited below; a failure there is the daemon's
   recordSetAside(core, loaded.setAside);
   await Promise.all([findJobsAgain(core), store.ready]);
-  // After the jobs are found again: a run due already skips while its last job still runs.
-  core.schedules.start();
   const bridge = new Bridge((caller, op, args) => runOp(core, caller, op, args), {
     onClosed: (conn) => connectionClosed(core, conn.state),
   });
@@ -121,6 +119,10 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const url = await listenHub(core, http, address);
   if (!url) return shutdown(1);
   urlKnown(url);
+  // Started: the schedules' runs due (or missed) while it was down now run. Not sooner: a job
+  // started while the HTTP face's modules were still loading was seen to make node's import of
+  // fastify (CommonJS) answer an empty module, and the daemon fail to start.
+  core.schedules.start();
 }
 
 /** A close that waits at most a moment: a shutdown never hangs on a slow client. */

@@ -69,13 +69,6 @@ export const OPS = {
   pending,
   profiles,
   whoami,
-  // -- schedules (coordination.md, "Schedules") --
-  schedules,
-  "schedule-add": scheduleAdd,
-  "schedule-rm": scheduleRm,
-  "schedule-pause": schedulePause,
-  "schedule-run": scheduleRun,
-  "schedule-when": scheduleWhen,
   // -- HTTP tokens (http.md): on the unix socket only, the owner's --
   token,
   // -- a job's live terminal (`roost attach`; the hub's terminal view) --
@@ -83,6 +76,13 @@ export const OPS = {
   detach,
   input,
   resize,
+  // -- schedules (coordination.md, "Schedules") --
+  schedules,
+  "schedule-add": scheduleAdd,
+  "schedule-rm": scheduleRm,
+  "schedule-pause": schedulePause,
+  "schedule-run": scheduleRun,
+  "schedule-when": scheduleWhen,
 } as const;
 
 export type OpName = keyof typeof OPS;
