@@ -3,9 +3,12 @@
  * sees the token. Paths are relative, so that the hub also works under a tunnel's path prefix.
  */
 import type { OpResult } from "../../sdk/ts/protocol/ops.js";
+import type { Schedule, ScheduleEvent } from "../../sdk/ts/protocol/schedules.js";
 import type { FeedEntry, Row } from "../../sdk/ts/protocol/schema.js";
 
-export type { FeedEntry, Row };
+export type { FeedEntry, Row, Schedule, ScheduleEvent };
+/** A `when` read by the daemon (`schedule-when`): in words, its time zone, its next runs. */
+export type WhenPreview = OpResult<"schedule-when">;
 
 export type Profile = OpResult<"profiles">["profiles"][number];
 export type WhoAmI = OpResult<"whoami">;

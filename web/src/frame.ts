@@ -10,7 +10,7 @@ import { openHelp } from "./help.js";
 import type { Live } from "./live.js";
 import { openNotifySettings } from "./notify-settings.js";
 
-export type Nav = "jobs" | "events";
+export type Nav = "jobs" | "events" | "schedules";
 
 export interface Frame {
   main: HTMLElement;
@@ -152,6 +152,7 @@ class PageFrame implements Frame {
   private readonly navs = [
     h("a", { href: "#/", "data-nav": "jobs" }, "Jobs"),
     h("a", { href: "#/events", "data-nav": "events" }, "Events"),
+    h("a", { href: "#/schedules", "data-nav": "schedules" }, "Schedules"),
   ];
   private readonly banner = h("div", { class: "banner", role: "alert", hidden: true });
   private readonly announcer = h("div", { class: "sr-only", "aria-live": "polite", "aria-atomic": "true" });

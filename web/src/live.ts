@@ -1,8 +1,9 @@
 /**
- * The page's live state: the rows and the feed, pushed over `/api/subscribe`. Nothing polls. When
+ * The page's live state: the rows and the feed, pushed over `/api/subscribe`, and the schedules'
+ * changes handed on to the page that shows them. Nothing polls. When
  * the socket closes (the daemon restarting), it reconnects by itself: 250 ms, doubling, at most 2 s.
  */
-import { type FeedEntry, get, type Message, onMessages, type Row, wsUrl } from "./api.js";
+import { type FeedEntry, get, type Message, onMessages, type Row, type ScheduleEvent, wsUrl } from "./api.js";
 
 export type Connection = "connecting" | "live" | "disconnected" | "unauthorized";
 
@@ -29,6 +30,7 @@ export class Live {
   private readonly listeners = new Set<Listener>();
   private readonly rowListeners = new Set<(c: RowChange) => void>();
   private readonly feedListeners = new Set<(e: FeedEntry) => void>();
+  private readonly scheduleListeners = new Set<(e: ScheduleEvent) => void>();
   private readonly connectedListeners = new Set<(again: boolean) => void>();
 
   start(): void {
@@ -61,6 +63,12 @@ export class Live {
   onFeed(fn: (e: FeedEntry) => void): () => void {
     this.feedListeners.add(fn);
     return () => this.feedListeners.delete(fn);
+  }
+
+  /** A schedule added, changed or run (`schedule` null: removed). */
+  onSchedule(fn: (e: ScheduleEvent) => void): () => void {
+    this.scheduleListeners.add(fn);
+    return () => this.scheduleListeners.delete(fn);
   }
 
   /** Retry now (the "reconnect" button). */
@@ -114,7 +122,7 @@ export class Live {
     this.changed();
   }
 
-  /** A change pushed: a row, a row gone, a feed entry. */
+  /** A change pushed: a row, a row gone, a feed entry, a schedule. */
   private pushed(msg: Message): void {
     if (msg.event === "row") {
       const row = msg.row as Row;
@@ -130,6 +138,8 @@ export class Live {
       this.feed.push(entry);
       if (this.feed.length > 1000) this.feed.splice(0, this.feed.length - 1000);
       for (const fn of this.feedListeners) fn(entry);
+    } else if (msg.event === "schedule") {
+      for (const fn of this.scheduleListeners) fn(msg as unknown as ScheduleEvent);
     }
   }
 

@@ -1,11 +1,13 @@
 /**
- * Hash routing: `#/` the rows, `#/jobs/<id>` a job's page, `#/events[?job=<id>]` the feed. Hash
- * routes, so the daemon needs no fallback and the page works under any path prefix.
+ * Hash routing: `#/` the rows, `#/jobs/<id>` a job's page, `#/events[?job=<id>]` the feed,
+ * `#/schedules` the schedules. Hash routes, so the daemon needs no fallback and the page works
+ * under any path prefix.
  */
 import type { Ctx } from "./ctx.js";
 import type { Frame, Nav } from "./frame.js";
 import { eventsView, jobView } from "./pages.js";
 import { rowsView, type View } from "./rows.js";
+import { schedulesView } from "./schedules.js";
 
 export class Router {
   /** The view shown (the keyboard acts on its rows). */
@@ -35,6 +37,10 @@ export class Router {
       this.view = eventsView(this.ctx, q.get("job"));
       document.title = "roost: events";
       nav = "events";
+    } else if (hash.startsWith("#/schedules")) {
+      this.view = schedulesView(this.ctx);
+      document.title = "roost: schedules";
+      nav = "schedules";
     } else this.view = rowsView(this.ctx);
     this.frame.main.replaceChildren(this.view.el);
     this.frame.markNav(nav);
