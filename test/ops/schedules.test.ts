@@ -5,9 +5,13 @@
  * starts real jobs (and skips while its last one still runs), and restarts: between two runs,
  * and after hours away under each `missed` rule.
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
-import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
+import { daemonRefusal, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
+import { daemonEnv } from "../helpers/daemon-process.js";
 import { api } from "../helpers/http.js";
 import { procEnv, rmTemp, row, tempDir, untilRow } from "../helpers/jobs.js";
 import type { RawClient, Response } from "../helpers/raw-client.js";
@@ -329,6 +333,20 @@ describe("on the daemon's test clock (ROOST_TEST_CLOCK)", () => {
     const texts = (await c.ok("events", { id: schedule.id })).events.map((e: any) => e.text);
     expect(texts).toContain(`watch: started ${job.id}`);
     expect(texts).toContain(`watch: skipped: still running (${job.id})`);
+  });
+
+  it("is read at start: one the daemon cannot read stops it (exit 2), having started nothing", async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "roost-test-"));
+    try {
+      const { code, stderr } = await daemonRefusal(daemonEnv(home, { ROOST_TEST_CLOCK: "at=yesterday" }));
+      expect(code).toBe(2);
+      expect(stderr).toContain(
+        'roost: bad config: ROOST_TEST_CLOCK=at=yesterday: "at=yesterday" is not at=<ISO time> or rate=<n> (a test\'s clock; unset it)',
+      );
+      expect(fs.existsSync(path.join(home, "roost.sock"))).toBe(false);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it("a restart between two runs neither loses nor doubles a run", async () => {

@@ -48,8 +48,15 @@ async function hub(opts: { token?: string } = {}): Promise<HubPage> {
 describe("the schedules view", () => {
   it("reads a when before saving, adds a schedule, and pauses, runs and removes it; live", async () => {
     const { page } = await hub();
-    await page.getByRole("navigation", { name: "Views" }).getByRole("link", { name: "Schedules" }).click();
+    // g s goes there from the jobs; so does the nav, where it is marked as the page shown.
+    await page.keyboard.press("g");
+    await page.keyboard.press("s");
     await page.getByRole("heading", { name: "Schedules", level: 1 }).waitFor();
+    await page.goto(`${d.url}#/`);
+    const nav = page.getByRole("navigation", { name: "Views" }).getByRole("link", { name: "Schedules" });
+    await nav.click();
+    await page.getByRole("heading", { name: "Schedules", level: 1 }).waitFor();
+    expect(await nav.getAttribute("aria-current")).toBe("page");
     expect(await page.title()).toBe("roost: schedules");
     await page.getByText("No schedules yet.").waitFor();
 

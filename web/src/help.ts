@@ -14,6 +14,7 @@ const SHORTCUTS: [string, string][] = [
   ["d", "dispatch a job"],
   ["g j", "go to the jobs"],
   ["g e", "go to the events"],
+  ["g s", "go to the schedules"],
   ["Esc", "close a dialog or form; clear the selection; from a job's page, back to the jobs"],
   ["?", "this help"],
 ];
