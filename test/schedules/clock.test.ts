@@ -175,7 +175,7 @@ describe("a due schedule (schedule-plan.ts)", () => {
       "2026-03-04T07:59:00.000Z",
     ]);
     expect(stepsFor(due, "skip", null)[0]).toMatchObject({
-      why: "1000 or more runs missed while roost was not running",
+      why: `${LIMITS.missedCounted} or more runs missed while roost was not running`,
     });
   });
 });

@@ -39,8 +39,10 @@ afterEach(async () => {
   for (const r of (await c.ok("list")).rows) await c.ok("rm", { id: r.id });
 });
 
-async function hub(opts: { token?: string } = {}): Promise<HubPage> {
-  const page = await openHub(browser, d, { ...opts, viewport: { width: 1100, height: 1000 } });
+async function hub(
+  opts: { token?: string; viewport?: { width: number; height: number }; mobile?: boolean } = {},
+): Promise<HubPage> {
+  const page = await openHub(browser, d, { viewport: { width: 1100, height: 1000 }, ...opts });
   hubs.push(page);
   return page;
 }
@@ -175,5 +177,21 @@ describe("the schedules view", () => {
     await shot(page, "schedules-read-only");
     expect(pageErrors(page)).toEqual([]);
     await c.ok("token", { action: "revoke", name: "wall" });
+  });
+
+  it("fits a phone: one column, no sideways scrolling", async () => {
+    const { schedule } = await c.ok("schedule-add", {
+      when: 'cron "*/15 9-17 * * 1-5" tz America/Los_Angeles',
+      launch: { profile: "silent", task: "look at the queue and say what is stuck", cwd: dir },
+      name: "queue watch",
+    });
+    await c.ok("schedule-run", { id: schedule.id });
+    const { page } = await hub({ viewport: { width: 390, height: 844 }, mobile: true });
+    await page.goto(`${d.url}#/schedules`);
+    const card = page.locator(`li.schedule[data-id="${schedule.id}"]`);
+    await card.locator("ol.runs .badge", { hasText: "started" }).waitFor();
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await shot(page, "schedules-phone", true);
+    expect(pageErrors(page)).toEqual([]);
   });
 });
