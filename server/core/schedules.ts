@@ -171,6 +171,7 @@ export class Schedules {
   private async due(s: LiveSchedule, now: Date): Promise<void> {
     if (this.all.get(s.rec.id) !== s || s.rec.paused || !s.when || !s.rec.nextAt) return;
     const due = dueRuns(s.when, new Date(s.rec.createdAt), new Date(s.rec.nextAt), now);
+    if (!due.now && !due.missed) return this.arm(s); // woken early: nothing is due yet
     s.rec.nextAt = due.nextAt?.toISOString() ?? null;
     this.arm(s);
     const runs: ScheduleRun[] = [];
