@@ -10,6 +10,7 @@ import { socketAnswers } from "../sdk/ts/client/socket-client.js";
 import { LIMITS } from "../sdk/ts/protocol/index.js";
 import { loadConfig } from "./config.js";
 import { connectionClosed } from "./core/agents.js";
+import { Clock, timeSourceOf } from "./core/clock.js";
 import type { Core } from "./core/core.js";
 import { Feed } from "./core/feed.js";
 import { findJobsAgain } from "./core/find-again.js";
@@ -18,6 +19,7 @@ import { HostLink } from "./core/host-link.js";
 import { PeerRules } from "./core/peer-rules.js";
 import { Pushes } from "./core/pushes.js";
 import { Registry } from "./core/registry.js";
+import { Schedules } from "./core/schedules.js";
 import { loadJobs, recordSetAside } from "./core/stored-jobs.js";
 import { TaskBoard } from "./core/task-board.js";
 import { Tokens } from "./core/tokens.js";
@@ -37,6 +39,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   secureHome(paths.home, paths.socket); // throws UnsafeHome: nothing has started yet
   const config = loadConfig(paths.config, env); // throws ConfigError: nothing has started yet
   const address = listenAddress(config, env);
+  const time = timeSourceOf(env); // throws ConfigError on a bad ROOST_TEST_CLOCK: nothing has started yet
   if (await socketAnswers(paths.socket))
     throw new Error(`roost is already running (its socket ${paths.socket} answers)`);
   fs.rmSync(paths.socket, { force: true });
@@ -51,6 +54,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const loaded = loadJobs(store);
   const registry = new Registry(store, pushes, loaded.jobs);
   const feed = new Feed(store, pushes);
+  const clock = new Clock(time.source);
   let stopping = false;
   const graceMs = foregroundGraceMs(env);
   const core: Core = {
@@ -61,6 +65,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     feed,
     pushes,
     viewers: new Viewers(() => core),
+    clock,
+    schedules: new Schedules(() => core, store, clock),
     peers: {
       rules: new PeerRules(store.peerItemsSince(new Date(Date.now() - LIMITS.duplicateMs).toISOString())),
       watches: new Watches(() => core, store, registry),
@@ -90,11 +96,14 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const running = registry.all().filter((j) => j.rec.life === "running").length;
   console.log(`roost ${ROOST_VERSION}: listening on ${paths.socket}`);
   console.log(`  home ${paths.home}; ${registry.all().length} jobs, ${running} running; pid ${process.pid}`);
+  if (time.test)
+    console.error(`roost: ROOST_TEST_CLOCK is set (for tests only): schedules' time runs ${time.test}`);
 
   let http: FastifyInstance | null = null;
   async function shutdown(code = 0): Promise<void> {
     if (stopping) return;
     stopping = true;
+    clock.close();
     await Promise.all([bridge.close().catch(() => {}), closeSoon(http?.close())]);
     registry.flush();
     store.close();
@@ -114,6 +123,10 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const url = await listenHub(core, http, address);
   if (!url) return shutdown(1);
   urlKnown(url);
+  // Started: the schedules' runs due (or missed) while it was down now run. Not sooner: a job
+  // started while the HTTP face's modules were still loading was seen to make node's import of
+  // fastify (CommonJS) answer an empty module, and the daemon fail to start.
+  core.schedules.start();
 }
 
 /** A close that waits at most a moment: a shutdown never hangs on a slow client. */

@@ -34,6 +34,8 @@ const COMMANDS = [
   "rename",
   "profiles",
   "events",
+  "schedule",
+  "schedules",
   "open",
   "token",
   "start",
@@ -57,7 +59,7 @@ describe("help and usage", () => {
       for (const name of COMMANDS) {
         const r = await roost([name, "--help"], env);
         expect(r.code, name).toBe(0);
-        const shown = name === "list" ? "ls" : name;
+        const shown = name === "list" ? "ls" : name === "schedules" ? "schedule" : name;
         expect(r.stdout, name).toContain(`usage: roost ${shown}`);
         expect(r.stdout, name).toContain("options:");
         expect(r.stdout, name).toMatch(/examples?:\n {2}roost/);
@@ -65,7 +67,8 @@ describe("help and usage", () => {
       expect((await roost(["reply", "-h"], env)).stdout).toBe(await ok(["reply", "--help"], env));
       const all = await roost(["help"], env);
       expect(all.code).toBe(0);
-      for (const name of COMMANDS.filter((c) => c !== "list")) expect(all.stdout).toContain(`  ${name} `);
+      for (const name of COMMANDS.filter((c) => c !== "list" && c !== "schedules"))
+        expect(all.stdout).toContain(`  ${name} `);
       expect((await roost(["--help"], env)).stdout).toBe(all.stdout);
       expect(await ok(["help", "reply"], env)).toContain("usage: roost reply ID TEXT... [--steer]");
       // --help wins over a command line that is otherwise wrong

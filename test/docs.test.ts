@@ -107,7 +107,9 @@ describe("where an op lives (docs/design.md)", () => {
         expect(fs.existsSync(path.join(ROOT, file)), `${op}: ${file}`).toBe(true);
       // The handler is the table's, under the op's own name.
       expect(read(`server/ops/${op}.ts`), op).toContain(`name: "${op}"`);
-      expect(read(`sdk/ts/protocol/ops/${op}.ts`), op).toContain(`export const ${op} =`);
+      // A hyphenated name (`schedule-add`) is exported in camelCase (`scheduleAdd`).
+      const exported = op.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+      expect(read(`sdk/ts/protocol/ops/${op}.ts`), op).toContain(`export const ${exported} =`);
     }
   });
 

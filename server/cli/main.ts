@@ -17,6 +17,7 @@ import { log } from "./commands/log.js";
 import { ls } from "./commands/ls.js";
 import { profiles } from "./commands/profiles.js";
 import { reply } from "./commands/reply.js";
+import { schedule } from "./commands/schedule.js";
 import { shutdown, start } from "./commands/start.js";
 import { tasks } from "./commands/tasks.js";
 import { open, token } from "./commands/token.js";
@@ -58,6 +59,7 @@ const COMMANDS: readonly Command[] = [
   profiles,
   tasks,
   events,
+  schedule,
   open,
   token,
   start,

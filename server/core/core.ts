@@ -3,11 +3,13 @@ import type { Config } from "../config.js";
 import type { Paths } from "../paths.js";
 import type { ListResult, ScreenState, Snapshot, SpawnSpec } from "../pty/wire.js";
 import type { Store } from "../store/store.js";
+import type { Clock } from "./clock.js";
 import type { Feed } from "./feed.js";
 import type { Foreground } from "./foreground.js";
 import type { PeerRules } from "./peer-rules.js";
 import type { Pushes } from "./pushes.js";
 import type { Registry } from "./registry.js";
+import type { Schedules } from "./schedules.js";
 import type { TaskBoard } from "./task-board.js";
 import type { Tokens } from "./tokens.js";
 import type { Viewers } from "./viewers.js";
@@ -47,6 +49,9 @@ export interface Core {
   feed: Feed;
   pushes: Pushes;
   viewers: Viewers;
+  /** The one timer for every due thing, and the time by it (clock.ts). */
+  clock: Clock;
+  schedules: Schedules;
   /** The peers' state: the message rules' memory, the watches, foreground pis' grace timers. */
   peers: { rules: PeerRules; watches: Watches; foreground: Foreground };
   /** The task board (M47). */

@@ -30,21 +30,7 @@ export async function dispatch(
     const existing = id ? core.registry.find(id) : undefined;
     if (existing) return { job: core.registry.row(existing), duplicate: true };
   }
-  const profile = profileNamed(core, args.profile);
-  const cwd = checkCwd(args.cwd ?? profile.cwd ?? os.homedir());
-  // Refused before a row is made: a job whose program is not there could only fail.
-  const missing = missingProgram(profile, cwd);
-  if (missing) {
-    const runnable = [...core.config.profiles]
-      .filter(([, p]) => missingProgram(p, p.cwd ?? cwd) === null)
-      .map(([n]) => n)
-      .sort();
-    throw new RoostError(
-      "bad_request",
-      `profile ${JSON.stringify(args.profile)} cannot run: ${missing}; install it, or dispatch one of: ${runnable.join(", ")}`,
-    );
-  }
-  const name = args.name === undefined ? null : checkName(args.name);
+  const { profile, cwd, name } = checkLaunch(core, args);
   const task = args.task?.trim() ? args.task : undefined;
   const launch = launchOf(profile, cwd, task);
   const firstReply = task !== undefined && launch.task === "type" ? { text: task, mode: null } : null;
@@ -64,6 +50,31 @@ export async function dispatch(
   await start(core, job);
   await durable;
   return { job: core.registry.row(job) };
+}
+
+/**
+ * What `dispatch` checks before a row is made (a schedule's launch too, when it is added): the
+ * profile, its program, the working directory, the job's name.
+ */
+export function checkLaunch(
+  core: Core,
+  args: Pick<OpArgs<"dispatch">, "profile" | "cwd" | "name">,
+): { profile: Profile; cwd: string; name: string | null } {
+  const profile = profileNamed(core, args.profile);
+  const cwd = checkCwd(args.cwd ?? profile.cwd ?? os.homedir());
+  // Refused before a row is made: a job whose program is not there could only fail.
+  const missing = missingProgram(profile, cwd);
+  if (missing) {
+    const runnable = [...core.config.profiles]
+      .filter(([, p]) => missingProgram(p, p.cwd ?? cwd) === null)
+      .map(([n]) => n)
+      .sort();
+    throw new RoostError(
+      "bad_request",
+      `profile ${JSON.stringify(args.profile)} cannot run: ${missing}; install it, or dispatch one of: ${runnable.join(", ")}`,
+    );
+  }
+  return { profile, cwd, name: args.name === undefined ? null : checkName(args.name) };
 }
 
 function profileNamed(core: Core, name: string): Profile {

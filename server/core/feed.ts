@@ -33,7 +33,9 @@ export type FeedKind =
   | "handback"
   | "notice"
   // the task board (M47): `why` says the change, `id` the session it is about (task-board.ts)
-  | "task";
+  | "task"
+  // a schedule's (core/schedules.ts): `id` the schedule's, the text naming the job a run started
+  | "schedule";
 
 export class Feed {
   constructor(

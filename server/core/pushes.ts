@@ -1,9 +1,9 @@
 /**
- * Pushes to subscribers (control-plane.md, `subscribe`): `row`, `removed`, `feed`, `board`. Row and
- * board pushes are coalesced: a job (or the task board) that changes many times in one turn of the
- * event loop is pushed once, as it is then.
+ * Pushes to subscribers (control-plane.md, `subscribe`): `row`, `removed`, `feed`, `board`,
+ * `schedule`. Row and board pushes are coalesced: a job (or the task board) that changes many
+ * times in one turn of the event loop is pushed once, as it is then.
  */
-import type { BoardCounts, FeedEntry, PushEvent, Row } from "../../sdk/ts/protocol/index.js";
+import type { BoardCounts, FeedEntry, PushEvent, Row, Schedule } from "../../sdk/ts/protocol/index.js";
 
 export type Listener = (event: PushEvent) => void;
 
@@ -25,10 +25,10 @@ export class Pushes {
   /** A job's row changed: pushed once, on the next turn, as it is then. */
   row(id: string, build: () => Row): void {
     this.dirty.set(id, build);
-    this.schedule();
+    this.flushSoon();
   }
 
-  private schedule(): void {
+  private flushSoon(): void {
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => this.flush());
@@ -37,7 +37,7 @@ export class Pushes {
   /** The task board changed: its counts pushed once, on the next turn, as they are then. */
   board(counts: () => BoardCounts): void {
     this.boardCounts = counts;
-    this.schedule();
+    this.flushSoon();
   }
 
   removed(id: string): void {
@@ -47,6 +47,11 @@ export class Pushes {
 
   feed(entry: FeedEntry): void {
     this.emit({ event: "feed", entry });
+  }
+
+  /** A schedule added or changed (null: removed). Rare: pushed as it comes. */
+  schedule(id: string, schedule: Schedule | null): void {
+    this.emit({ event: "schedule", id, schedule });
   }
 
   private flush(): void {

@@ -28,6 +28,12 @@ import { reportOp } from "./report.js";
 import { resizeOp } from "./resize.js";
 import { respawnOp } from "./respawn.js";
 import { rmOp } from "./rm.js";
+import { scheduleAddOp } from "./schedule-add.js";
+import { schedulePauseOp } from "./schedule-pause.js";
+import { scheduleRmOp } from "./schedule-rm.js";
+import { scheduleRunOp } from "./schedule-run.js";
+import { scheduleWhenOp } from "./schedule-when.js";
+import { schedulesOp } from "./schedules.js";
 import { sendOp } from "./send.js";
 import { shutdownOp } from "./shutdown.js";
 import { spawnOp } from "./spawn.js";
@@ -84,6 +90,13 @@ const defs = [
   detachOp,
   inputOp,
   resizeOp,
+  // schedules
+  schedulesOp,
+  scheduleAddOp,
+  scheduleRmOp,
+  schedulePauseOp,
+  scheduleRunOp,
+  scheduleWhenOp,
   // the hub's pages, and the HTTP tokens
   profilesOp,
   whoamiOp,

@@ -3,8 +3,11 @@ import type {
   AgentInfo,
   FullReport,
   ITEM_KINDS,
+  MISSED_RULES,
   RELATIONS,
   Row,
+  ScheduleLaunch,
+  ScheduleRun,
   SessionRef,
 } from "../../sdk/ts/protocol/index.js";
 
@@ -127,4 +130,21 @@ export interface TokenRecord {
   hash: string;
   readOnly: boolean;
   createdAt: string;
+}
+
+/** A schedule as kept (coordination.md, "Schedules"): its `when` as written, read again at start. */
+export interface ScheduleRecord {
+  id: string;
+  name: string;
+  when: string;
+  launch: ScheduleLaunch;
+  paused: boolean;
+  missed: (typeof MISSED_RULES)[number];
+  /** When it was made: what an `every` counts from. */
+  createdAt: string;
+  nextAt: string | null;
+  lastAt: string | null;
+  lastJob: string | null;
+  /** The last LIMITS.scheduleRuns, oldest first. */
+  runs: ScheduleRun[];
 }

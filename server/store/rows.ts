@@ -9,6 +9,7 @@ import {
   type JobRecord,
   type PeerMeta,
   type ReplyRecord,
+  type ScheduleRecord,
   type StoredJob,
   type TokenRecord,
   Unreadable,
@@ -154,5 +155,38 @@ export function taskFromRow(r: Params): BoardTask {
     assigned: r.assigned_id
       ? { id: r.assigned_id as string, name: r.assigned_name as string, at: r.assigned_at as string }
       : null,
+  };
+}
+
+export function scheduleToParams(s: ScheduleRecord): Params {
+  return {
+    id: s.id,
+    name: s.name,
+    when: s.when,
+    launch: JSON.stringify(s.launch),
+    paused: s.paused ? 1 : 0,
+    missed: s.missed,
+    created_at: s.createdAt,
+    next_at: s.nextAt,
+    last_at: s.lastAt,
+    last_job: s.lastJob,
+    runs: JSON.stringify(s.runs),
+  };
+}
+
+/** Written by this roost alone (no agent's text in it): read as kept. */
+export function scheduleFromRow(r: Params): ScheduleRecord {
+  return {
+    id: r.id as string,
+    name: r.name as string,
+    when: r.when as string,
+    launch: JSON.parse(r.launch as string),
+    paused: r.paused === 1,
+    missed: r.missed as ScheduleRecord["missed"],
+    createdAt: r.created_at as string,
+    nextAt: r.next_at as string | null,
+    lastAt: r.last_at as string | null,
+    lastJob: r.last_job as string | null,
+    runs: JSON.parse(r.runs as string),
   };
 }

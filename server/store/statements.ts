@@ -79,6 +79,14 @@ const SQL = {
        .join(", ")}`,
   deleteTask: "DELETE FROM tasks WHERE id = ?",
   keepTasks: "DELETE FROM tasks WHERE id NOT IN (SELECT value FROM json_each(?))",
+  allSchedules: `SELECT id, name, "when", launch, paused, missed, created_at, next_at, last_at, last_job, runs
+     FROM schedules ORDER BY CAST(substr(id, 2) AS INTEGER)`,
+  nextScheduleNumber: "UPDATE counters SET value = value + 1 WHERE name = 'schedule' RETURNING value",
+  putSchedule: `INSERT INTO schedules (id, name, "when", launch, paused, missed, created_at, next_at, last_at, last_job, runs)
+     VALUES (@id, @name, @when, @launch, @paused, @missed, @created_at, @next_at, @last_at, @last_job, @runs)
+     ON CONFLICT (id) DO UPDATE SET name = @name, paused = @paused, next_at = @next_at, last_at = @last_at,
+       last_job = @last_job, runs = @runs`,
+  deleteSchedule: "DELETE FROM schedules WHERE id = ?",
   allTokens: "SELECT name, hash, read_only, created_at FROM tokens ORDER BY created_at, name",
   insertToken:
     "INSERT INTO tokens (name, hash, read_only, created_at) VALUES (@name, @hash, @read_only, @created_at) ON CONFLICT (name) DO NOTHING",

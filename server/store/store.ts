@@ -2,7 +2,7 @@
  * The store: the one module with SQL (control-plane.md, "Where things live": roost.db, SQLite in
  * WAL mode), the façade the core uses. Its parts: opening and migrations (open.ts), statements
  * and row mapping (statements.ts, rows.ts), replies and acks (replies.ts), transactions and group
- * commit (group-commit.ts); jobs, the events feed and HTTP tokens are here.
+ * commit (group-commit.ts); jobs, the events feed, HTTP tokens and schedules are here.
  */
 import type { Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
@@ -16,6 +16,7 @@ import type {
   NewFeedEntry,
   NewReply,
   ReplyRecord,
+  ScheduleRecord,
   StoredJob,
   TokenRecord,
   WatchRecord,
@@ -27,6 +28,8 @@ import {
   jobToParams,
   type Params,
   replyFromRow,
+  scheduleFromRow,
+  scheduleToParams,
   tokenFromRow,
   watchFromRow,
 } from "./rows.js";
@@ -244,6 +247,31 @@ export class Store {
 
   lastCursor(): number {
     return (this.sql.lastCursor.get() as { c: number | null }).c ?? 0;
+  }
+
+  // ---- schedules (core/schedules.ts) ----
+
+  schedules(): ScheduleRecord[] {
+    return (this.sql.allSchedules.all() as Params[]).map(scheduleFromRow);
+  }
+
+  /** A new schedule: its number (`s<n>`, never reused) and the record, in one transaction. */
+  createSchedule(build: (num: number) => ScheduleRecord): ScheduleRecord {
+    return this.commits.run(() => {
+      const { value } = this.sql.nextScheduleNumber.get() as { value: number };
+      const s = build(value);
+      this.sql.putSchedule.run(scheduleToParams(s));
+      return s;
+    });
+  }
+
+  /** Its state now (paused, next run, last runs); what it runs and when never change. */
+  putSchedule(s: ScheduleRecord): void {
+    this.commits.run(() => this.sql.putSchedule.run(scheduleToParams(s)));
+  }
+
+  removeSchedule(id: string): void {
+    this.commits.run(() => this.sql.deleteSchedule.run(id));
   }
 
   // ---- named HTTP tokens ----

@@ -466,6 +466,12 @@ describe("a session connection", () => {
     whoami: () => ({}),
     token: () => ({ action: "create", name: "from-a-session" }),
     shutdown: () => ({}),
+    schedules: () => ({}),
+    "schedule-add": () => ({ when: "every 1m", launch: { profile: "inert", task: "t", cwd: "/tmp" } }),
+    "schedule-rm": () => ({ id: "s1" }),
+    "schedule-pause": () => ({ id: "s1", paused: true }),
+    "schedule-run": () => ({ id: "s1" }),
+    "schedule-when": () => ({ when: "every 1m" }),
   };
 
   it("the hub ops are every op but the agent's: the ones a session must not use among them", () => {

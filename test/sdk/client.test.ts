@@ -59,6 +59,20 @@ describe("DaemonClient", () => {
     const made = await speak("token", () => c.token({ action: "create", name: "dash", readOnly: true }));
     expect(made.link).toMatch(new RegExp(`^${d.url}login\\?token=`));
     expect((await c.token({ action: "list" })).tokens).toEqual([made.token]);
+    const { schedule } = await speak("schedule-add", () =>
+      c.scheduleAdd({
+        when: "daily 07:00",
+        launch: { profile: "shell", task: "echo scheduled", cwd: d.env.HOME! },
+      }),
+    );
+    expect(schedule).toMatchObject({ id: "s1", words: "every day at 07:00", runs: [] });
+    expect((await speak("schedules", () => c.schedules())).schedules).toEqual([schedule]);
+    expect((await speak("schedule-when", () => c.scheduleWhen("every 2h", 2))).next).toHaveLength(2);
+    expect(await speak("schedule-pause", () => c.schedulePause("s1"))).toEqual({});
+    const { job: ran } = await speak("schedule-run", () => c.scheduleRun("s1"));
+    expect(ran).toMatchObject({ id: "j2", profile: "shell" });
+    expect(await speak("schedule-rm", () => c.scheduleRm("s1"))).toEqual({});
+    await c.rm(ran.id);
     expect(await c.stop(id)).toEqual({});
     expect((await c.list(id)).rows[0]?.life).toBe("stopped");
     const { job: again } = await speak("respawn", () => c.respawn(id));

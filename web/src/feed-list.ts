@@ -103,17 +103,32 @@ export class FeedList {
 
   private entry(e: FeedEntry): HTMLLIElement {
     const peer = PEER_KINDS.has(e.kind);
+    const schedule = e.kind === "schedule";
     return h(
       "li",
       { class: `entry k-${e.kind.replace(/[^a-z0-9-]/gi, "")}${peer ? " peer" : ""}` },
       h("span", { class: "kind" }, e.kind),
       // The job it is about: on one job's list, said only when it is another (a child it spawned).
-      peer ? this.fromTo(e) : e.id === this.job ? null : this.jobLink(e.id, "job"),
-      h("span", { class: "text" }, entryText(e)),
+      // A schedule's entry is about the schedule (its id), the job a run started named in its text.
+      schedule
+        ? h("a", { class: "job", href: "#/schedules" }, e.id)
+        : peer
+          ? this.fromTo(e)
+          : e.id === this.job
+            ? null
+            : this.jobLink(e.id, "job"),
+      h("span", { class: "text" }, schedule ? this.withJobLinks(e.text) : entryText(e)),
       // A peer entry's sender is said already.
       peer ? null : h("span", { class: "who muted" }, e.who),
       timeAgo(e.at),
     );
+  }
+
+  /** A schedule's text ("nightly: started j12"), the jobs it names linked to their pages. */
+  private withJobLinks(text: string): Child[] {
+    return text
+      .split(/\b(j\d+)\b/)
+      .map((part, i) => (i % 2 === 1 ? h("a", { href: `#/jobs/${part}` }, part) : part));
   }
 
   /** "left (j2) → right (j3)": a message's sender and receiver (a spawn's parent and child). */

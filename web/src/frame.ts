@@ -11,7 +11,7 @@ import { openHelp } from "./help.js";
 import type { Live } from "./live.js";
 import { openNotifySettings } from "./notify-settings.js";
 
-export type Nav = "jobs" | "events" | "board";
+export type Nav = "jobs" | "events" | "board" | "schedules";
 
 export interface Frame {
   main: HTMLElement;
@@ -156,6 +156,7 @@ class PageFrame implements Frame {
     h("a", { href: "#/", "data-nav": "jobs" }, "Jobs"),
     h("a", { href: "#/events", "data-nav": "events" }, "Events"),
     h("a", { href: "#/board", "data-nav": "board" }, "Board", this.boardCount),
+    h("a", { href: "#/schedules", "data-nav": "schedules" }, "Schedules"),
   ];
   private readonly banner = h("div", { class: "banner", role: "alert", hidden: true });
   private readonly announcer = h("div", { class: "sr-only", "aria-live": "polite", "aria-atomic": "true" });

@@ -15,6 +15,7 @@ const SHORTCUTS: [string, string][] = [
   ["g j", "go to the jobs"],
   ["g e", "go to the events"],
   ["g b", "go to the task board"],
+  ["g s", "go to the schedules"],
   ["Esc", "close a dialog or form; clear the selection; from a job's page, back to the jobs"],
   ["?", "this help"],
 ];

@@ -1,9 +1,19 @@
 /**
  * The page's live state: the rows, the feed and the task board's counts, pushed over
- * `/api/subscribe` (the board's tasks: board-state.ts). Nothing polls. When
+ * `/api/subscribe` (the board's tasks: board-state.ts), and the schedules' changes handed on to
+ * the page that shows them. Nothing polls. When
  * the socket closes (the daemon restarting), it reconnects by itself: 250 ms, doubling, at most 2 s.
  */
-import { type BoardCounts, type FeedEntry, get, type Message, onMessages, type Row, wsUrl } from "./api.js";
+import {
+  type BoardCounts,
+  type FeedEntry,
+  get,
+  type Message,
+  onMessages,
+  type Row,
+  type ScheduleEvent,
+  wsUrl,
+} from "./api.js";
 
 export type Connection = "connecting" | "live" | "disconnected" | "unauthorized";
 
@@ -31,6 +41,7 @@ export class Live {
   private readonly rowListeners = new Set<(c: RowChange) => void>();
   private readonly feedListeners = new Set<(e: FeedEntry) => void>();
   private readonly boardListeners = new Set<(counts: BoardCounts) => void>();
+  private readonly scheduleListeners = new Set<(e: ScheduleEvent) => void>();
   private readonly connectedListeners = new Set<(again: boolean) => void>();
 
   start(): void {
@@ -69,6 +80,12 @@ export class Live {
   onBoard(fn: (counts: BoardCounts) => void): () => void {
     this.boardListeners.add(fn);
     return () => this.boardListeners.delete(fn);
+  }
+
+  /** A schedule added, changed or run (`schedule` null: removed). */
+  onSchedule(fn: (e: ScheduleEvent) => void): () => void {
+    this.scheduleListeners.add(fn);
+    return () => this.scheduleListeners.delete(fn);
   }
 
   /** Retry now (the "reconnect" button). */
@@ -122,7 +139,7 @@ export class Live {
     this.changed();
   }
 
-  /** A change pushed: a row, a row gone, a feed entry, the board's counts. */
+  /** A change pushed: a row, a row gone, a feed entry, the board's counts, a schedule. */
   private pushed(msg: Message): void {
     if (msg.event === "row") {
       const row = msg.row as Row;
@@ -141,6 +158,8 @@ export class Live {
     } else if (msg.event === "board") {
       const { open, claimed, blocked, done } = msg as unknown as BoardCounts;
       for (const fn of this.boardListeners) fn({ open, claimed, blocked, done });
+    } else if (msg.event === "schedule") {
+      for (const fn of this.scheduleListeners) fn(msg as unknown as ScheduleEvent);
     }
   }
 

@@ -1,13 +1,14 @@
 /**
  * Hash routing: `#/` the rows, `#/jobs/<id>` a job's page, `#/events[?job=<id>]` the feed,
- * `#/board[?task=<id>]` the task board. Hash
- * routes, so the daemon needs no fallback and the page works under any path prefix.
+ * `#/board[?task=<id>]` the task board, `#/schedules` the schedules. Hash routes, so the
+ * daemon needs no fallback and the page works under any path prefix.
  */
 import { boardView } from "./board.js";
 import type { Ctx } from "./ctx.js";
 import type { Frame, Nav } from "./frame.js";
 import { eventsView, jobView } from "./pages.js";
 import { rowsView, type View } from "./rows.js";
+import { schedulesView } from "./schedules.js";
 
 export class Router {
   /** The view shown (the keyboard acts on its rows). */
@@ -42,6 +43,10 @@ export class Router {
       this.view = boardView(this.ctx, Number.isInteger(task) && task > 0 ? task : null);
       document.title = "roost: board";
       nav = "board";
+    } else if (hash.startsWith("#/schedules")) {
+      this.view = schedulesView(this.ctx);
+      document.title = "roost: schedules";
+      nav = "schedules";
     } else this.view = rowsView(this.ctx);
     this.frame.main.replaceChildren(this.view.el);
     this.frame.markNav(nav);

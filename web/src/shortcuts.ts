@@ -21,9 +21,10 @@ export function bindShortcuts(ctx: Ctx, view: () => View | null): void {
     if (ev.altKey) return; // Alt+arrows: the row's own handler
     const g = Date.now() - gAt < G_WINDOW_MS;
     gAt = 0;
-    if (g && (ev.key === "e" || ev.key === "b" || ev.key === "j" || ev.key === "h")) {
+    if (g && (ev.key === "e" || ev.key === "b" || ev.key === "j" || ev.key === "h" || ev.key === "s")) {
       ev.preventDefault();
-      location.hash = ev.key === "e" ? "#/events" : ev.key === "b" ? "#/board" : "#/";
+      location.hash =
+        ev.key === "e" ? "#/events" : ev.key === "b" ? "#/board" : ev.key === "s" ? "#/schedules" : "#/";
       return;
     }
     switch (ev.key) {

@@ -5,17 +5,9 @@
  */
 import type { Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
-import { h } from "./dom.js";
+import { h, inTime } from "./dom.js";
 
 const WORDS = { idle: "is next idle", ended: "has ended" } as const;
-
-/** "in 3 h", "in 12 m", "in 40 s": how long until an expiry. */
-function inTime(iso: string, now = Date.now()): string {
-  const s = Math.max(0, Math.round((Date.parse(iso) - now) / 1000));
-  if (s < 60) return `in ${s} s`;
-  if (s < 3600) return `in ${Math.floor(s / 60)} m`;
-  return `in ${Math.floor(s / 3600)} h`;
-}
 
 export class WatchList {
   readonly el = h("section", { class: "watches-section", "aria-labelledby": "watches-title", hidden: true });

@@ -89,6 +89,26 @@ export class DaemonClient {
   task(args: OpArgs<"task">) {
     return this.call("task", args);
   }
+  /** Schedules (docs/protocol.md, "Schedules"): launches on a clock. */
+  schedules() {
+    return this.call("schedules", {});
+  }
+  scheduleAdd(args: OpArgs<"schedule-add">) {
+    return this.call("schedule-add", args);
+  }
+  scheduleRm(id: string) {
+    return this.call("schedule-rm", { id });
+  }
+  schedulePause(id: string, paused = true) {
+    return this.call("schedule-pause", { id, paused });
+  }
+  scheduleRun(id: string) {
+    return this.call("schedule-run", { id });
+  }
+  /** A `when` read and its next runs, saved nowhere. */
+  scheduleWhen(when: string, count?: number) {
+    return this.call("schedule-when", count === undefined ? { when } : { when, count });
+  }
   /** HTTP tokens and login links (the owner's socket only): see docs/http.md. */
   token(args: OpArgs<"token">) {
     return this.call("token", args);
@@ -96,7 +116,7 @@ export class DaemonClient {
 
   /**
    * The daemon's pushes, on a connection of their own: `{event: "rows"}` first, then `row`,
-   * `removed`, `feed` and `board` events; after a dropped connection, made again (with backoff), the rows
+   * `removed`, `feed`, `board` and `schedule` events; after a dropped connection, made again (with backoff), the rows
    * come again. `return()` (or a `break` out of `for await`) ends it.
    */
   subscribe(): AsyncIterableIterator<Subscribed> {
@@ -115,7 +135,13 @@ export class DaemonClient {
           if (done) return c.close();
           conn = c;
           c.onEvent = (e: WireEvent) => {
-            if (e.event === "row" || e.event === "removed" || e.event === "feed" || e.event === "board")
+            if (
+              e.event === "row" ||
+              e.event === "removed" ||
+              e.event === "feed" ||
+              e.event === "board" ||
+              e.event === "schedule"
+            )
               push(e);
           };
           c.onClose = () => {

@@ -45,6 +45,14 @@ export const LIMITS = {
   // After a daemon restart a session's claims wait this long, beyond the grace, for its agent to
   // connect again: the TypeScript client's longest wait between attempts (5 s, +20 % jitter).
   reconnectMs: 6000,
+  // Schedules (coordination.md, "Schedules"):
+  schedules: 100, // at most (`full`)
+  scheduleRuns: 20, // the last runs a schedule keeps
+  scheduleWhen: 200, // a `when`, in characters
+  everyMinMs: 60_000, // `every N…` at least this
+  everyMaxMs: 366 * 86_400_000, // and at most this
+  scheduleLateMs: 60_000, // a run at most this late (the daemon starting) is run, not counted as missed
+  missedCounted: 100, // runs missed are counted up to this ("100 or more"): a cron run costs croner ~0.15 ms to find
 } as const;
 
 /** Every report field but `state`, null: what a report leaves out (agent-protocol.md, `report`). */

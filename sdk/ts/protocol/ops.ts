@@ -1,7 +1,8 @@
 /**
  * Every op's args and result (protocol.md, "The agent's ops" and "The hub's ops"), each op in a
  * file of its own named as it is: `ops/<op>.ts` (design.md, "Where an op lives"). The op table
- * in server/ops pairs each with its handler; HTTP routes and OpenAPI come from here.
+ * in server/ops pairs each with its handler; HTTP routes and OpenAPI come from here. An op whose
+ * name has a hyphen (`schedule-add`) is exported in camelCase (`scheduleAdd`).
  */
 import type { Static } from "typebox";
 import { ack } from "./ops/ack.js";
@@ -25,6 +26,12 @@ import { report } from "./ops/report.js";
 import { resize } from "./ops/resize.js";
 import { respawn } from "./ops/respawn.js";
 import { rm } from "./ops/rm.js";
+import { scheduleAdd } from "./ops/schedule-add.js";
+import { schedulePause } from "./ops/schedule-pause.js";
+import { scheduleRm } from "./ops/schedule-rm.js";
+import { scheduleRun } from "./ops/schedule-run.js";
+import { scheduleWhen } from "./ops/schedule-when.js";
+import { schedules } from "./ops/schedules.js";
 import { send } from "./ops/send.js";
 import { shutdown } from "./ops/shutdown.js";
 import { spawn } from "./ops/spawn.js";
@@ -72,6 +79,13 @@ export const OPS = {
   detach,
   input,
   resize,
+  // -- schedules (coordination.md, "Schedules") --
+  schedules,
+  "schedule-add": scheduleAdd,
+  "schedule-rm": scheduleRm,
+  "schedule-pause": schedulePause,
+  "schedule-run": scheduleRun,
+  "schedule-when": scheduleWhen,
 } as const;
 
 export type OpName = keyof typeof OPS;

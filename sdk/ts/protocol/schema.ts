@@ -7,6 +7,8 @@ import Type, { type Static, type TLiteral, type TSchema, type TUnion } from "typ
 
 import { jsonBytes, tooDeep } from "./bounds.js";
 import { LIMITS } from "./limits.js";
+// A type only: schedules.ts builds on this file's schemas.
+import type { ScheduleEvent } from "./schedules.js";
 
 export { LIMITS, NULL_REPORT_FIELDS } from "./limits.js";
 
@@ -206,7 +208,8 @@ export type PushEvent =
   | Static<typeof RowEvent>
   | Static<typeof RemovedEvent>
   | Static<typeof FeedEvent>
-  | Static<typeof BoardEvent>;
+  | Static<typeof BoardEvent>
+  | ScheduleEvent;
 /** A job's terminal output, to a connection that attached to it. */
 export const OutputEvent = Type.Object({ event: Type.Literal("output"), id: JobId, data: Type.String() });
 /** The attachment ended without the viewer asking: the job ended or was removed. */

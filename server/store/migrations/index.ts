@@ -162,4 +162,23 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   ALTER TABLE events ADD COLUMN why TEXT;
   `,
+  // 7: schedules (coordination.md, "Schedules"): a launch on a clock (`when`, read by
+  // core/when.ts). `next_at` is kept, so that a restart neither loses nor doubles a run; `runs`
+  // are the last 20, as JSON. Ids are `s1`, `s2`, …, never reused (the counter only grows).
+  `
+  INSERT INTO counters (name, value) VALUES ('schedule', 0);
+  CREATE TABLE schedules (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    "when" TEXT NOT NULL,
+    launch TEXT NOT NULL,             -- JSON {profile, task, name?, cwd?}
+    paused INTEGER NOT NULL,
+    missed TEXT NOT NULL,             -- skip | once
+    created_at TEXT NOT NULL,         -- also what an "every" counts from
+    next_at TEXT,
+    last_at TEXT,
+    last_job TEXT,
+    runs TEXT NOT NULL                -- JSON [{at, job, outcome, why?}], oldest first
+  ) STRICT;
+  `,
 ];
