@@ -70,7 +70,10 @@ function attachAtTerminal(args: string[], env: Record<string, string>, cols: num
   term.onData((data) => {
     seen.text += data;
   });
-  const exited = new Promise<number>((resolve) => term.onExit(({ exitCode }) => resolve(exitCode)));
+  // A death by a signal is no exit code: it is named, so that `toBe(0)` tells them apart.
+  const exited = new Promise<number | string>((resolve) =>
+    term.onExit(({ exitCode, signal }) => resolve(signal ? `killed by signal ${signal}` : exitCode)),
+  );
   return { term, seen, exited };
 }
 

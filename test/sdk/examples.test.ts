@@ -57,12 +57,12 @@ describe("the example agents together (delegate:)", () => {
     const parent = await untilRow(
       c,
       job.id,
-      "done with the helper's result",
-      (r) => r.state === "done",
+      "done with the helper's result, the handback acked",
+      // The agent acks an item once its handler returned, so its report comes first.
+      (r) => r.state === "done" && r.pending === 0,
       20000,
     );
     expect(parent.summary).toBe(`helper ${helperId} handed back: ran 2 steps`);
-    expect(parent.pending).toBe(0);
     const ended = await untilRow(
       c,
       helperId,

@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FIXTURES, until } from "../helpers/daemon.js";
 import { lines, tempDir, untilGone, untilRow } from "../helpers/jobs.js";
+import { killQuietly } from "../helpers/processes.js";
 import { describePeerOps } from "./peer-ops-suite.js";
 import { body, call, type ScriptedClient, scriptedDaemonPerTest } from "./scripted-agents.js";
 
@@ -30,7 +31,8 @@ describe("the Python client: a foreground session (register)", () => {
   const started: ChildProcess[] = [];
   const temps: string[] = [];
   afterEach(async () => {
-    for (const p of started.splice(0)) if (p.exitCode === null && p.pid) process.kill(p.pid, "SIGKILL");
+    // A process the test already killed may be gone before its exit event: a quiet kill.
+    for (const p of started.splice(0)) if (p.pid) killQuietly(p.pid);
     for (const t of temps.splice(0)) fs.rmSync(t, { recursive: true, force: true });
   });
 

@@ -37,8 +37,11 @@ export const attach: Command = {
 async function attachTo(client: SocketClient, id: string, watch: boolean): Promise<number> {
   const attachment = new Attachment(client, id, watch);
   const { row, screen } = await attachment.open();
+  // Signals first: a Ctrl-C typed the moment the greeting shows, before the keys are raw, is a
+  // SIGINT, and it must detach as the key would rather than kill this process unhandled.
+  const stops = [attachment.listenToSignals()];
   attachment.draw(row, screen);
-  const stops = [attachment.listenToKeys(), attachment.listenToResizes(), attachment.listenToSignals()];
+  stops.push(attachment.listenToKeys(), attachment.listenToResizes());
   const how = await attachment.ended;
   for (const stop of stops) stop();
   return attachment.close(how);
