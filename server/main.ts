@@ -19,6 +19,7 @@ import { PeerRules } from "./core/peer-rules.js";
 import { Pushes } from "./core/pushes.js";
 import { Registry } from "./core/registry.js";
 import { loadJobs, recordSetAside } from "./core/stored-jobs.js";
+import { TaskBoard } from "./core/task-board.js";
 import { Tokens } from "./core/tokens.js";
 import { Viewers } from "./core/viewers.js";
 import { Watches } from "./core/watches.js";
@@ -51,6 +52,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const registry = new Registry(store, pushes, loaded.jobs);
   const feed = new Feed(store, pushes);
   let stopping = false;
+  const graceMs = foregroundGraceMs(env);
   const core: Core = {
     config,
     paths,
@@ -62,8 +64,9 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     peers: {
       rules: new PeerRules(store.peerItemsSince(new Date(Date.now() - LIMITS.duplicateMs).toISOString())),
       watches: new Watches(() => core, store, registry),
-      foreground: new Foreground(() => core, foregroundGraceMs(env)),
+      foreground: new Foreground(() => core, graceMs),
     },
+    board: new TaskBoard(() => core, store.board, graceMs),
     terminals: () => hostLink.terminals(),
     stopGraceMs: Number(env.ROOST_STOP_GRACE_MS) || 3000,
     tokens,
@@ -79,6 +82,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   building.catch(() => {}); // awaited below; a failure there is the daemon's
   recordSetAside(core, loaded.setAside);
   await Promise.all([findJobsAgain(core), store.ready]);
+  core.board.afterRestart(); // claims follow lives: those of sessions gone meanwhile go
   const bridge = new Bridge((caller, op, args) => runOp(core, caller, op, args), {
     onClosed: (conn) => connectionClosed(core, conn.state),
   });

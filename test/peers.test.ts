@@ -474,6 +474,9 @@ describe("peer_register", () => {
       connected: true,
     });
     expect((await c.ok("peers", {})).peers.find((p: any) => p.self).id).toBe(id);
+    // Its terminal is its user's: roost has none to show, type into or size.
+    expectError(await hub.request("attach", { id }), "bad_request", "is a foreground pi");
+    expectError(await hub.request("input", { id, data: "x" }), "bad_request", "is a foreground pi");
     c.close();
     const c2 = await d.client();
     expect((await c2.ok("peer_register", { name: "my pi", session: "sess-1" })).id).toBe(id);

@@ -23,7 +23,7 @@ import { setReport } from "./state.js";
 import { oneLine } from "./text.js";
 
 /** The daemon's capabilities: what is built, and no more. */
-export const DAEMON_CAPABILITIES = ["replies", "steer", "agent-items", "peers", "spawn", "handback"];
+export const DAEMON_CAPABILITIES = ["replies", "steer", "agent-items", "peers", "spawn", "handback", "tasks"];
 
 /** What the bridge keeps per connection that matters to the core. */
 export interface AgentConnection {
@@ -132,6 +132,7 @@ export function connectionClosed(core: Core, conn: AgentConnection): void {
   const job = conn.jobId ? core.registry.find(conn.jobId) : undefined;
   if (job && job.link === conn.link) {
     job.link = null;
+    job.awaySince = Date.now();
     core.registry.noted(job, false); // connected, not its content
     if (job.rec.kind === "foreground") core.peers.foreground.disconnected(job);
   }

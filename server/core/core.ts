@@ -8,6 +8,7 @@ import type { Foreground } from "./foreground.js";
 import type { PeerRules } from "./peer-rules.js";
 import type { Pushes } from "./pushes.js";
 import type { Registry } from "./registry.js";
+import type { TaskBoard } from "./task-board.js";
 import type { Tokens } from "./tokens.js";
 import type { Viewers } from "./viewers.js";
 import type { Watches } from "./watches.js";
@@ -48,6 +49,8 @@ export interface Core {
   viewers: Viewers;
   /** The peers' state: the message rules' memory, the watches, foreground pis' grace timers. */
   peers: { rules: PeerRules; watches: Watches; foreground: Foreground };
+  /** The task board (M47). */
+  board: TaskBoard;
   terminals: () => Promise<Terminals>;
   /** How long `stop` waits after SIGTERM before SIGKILL. */
   stopGraceMs: number;

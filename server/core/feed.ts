@@ -31,7 +31,9 @@ export type FeedKind =
   | "message"
   | "spawn"
   | "handback"
-  | "notice";
+  | "notice"
+  // the task board (M47): `why` says the change, `id` the session it is about (task-board.ts)
+  | "task";
 
 export class Feed {
   constructor(
@@ -39,8 +41,15 @@ export class Feed {
     private readonly pushes: Pushes,
   ) {}
 
-  record(id: string, kind: FeedKind, text: string, actor: Actor): FeedEntry {
-    const entry = this.store.addEvent({ id, kind, text, who: actor.who, whoId: actor.whoId });
+  record(id: string, kind: FeedKind, text: string, actor: Actor, why?: string): FeedEntry {
+    const entry = this.store.addEvent({
+      id,
+      kind,
+      text,
+      who: actor.who,
+      whoId: actor.whoId,
+      ...(why === undefined ? {} : { why }),
+    });
     this.pushes.feed(entry);
     return entry;
   }

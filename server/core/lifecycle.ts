@@ -23,6 +23,9 @@ export function runningJob(core: Core, id: string): LiveJob {
   const job = core.registry.get(id);
   if (job.rec.life !== "running")
     throw new RoostError("bad_request", `${id} is not running (${job.rec.life})`);
+  // A foreground pi runs in a terminal of its user's: roost holds none of it.
+  if (job.rec.kind === "foreground")
+    throw new RoostError("bad_request", `${id} is a foreground pi: its terminal is its user's, not roost's`);
   return job;
 }
 
@@ -154,6 +157,7 @@ export function ended(
   try {
     core.registry.changed(job, true);
     core.peers.watches.changed(rec.id);
+    core.board.sessionEnded(rec.id, endedWhy(job, stopped));
     const text = stopped ? "stopped" : (reason ?? `exited with code ${code}`);
     core.viewers.ended(rec.id, text);
     core.feed.record(rec.id, stopped ? "stop" : "exit", text, stoppedBy ?? ROOST);
@@ -164,6 +168,13 @@ export function ended(
     .terminals()
     .then((t) => t.forget(rec.id))
     .catch(() => {});
+}
+
+/** How a session ended, as the board says why its claims went. */
+function endedWhy(job: LiveJob, stopped: boolean): string {
+  if (stopped) return "was stopped";
+  if (job.rec.kind === "foreground") return "did not come back";
+  return job.rec.report?.state === "failed" ? "failed" : "exited";
 }
 
 /** SIGTERM, then SIGKILL after the grace; resolves once the process has ended. */
@@ -192,6 +203,7 @@ async function stopNow(core: Core, job: LiveJob, actor: Actor): Promise<void> {
 
 export function remove(core: Core, job: LiveJob, actor: Actor): Promise<void> {
   return oneAtATime(core, job, async () => {
+    core.board.sessionEnded(job.rec.id, "was removed"); // before its stop: its end says "removed"
     await stopNow(core, job, actor);
     core.peers.watches.changed(job.rec.id, true); // "removed" is a stop, and an end
     core.store.deleteJob(job.rec.id);

@@ -37,6 +37,13 @@ export function relationOf(sender: LiveJob, receiver: LiveJob): PeerMeta["relati
   return "peer";
 }
 
+/**
+ * A command: a terminal job that never spoke the protocol (a shell, a plain program, a terminal
+ * agent without roost's client). What is sent to it is typed as keys, where a shell would run it;
+ * and it has no connection to claim a task on, so the board hands it none (`assign`).
+ */
+export const isCommand = (job: LiveJob): boolean => job.rec.kind === "terminal" && !job.rec.launch.protocol;
+
 /** The peer items waiting (not yet taken) for a job. */
 export const itemsWaiting = (core: Core, job: LiveJob): number =>
   core.store.pendingReplies(job.rec.id).filter((r) => r.peer !== null).length;
@@ -47,8 +54,10 @@ export interface NewItem {
   mode?: "steer" | "followUp" | null;
   /** A child's handback with `done`: the child is stopped once this item is delivered. */
   thenStop?: string | null;
-  /** The feed entry's kind and what it says after the sender's name. */
-  feed: { kind: "message" | "handback" | "notice"; text: string; actor: Actor };
+  /** The feed entry's kind and what it says after the sender's name (null: the caller's entry says it). */
+  feed: { kind: "message" | "handback" | "notice"; text: string; actor: Actor } | null;
+  /** The first line, when not the peers' (`envelope`): the task board's messages say which task. */
+  envelope?: string;
 }
 
 /**
@@ -65,7 +74,7 @@ export async function sendItem(core: Core, receiver: LiveJob, item: NewItem): Pr
     );
   }
   const asItem = rec.kind !== "terminal" && rec.report?.agentItems === true;
-  const text = `${envelope(item.peer)}\n${item.text}`;
+  const text = `${item.envelope ?? envelope(item.peer)}\n${item.text}`;
   receiver.pending++; // counted now, so that the limits hold for the other items of this turn
   let seq: number;
   try {
@@ -79,7 +88,7 @@ export async function sendItem(core: Core, receiver: LiveJob, item: NewItem): Pr
         peer: item.peer,
         thenStop: item.thenStop ?? null,
       });
-      core.feed.record(rec.id, item.feed.kind, item.feed.text, item.feed.actor);
+      if (item.feed) core.feed.record(rec.id, item.feed.kind, item.feed.text, item.feed.actor);
       return taken;
     });
   } catch (err) {

@@ -15,14 +15,16 @@ import { EMPTY_REPORT, type LiveJob } from "./registry.js";
 import { setReport } from "./state.js";
 import { excerpt } from "./text.js";
 
-/** The session this connection speaks for: `unauthorized` before its report, or once it ended. */
-export function sessionOf(core: Core, conn: AgentConnection): LiveJob {
+const BEFORE_REPORT =
+  "a peer op is a session's: report first on this connection (a foreground pi: peer_register)";
+
+/**
+ * The session this connection speaks for: `unauthorized` before its report (`beforeReport` says
+ * so), or once it ended.
+ */
+export function sessionOf(core: Core, conn: AgentConnection, beforeReport = BEFORE_REPORT): LiveJob {
   const jobId = conn.jobId;
-  if (jobId === null)
-    throw new RoostError(
-      "unauthorized",
-      "a peer op is a session's: report first on this connection (a foreground pi: peer_register)",
-    );
+  if (jobId === null) throw new RoostError("unauthorized", beforeReport);
   const job = core.registry.find(jobId);
   if (!job) throw new RoostError("unauthorized", `${jobId} was removed: stop speaking for it`);
   if (isEnded(job)) throw new RoostError("unauthorized", `${jobId} has ended: stop speaking for it`);

@@ -1,14 +1,16 @@
 /**
- * Pushes to subscribers (control-plane.md, `subscribe`): `row`, `removed`, `feed`. Row pushes are
- * coalesced: a job that changes many times in one turn of the event loop is pushed once.
+ * Pushes to subscribers (control-plane.md, `subscribe`): `row`, `removed`, `feed`, `board`. Row and
+ * board pushes are coalesced: a job (or the task board) that changes many times in one turn of the
+ * event loop is pushed once, as it is then.
  */
-import type { FeedEntry, PushEvent, Row } from "../../sdk/ts/protocol/index.js";
+import type { BoardCounts, FeedEntry, PushEvent, Row } from "../../sdk/ts/protocol/index.js";
 
 export type Listener = (event: PushEvent) => void;
 
 export class Pushes {
   private readonly listeners = new Set<Listener>();
   private readonly dirty = new Map<string, () => Row>();
+  private boardCounts: (() => BoardCounts) | null = null;
   private scheduled = false;
 
   subscribe(listener: Listener): () => void {
@@ -23,10 +25,19 @@ export class Pushes {
   /** A job's row changed: pushed once, on the next turn, as it is then. */
   row(id: string, build: () => Row): void {
     this.dirty.set(id, build);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flushRows());
-    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** The task board changed: its counts pushed once, on the next turn, as they are then. */
+  board(counts: () => BoardCounts): void {
+    this.boardCounts = counts;
+    this.schedule();
   }
 
   removed(id: string): void {
@@ -38,12 +49,15 @@ export class Pushes {
     this.emit({ event: "feed", entry });
   }
 
-  private flushRows(): void {
+  private flush(): void {
     this.scheduled = false;
     const dirty = [...this.dirty.values()];
     this.dirty.clear();
+    const counts = this.boardCounts;
+    this.boardCounts = null;
     if (this.listeners.size === 0) return;
     for (const build of dirty) this.emit({ event: "row", row: build() });
+    if (counts) this.emit({ event: "board", ...counts() });
   }
 
   private emit(event: PushEvent): void {

@@ -6,6 +6,7 @@
  */
 import {
   type FullReport,
+  LIMITS,
   NULL_REPORT_FIELDS,
   RoostError,
   type Row,
@@ -40,6 +41,12 @@ export interface AgentLink {
 export interface LiveJob {
   rec: JobRecord;
   link: AgentLink | null;
+  /**
+   * While it has no link: since when its agent is away (ms; its connection closed, or the daemon
+   * started, counted from LIMITS.reconnectMs after, the clients' longest wait to connect again).
+   * A session away longer than the grace holds no task (task-board.ts).
+   */
+  awaySince: number;
   pending: number;
   /** Who is ending the process (`stop`, `rm`, `respawn`), while they are: its exit is a stop, not a failure. */
   stopping: Actor | null;
@@ -65,9 +72,10 @@ export interface LiveJob {
   watches: Watching[];
 }
 
-const liveJob = (rec: JobRecord, pending: number): LiveJob => ({
+const liveJob = (rec: JobRecord, pending: number, awaySince = Date.now()): LiveJob => ({
   rec,
   link: null,
+  awaySince,
   pending,
   stopping: null,
   exitWaiters: [],
@@ -101,8 +109,10 @@ export class Registry {
     jobs: JobRecord[],
   ) {
     const pending = store.pendingCounts();
+    // Their agents were cut off by the restart: each has until then to be back.
+    const backBy = Date.now() + LIMITS.reconnectMs;
     for (const rec of jobs) {
-      this.jobs.set(rec.id, liveJob(rec, pending.get(rec.id) ?? 0));
+      this.jobs.set(rec.id, liveJob(rec, pending.get(rec.id) ?? 0, backBy));
     }
   }
 

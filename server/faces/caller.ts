@@ -19,10 +19,12 @@ export interface CallerParts {
   /** How pushes reach it, and how it says it went away: a connection that stays open. */
   push?: Caller["push"];
   onClose?: Caller["onClose"];
+  /** An HTTP GET: it may only look. */
+  looking?: boolean;
 }
 
 export function callerOf(parts: CallerParts): Caller {
-  const { conn = null, token, push, onClose } = parts;
+  const { conn = null, token, push, onClose, looking } = parts;
   const caller: Caller = {
     conn,
     actor: USER,
@@ -32,5 +34,6 @@ export function callerOf(parts: CallerParts): Caller {
   if (token) caller.holds = () => token.tokens.holds(token.identity);
   if (push) caller.push = push;
   if (onClose) caller.onClose = onClose;
+  if (looking) caller.looking = true;
   return caller;
 }

@@ -7,6 +7,8 @@ export interface RoutedOp {
   name: OpName;
   get: boolean;
   acts: boolean;
+  /** An op that acts by its args: what of it only looks (and may be a GET). */
+  looks?: string;
   /** Needs pushes: described by its WebSocket, not as a POST (which only says where that is). */
   stream: boolean;
 }
@@ -33,7 +35,7 @@ function operation(op: RoutedOp, method: "get" | "post") {
   const args = OPS[op.name].args as TSchema & { properties?: Record<string, TSchema>; required?: string[] };
   const base = {
     operationId: method === "get" ? `${op.name}Get` : op.name,
-    summary: `${op.name}${op.acts ? " (acts: not for a read-only token)" : ""}`,
+    summary: `${op.name}${op.acts ? ` (acts: not for a read-only token${op.looks ? `, but for ${op.looks}` : ""})` : ""}`,
     responses: {
       "200": { description: "done", ...json(okBody(OPS[op.name].result)) },
       default: { description: "refused: the status comes from the code", ...json(errorBody) },

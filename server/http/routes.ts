@@ -19,7 +19,14 @@ import type { RoutedOp } from "./openapi.js";
 export function routedOps(): RoutedOp[] {
   return [...OP_TABLE.values()]
     .filter((op) => op.allow.includes("hub") && !op.socketOnly)
-    .map((op) => ({ name: op.name, get: !op.acts && !op.stream, acts: op.acts, stream: op.stream === true }));
+    .map((op) => ({
+      name: op.name,
+      // An op that acts by its args (`task`) is a GET too, for what of it only looks.
+      get: op.acts !== true && !op.stream,
+      acts: op.acts !== false,
+      ...(op.looks ? { looks: op.looks } : {}),
+      stream: op.stream === true,
+    }));
 }
 
 /**
@@ -27,8 +34,9 @@ export function routedOps(): RoutedOp[] {
  * only, get the same answers as on the socket (`bad_request`, `unsupported`) from `runOp`.
  */
 export function installOpRoutes(app: FastifyInstance, core: Core, ops: readonly RoutedOp[]): void {
-  // An op that acts is POST only; any other op that cannot be a GET is told why by runOp.
-  const postOnly = new Set(ops.filter((op) => op.acts).map((op) => op.name as string));
+  // An op that acts is POST only; any other op that cannot be a GET is told why by runOp (one
+  // that acts by its args, when they act).
+  const postOnly = new Set(ops.filter((op) => op.acts && !op.get).map((op) => op.name as string));
   app.post<{ Params: { op: string } }>("/api/:op", async (req, reply) => {
     const args = req.body ?? {};
     if (!isObject(args))
@@ -44,7 +52,8 @@ export function installOpRoutes(app: FastifyInstance, core: Core, ops: readonly 
       return sendError(reply, "unsupported", `${name} is POST /api/${name}, with its args as a JSON body`);
     const query = req.query as Record<string, unknown>;
     const args = Object.hasOwn(OPS, name) ? fromQuery(OPS[name as OpName].args, query) : {};
-    return sendOutcome(reply, await runOp(core, callerOf({ token: tokenOf(req, core.tokens) }), name, args));
+    const caller = callerOf({ token: tokenOf(req, core.tokens), looking: true });
+    return sendOutcome(reply, await runOp(core, caller, name, args));
   });
 }
 

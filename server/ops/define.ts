@@ -26,6 +26,8 @@ export interface Caller {
   actor: Actor;
   /** A read-only token: may look, never act. */
   readOnly: boolean;
+  /** Came by an HTTP `GET`: may look, never act (a GET is not checked for its Origin). */
+  looking?: boolean;
   /** False once the token it came with is revoked (a long-lived caller: a WebSocket). */
   holds?: () => boolean;
   /** How pushes reach this caller, and how it says it went away (for `subscribe`). */
@@ -36,8 +38,13 @@ export interface Caller {
 export interface OpDef<K extends OpName> {
   name: K;
   allow: readonly Side[];
-  /** Changes something: refused for a read-only caller. */
-  acts: boolean;
+  /**
+   * Changes something: refused for a read-only caller, and over a `GET`. An op that only looks with
+   * some args says which (`looks`): its args are checked first.
+   */
+  acts: boolean | ((args: OpArgs<K>) => boolean);
+  /** For an op that acts by its args: what of it only looks, for the refusals to say. */
+  looks?: string;
   /** Only on the unix socket (the owner's alone): the agent protocol, and minting HTTP tokens. */
   socketOnly?: true;
   /** Needs a connection that stays open for its pushes (the socket, or a WebSocket over HTTP). */

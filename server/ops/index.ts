@@ -33,6 +33,7 @@ import { shutdownOp } from "./shutdown.js";
 import { spawnOp } from "./spawn.js";
 import { stopOp } from "./stop.js";
 import { subscribeOp } from "./subscribe.js";
+import { taskOp } from "./task.js";
 import { tokenOp } from "./token.js";
 import { watchOp } from "./watch.js";
 import { whoamiOp } from "./whoami.js";
@@ -60,6 +61,8 @@ const defs = [
   handbackOp,
   watchOp,
   peer_registerOp,
+  // the task board, the hub's and every session's
+  taskOp,
   // the jobs'
   listOp,
   dispatchOp,
@@ -124,8 +127,7 @@ export function runOp(
     }
     if (op.socketOnly && !caller.conn)
       throw new RoostError("unsupported", `${name} is only on the unix socket (${SOCKET_ONLY_WHY})`);
-    if (op.acts && caller.readOnly)
-      throw new RoostError("policy", `${name} acts, and this token is read-only: it may look, never act`);
+    if (op.acts === true) mayAct(name, caller);
     if (op.stream && !(caller.push && caller.onClose))
       throw new RoostError(
         "unsupported",
@@ -133,6 +135,7 @@ export function runOp(
       );
     const checked = op.check(args ?? {});
     if (!checked.ok) throw new RoostError("bad_request", `${name}: ${checked.message}`);
+    if (typeof op.acts === "function" && op.acts(checked.value as never)) mayAct(name, caller, op.looks);
     const result = op.handler(core, checked.value as never, caller);
     return result instanceof Promise ? result.then(success, outcomeOfThrown) : success(result);
   } catch (err) {
@@ -141,3 +144,18 @@ export function runOp(
 }
 
 const success = (result: unknown): OpOutcome => ({ ok: true, result });
+
+/** An act: refused to a read-only token, and over a GET (`looks`: what of the op may be a GET). */
+function mayAct(name: string, caller: Caller, looks?: string): void {
+  const only = looks ? ` (only ${looks} looks)` : "";
+  if (caller.readOnly)
+    throw new RoostError(
+      "policy",
+      `${name} acts${only}, and this token is read-only: it may look, never act`,
+    );
+  if (caller.looking)
+    throw new RoostError(
+      "unsupported",
+      `${name} acts${only}: POST /api/${name}, with its args as a JSON body`,
+    );
+}

@@ -117,6 +117,8 @@ export interface NewFeedEntry {
   text: string;
   who: string;
   whoId: string | null;
+  /** A `task` entry's change. */
+  why?: string;
 }
 
 /** A named HTTP token: its secret is never stored, only its hash. */

@@ -1,5 +1,5 @@
 /** Rows as SQLite keeps them, and the records the core works with (records.ts): each way, once. */
-import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
+import type { BoardTask, FeedEntry } from "../../sdk/ts/protocol/index.js";
 import {
   type JobRecord,
   type PeerMeta,
@@ -138,6 +138,47 @@ export function eventFromRow(r: Params): FeedEntry {
     text: r.text as string,
     who: r.who as string,
     whoId: r.who_id as string | null,
+    ...(typeof r.why === "string" ? { why: r.why } : {}),
+  };
+}
+
+export function taskToParams(t: BoardTask): Params {
+  return {
+    id: t.id,
+    title: t.title,
+    detail: t.detail,
+    state: t.state,
+    after: JSON.stringify(t.after),
+    by_who: t.by.who,
+    by_who_id: t.by.whoId,
+    at: t.at,
+    owner_id: t.owner?.id ?? null,
+    owner_name: t.owner?.name ?? null,
+    claimed_at: t.claimedAt,
+    done_at: t.doneAt,
+    result: t.result,
+    assigned_id: t.assigned?.id ?? null,
+    assigned_name: t.assigned?.name ?? null,
+    assigned_at: t.assigned?.at ?? null,
+  };
+}
+
+export function taskFromRow(r: Params): BoardTask {
+  return {
+    id: r.id as number,
+    title: r.title as string,
+    detail: r.detail as string | null,
+    state: r.state as BoardTask["state"],
+    after: parse<number[]>(r.after) ?? [],
+    by: { who: r.by_who as string, whoId: r.by_who_id as string | null },
+    at: r.at as string,
+    owner: r.owner_id ? { id: r.owner_id as string, name: r.owner_name as string } : null,
+    claimedAt: r.claimed_at as string | null,
+    doneAt: r.done_at as string | null,
+    result: r.result as string | null,
+    assigned: r.assigned_id
+      ? { id: r.assigned_id as string, name: r.assigned_name as string, at: r.assigned_at as string }
+      : null,
   };
 }
 

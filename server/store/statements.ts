@@ -10,7 +10,11 @@ const JOB_COLUMNS = `id, token, profile, launch, user_name, default_name, role, 
 const REPLY_COLUMNS =
   "job_id, seq, text, mode, kind, request_id, at, peer_kind, from_id, from_name, relation, then_stop";
 
+const TASK_COLUMNS = `id, title, detail, state, after, by_who, by_who_id, at, owner_id, owner_name,
+  claimed_at, done_at, result, assigned_id, assigned_name, assigned_at`;
+
 const columns = JOB_COLUMNS.split(",").map((c) => c.trim());
+const taskColumns = TASK_COLUMNS.split(",").map((c) => c.trim());
 
 const SQL = {
   allJobs: `SELECT ${JOB_COLUMNS} FROM jobs`,
@@ -53,8 +57,8 @@ const SQL = {
      VALUES (@watcher, @target, @target_name, @when, @at, @expires_at)
      ON CONFLICT (watcher, target, "when") DO UPDATE SET at = @at, expires_at = @expires_at, target_name = @target_name`,
   deleteWatch: 'DELETE FROM watches WHERE watcher = ? AND target = ? AND "when" = ?',
-  insertEvent: `INSERT INTO events (at, job_id, kind, text, who, who_id)
-     VALUES (@at, @job_id, @kind, @text, @who, @who_id) RETURNING cursor`,
+  insertEvent: `INSERT INTO events (at, job_id, kind, text, who, who_id, why)
+     VALUES (@at, @job_id, @kind, @text, @who, @who_id, @why) RETURNING cursor`,
   pruneEvents: "DELETE FROM events WHERE cursor <= ?",
   // `involving`: about the job or by it. The table holds about 1000 rows: no index is worth it.
   eventsAfter: `SELECT * FROM events WHERE cursor > @after AND (@id IS NULL OR job_id = @id)
@@ -64,6 +68,17 @@ const SQL = {
      AND (@involving IS NULL OR job_id = @involving OR who_id = @involving)
      ORDER BY cursor DESC LIMIT @limit`,
   lastCursor: "SELECT max(cursor) AS c FROM events",
+  // The task board (store/board.ts).
+  allTasks: `SELECT ${TASK_COLUMNS} FROM tasks ORDER BY id`,
+  lastTaskId: "SELECT value FROM counters WHERE name = 'task'",
+  setLastTaskId: "UPDATE counters SET value = ? WHERE name = 'task'",
+  putTask: `INSERT INTO tasks (${TASK_COLUMNS}) VALUES (${taskColumns.map((c) => `@${c}`).join(", ")})
+     ON CONFLICT (id) DO UPDATE SET ${taskColumns
+       .filter((c) => c !== "id")
+       .map((c) => `${c} = @${c}`)
+       .join(", ")}`,
+  deleteTask: "DELETE FROM tasks WHERE id = ?",
+  keepTasks: "DELETE FROM tasks WHERE id NOT IN (SELECT value FROM json_each(?))",
   allTokens: "SELECT name, hash, read_only, created_at FROM tokens ORDER BY created_at, name",
   insertToken:
     "INSERT INTO tokens (name, hash, read_only, created_at) VALUES (@name, @hash, @read_only, @created_at) ON CONFLICT (name) DO NOTHING",

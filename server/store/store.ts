@@ -8,6 +8,7 @@ import type { Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
 import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
+import { type BoardStore, SqliteBoard } from "./board.js";
 import { GroupCommit } from "./group-commit.js";
 import { openDatabase } from "./open.js";
 import type {
@@ -38,6 +39,8 @@ export class Store {
   private readonly sql: Statements;
   private readonly commits: GroupCommit;
   private readonly replies: Replies;
+  /** The task board's tasks (board.ts): behind an interface, so that another store can hold them. */
+  readonly board: BoardStore;
   private checkpointer: Worker | null;
 
   /** `checkpoints: "thread"` (the daemon) moves WAL checkpoints off this thread (checkpointer.ts). */
@@ -49,6 +52,7 @@ export class Store {
     this.sql = prepare(this.db);
     this.commits = new GroupCommit(this.db);
     this.replies = new Replies(this.sql, this.commits, () => this.db.open);
+    this.board = new SqliteBoard(this.sql, this.commits);
   }
 
   close(): void {
@@ -220,6 +224,7 @@ export class Store {
       text: entry.text,
       who: entry.who,
       who_id: entry.whoId,
+      why: entry.why ?? null,
     }) as { cursor: number };
     // Keep the last 1000: pruned in steps so that each insert stays one cheap statement.
     if (cursor % 100 === 0) this.sql.pruneEvents.run(cursor - LIMITS.feedKept);

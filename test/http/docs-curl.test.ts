@@ -94,6 +94,16 @@ describe("docs/http.md's curl examples", () => {
     expect(kinds).toEqual(expect.arrayContaining(["dispatch", "start", "reply"]));
   });
 
+  it("adds a task to the board, and lists it", async () => {
+    const { stdout } = await bash(find("/api/task?action=list"));
+    const [added, listed] = stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(added.result.task).toMatchObject({ id: 1, title: "review the release notes", state: "open" });
+    expect(listed.result.tasks).toEqual([added.result.task]);
+  });
+
   it("follows the feed: a new event is printed as it comes", async () => {
     await shellJob();
     const follower = spawn("bash", ["-euo", "pipefail", "-c", `${prelude}\n${find("while true")}`], {

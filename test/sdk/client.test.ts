@@ -54,6 +54,8 @@ describe("DaemonClient", () => {
     expect(events.map((e) => e.kind)).toEqual(["dispatch", "start", "rename", "reply"]);
     expect((await speak("profiles", () => c.profiles())).profiles.map((p) => p.name)).toContain("shell");
     expect(await speak("whoami", () => c.whoami())).toMatchObject({ token: null, readOnly: false });
+    const { task } = await speak("task", () => c.task({ action: "add", title: "from the client" }));
+    expect(task).toMatchObject({ id: 1, state: "open", by: { who: "user", whoId: null } });
     const made = await speak("token", () => c.token({ action: "create", name: "dash", readOnly: true }));
     expect(made.link).toMatch(new RegExp(`^${d.url}login\\?token=`));
     expect((await c.token({ action: "list" })).tokens).toEqual([made.token]);

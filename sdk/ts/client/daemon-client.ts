@@ -85,6 +85,10 @@ export class DaemonClient {
   whoami() {
     return this.call("whoami", {});
   }
+  /** The task board (docs/protocol.md, "The task board"): the user's actions on it. */
+  task(args: OpArgs<"task">) {
+    return this.call("task", args);
+  }
   /** HTTP tokens and login links (the owner's socket only): see docs/http.md. */
   token(args: OpArgs<"token">) {
     return this.call("token", args);
@@ -92,7 +96,7 @@ export class DaemonClient {
 
   /**
    * The daemon's pushes, on a connection of their own: `{event: "rows"}` first, then `row`,
-   * `removed` and `feed` events; after a dropped connection, made again (with backoff), the rows
+   * `removed`, `feed` and `board` events; after a dropped connection, made again (with backoff), the rows
    * come again. `return()` (or a `break` out of `for await`) ends it.
    */
   subscribe(): AsyncIterableIterator<Subscribed> {
@@ -111,7 +115,8 @@ export class DaemonClient {
           if (done) return c.close();
           conn = c;
           c.onEvent = (e: WireEvent) => {
-            if (e.event === "row" || e.event === "removed" || e.event === "feed") push(e);
+            if (e.event === "row" || e.event === "removed" || e.event === "feed" || e.event === "board")
+              push(e);
           };
           c.onClose = () => {
             if (!done) void open(100);

@@ -37,6 +37,14 @@ export const LIMITS = {
   watches: 20, // per session (`full`)
   watchMs: 12 * 3600_000, // a watch expires after this
   foregroundGraceMs: 5000, // a foreground pi's row waits this long for it to come back (PI_ROOST_FG_CLAIM_GRACE_MS)
+  // The task board (agent-protocol.md, "The task board (M47)"):
+  boardTasks: 200, // kept at most; the oldest done or dropped go first, else `add` is `full`
+  taskTitle: 200, // folded to one line: it heads the task's feed entries and messages
+  taskDetail: 8000, // as a peer's text: it goes to the assignee in a message
+  taskResult: 2000,
+  // After a daemon restart a session's claims wait this long, beyond the grace, for its agent to
+  // connect again: the TypeScript client's longest wait between attempts (5 s, +20 % jitter).
+  reconnectMs: 6000,
 } as const;
 
 /** Every report field but `state`, null: what a report leaves out (agent-protocol.md, `report`). */

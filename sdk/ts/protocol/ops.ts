@@ -30,6 +30,7 @@ import { shutdown } from "./ops/shutdown.js";
 import { spawn } from "./ops/spawn.js";
 import { stop } from "./ops/stop.js";
 import { subscribe } from "./ops/subscribe.js";
+import { task } from "./ops/task.js";
 import { token } from "./ops/token.js";
 import { watch } from "./ops/watch.js";
 import { whoami } from "./ops/whoami.js";
@@ -46,6 +47,8 @@ export const OPS = {
   handback,
   watch,
   peer_register,
+  // -- the task board (M47): the hub's and every session's --
+  task,
   // -- the hub's ops --
   list,
   dispatch,
@@ -72,7 +75,10 @@ export const OPS = {
 } as const;
 
 export type OpName = keyof typeof OPS;
-/** A session's own ops (the agent's and the peer ops); every other op is a hub op. */
+/**
+ * A session's own ops (the agent's and the peer ops): refused on a hub's connection. Every other op
+ * is a hub op, refused on a session's connection but for SHARED_OPS.
+ */
 export const SESSION_OPS: readonly OpName[] = [
   "hello",
   "report",
@@ -84,5 +90,16 @@ export const SESSION_OPS: readonly OpName[] = [
   "watch",
   "peer_register",
 ];
+/** Hub ops a session may use too: the task board is everyone's (agent-protocol.md, M47). */
+export const SHARED_OPS: readonly OpName[] = ["task"];
 export type OpArgs<K extends OpName> = Static<(typeof OPS)[K]["args"]>;
 export type OpResult<K extends OpName> = Static<(typeof OPS)[K]["result"]>;
+export {
+  BoardTask,
+  TASK_ACTIONS,
+  TASK_SENT,
+  TASK_STATES,
+  TASK_WHYS,
+  type TaskAction,
+  TaskId,
+} from "./ops/task.js";

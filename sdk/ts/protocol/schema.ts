@@ -157,6 +157,8 @@ export const FeedEntry = Type.Object({
   text: Type.String(),
   who: Type.String(),
   whoId: nullable(Type.String()),
+  /** Why, for the kinds that say it: a `task` entry's change (`add`, `claim`, `release`, …). */
+  why: Type.Optional(Type.String()),
 });
 export type FeedEntry = Static<typeof FeedEntry>;
 
@@ -186,7 +188,25 @@ export type DeliverEvent = Static<typeof DeliverEvent>;
 export const RowEvent = Type.Object({ event: Type.Literal("row"), row: Row });
 export const RemovedEvent = Type.Object({ event: Type.Literal("removed"), id: JobId });
 export const FeedEvent = Type.Object({ event: Type.Literal("feed"), entry: FeedEntry });
-export type PushEvent = Static<typeof RowEvent> | Static<typeof RemovedEvent> | Static<typeof FeedEvent>;
+/**
+ * The task board's counts (agent-protocol.md, "The task board"): `open` tasks a session may claim
+ * now, `blocked` ones (open, waiting on a task in their `after`), `claimed`, `done` (dropped ones
+ * are not counted).
+ */
+export const BoardCounts = Type.Object({
+  open: Type.Integer(),
+  claimed: Type.Integer(),
+  blocked: Type.Integer(),
+  done: Type.Integer(),
+});
+export type BoardCounts = Static<typeof BoardCounts>;
+/** Pushed to subscribers on every change of the board (coalesced per turn of the event loop). */
+export const BoardEvent = Type.Object({ event: Type.Literal("board"), ...BoardCounts.properties });
+export type PushEvent =
+  | Static<typeof RowEvent>
+  | Static<typeof RemovedEvent>
+  | Static<typeof FeedEvent>
+  | Static<typeof BoardEvent>;
 /** A job's terminal output, to a connection that attached to it. */
 export const OutputEvent = Type.Object({ event: Type.Literal("output"), id: JobId, data: Type.String() });
 /** The attachment ended without the viewer asking: the job ended or was removed. */

@@ -137,4 +137,29 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX replies_pending_request;
   CREATE INDEX replies_request ON replies (job_id, request_id) WHERE request_id IS NOT NULL;
   `,
+  // 6: the task board (M47). One row a task (at most 200: the store's board deletes the ones it
+  // lets go); `after` a JSON array of ids; ids from the counter 'task', never reused. A feed
+  // entry's `why` (a `task` entry's change: add, claim, release, done, drop, assign).
+  `
+  INSERT INTO counters (name, value) VALUES ('task', 0);
+  CREATE TABLE tasks (
+    id INTEGER PRIMARY KEY,
+    title TEXT NOT NULL,
+    detail TEXT,
+    state TEXT NOT NULL,              -- open | claimed | done | dropped
+    after TEXT NOT NULL,              -- JSON: [id, ...]
+    by_who TEXT NOT NULL,
+    by_who_id TEXT,
+    at TEXT NOT NULL,
+    owner_id TEXT,
+    owner_name TEXT,
+    claimed_at TEXT,
+    done_at TEXT,
+    result TEXT,
+    assigned_id TEXT,
+    assigned_name TEXT,
+    assigned_at TEXT
+  ) STRICT;
+  ALTER TABLE events ADD COLUMN why TEXT;
+  `,
 ];
