@@ -29,6 +29,31 @@ export function refusal(tool: string, err: unknown): Error {
   return new Error(`${tool}: roost refused${e.code ? ` (${e.code})` : ""}: ${e.message ?? String(err)}`);
 }
 
+interface BoardTask {
+  id: number;
+  title: string;
+  detail: string | null;
+  state: string;
+  after: number[];
+  owner: { id: string; name: string } | null;
+  result: string | null;
+}
+
+/** A task as one line: `#2 claimed "fix the tests" by j3 "helper" (after #1): its result`. */
+export function taskLine(t: BoardTask): string {
+  const owner = t.owner ? ` by ${t.owner.id} "${t.owner.name}"` : "";
+  const after = t.after.length ? ` (after ${t.after.map((a) => `#${a}`).join(", ")})` : "";
+  const detail = t.detail ? `\n    ${t.detail}` : "";
+  return `#${t.id} ${t.state} "${t.title}"${owner}${after}${t.result ? `: ${t.result}` : ""}${detail}`;
+}
+
+/** The board's answer as the model reads it: the task acted on, then the board. */
+function boardText(result: unknown): string {
+  const r = result as { tasks: BoardTask[]; task?: BoardTask };
+  const board = r.tasks.length ? r.tasks.map(taskLine).join("\n") : "(the board is empty)";
+  return r.task ? `${taskLine(r.task)}\n\nThe board:\n${board}` : board;
+}
+
 /** A request id for a spawn, from pi's tool call id: a call pi makes again is one spawn. */
 export const requestIdOf = (toolCallId: string) =>
   `pi-${toolCallId.replace(/[^A-Za-z0-9_.:-]/g, "_")}`.slice(0, 64);
@@ -49,6 +74,32 @@ export function roostTools(agent: RoostAgent, questions: Questions): PiTool[] {
       }
     },
   });
+
+  /** `roost_tasks`: one action on the board. */
+  const board = (p: Params): Promise<unknown> => {
+    const need = (what: unknown, name: string) => {
+      if (what === undefined || what === null || what === "")
+        throw new Error(`${String(p.action)} needs ${name}`);
+      return String(what);
+    };
+    switch (p.action) {
+      case "list":
+        return agent.tasks();
+      case "add":
+        return agent.addTask(need(p.title, "a title"), {
+          ...(typeof p.detail === "string" ? { detail: p.detail } : {}),
+          ...(Array.isArray(p.after) ? { after: p.after.map(String) } : {}),
+        });
+      case "claim":
+        return agent.claimTask(need(p.id, "an id"));
+      case "done":
+        return agent.taskDone(need(p.id, "an id"), typeof p.result === "string" ? p.result : undefined);
+      case "release":
+        return agent.releaseTask(need(p.id, "an id"));
+      default:
+        throw new Error(`no action ${JSON.stringify(p.action)}: list, add, claim, done or release`);
+    }
+  };
 
   return [
     tool(
@@ -178,30 +229,7 @@ export function roostTools(agent: RoostAgent, questions: Questions): PiTool[] {
           ["action"],
         ),
       },
-      (p) => {
-        const id = p.id === undefined ? undefined : String(p.id);
-        const need = (what: unknown, name: string) => {
-          if (what === undefined || what === "") throw new Error(`${p.action} needs ${name}`);
-          return String(what);
-        };
-        switch (p.action) {
-          case "list":
-            return agent.tasks();
-          case "add":
-            return agent.addTask(need(p.title, "a title"), {
-              ...(typeof p.detail === "string" ? { detail: p.detail } : {}),
-              ...(Array.isArray(p.after) ? { after: p.after.map(String) } : {}),
-            });
-          case "claim":
-            return agent.claimTask(need(id, "an id"));
-          case "done":
-            return agent.taskDone(need(id, "an id"), typeof p.result === "string" ? p.result : undefined);
-          case "release":
-            return agent.releaseTask(need(id, "an id"));
-          default:
-            throw new Error(`no action ${JSON.stringify(p.action)}: list, add, claim, done or release`);
-        }
-      },
+      async (p) => boardText(await board(p)),
     ),
     tool(
       {
