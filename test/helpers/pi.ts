@@ -45,7 +45,9 @@ export interface PiWorld {
  * One world per test that asks (a daemon, a scripted model): everything it started is stopped
  * and removed after the test, the daemon's jobs killed by pid.
  */
-export function piWorldPerTest(opts: { config?: unknown; models?: ScriptedModelEntry[] } = {}) {
+export function piWorldPerTest(
+  opts: { config?: unknown; models?: ScriptedModelEntry[]; env?: Record<string, string> } = {},
+) {
   let current: { d?: TestDaemon; model?: ScriptedModel; dirs: string[] } | null = null;
   afterEach(async () => {
     if (!current) return;
@@ -71,6 +73,7 @@ export function piWorldPerTest(opts: { config?: unknown; models?: ScriptedModelE
         PI_OFFLINE: "1",
         PI_SKIP_VERSION_CHECK: "1",
         SHELL: "/bin/bash",
+        ...opts.env,
       },
     });
     current.d = d;
