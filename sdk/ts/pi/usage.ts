@@ -26,6 +26,9 @@ export const noUsage = (): UsageTotals => ({
   cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
 });
 
+/** Dollars to the hundred-millionth: sums of prices carry float noise (0.20400000000000001) otherwise. */
+const dollars = (v: number) => Math.round(v * 1e8) / 1e8;
+
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
 /** The totals with one message's usage added (a message without usage adds nothing). */
@@ -40,11 +43,11 @@ export function addUsage(totals: UsageTotals, usage: PiUsage | undefined): Usage
     cacheWrite: totals.cacheWrite + num(usage.cacheWrite),
     totalTokens: totals.totalTokens + num(usage.totalTokens),
     cost: {
-      input: totals.cost.input + num(cost.input),
-      output: totals.cost.output + num(cost.output),
-      cacheRead: totals.cost.cacheRead + num(cost.cacheRead),
-      cacheWrite: totals.cost.cacheWrite + num(cost.cacheWrite),
-      total: totals.cost.total + num(cost.total),
+      input: dollars(totals.cost.input + num(cost.input)),
+      output: dollars(totals.cost.output + num(cost.output)),
+      cacheRead: dollars(totals.cost.cacheRead + num(cost.cacheRead)),
+      cacheWrite: dollars(totals.cost.cacheWrite + num(cost.cacheWrite)),
+      total: dollars(totals.cost.total + num(cost.total)),
     },
   };
 }
