@@ -95,4 +95,24 @@ describe("pi's row", { timeout: 4 * PI_WAIT }, () => {
     expect(done.error).toBeNull();
     await untilRequests(w, "t2", 2);
   });
+
+  it("a new session in pi (/new) goes on speaking for its job", async () => {
+    const w = await world();
+    w.model.script("n1", { text: "Hi." });
+    const id = await w.dispatch("[n1] hello");
+    await w.until(id, "done", (r) => r.state === "done" && r.summary === "Hi.");
+
+    // pi loads its extensions again for the new session, the job's identity no longer in its
+    // environment: the new instance is still the job's, ready, not a foreground session.
+    await w.c.ok("input", { id, data: "/new" });
+    await w.c.ok("input", { id, data: "\r" });
+    await w.until(id, "the new session ready", (r) => r.summary === "ready for a task" && r.connected);
+    w.model.script("n2", { text: "Hello again." });
+    await w.c.ok("reply", { id, text: "[n2] again" });
+    const again = await w.until(id, "done again", (r) => r.summary === "Hello again." && r.pending === 0);
+    expect(again).toMatchObject({ state: "done", lastSeq: 2 });
+    expect((await w.c.ok("list")).rows.map((r: any) => [r.id, r.kind])).toEqual([[id, "protocol"]]);
+    // The new session began with the reply alone.
+    expect(w.model.requestsFor("n2")[0]!.messages.filter((m) => m.role === "user")).toHaveLength(1);
+  });
 });

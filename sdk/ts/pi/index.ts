@@ -31,6 +31,11 @@ export const CAPABILITIES = ["steer", "usage", "context", "model-switch", "peers
 
 /** Set while an instance of the extension speaks in this process (see "Loaded twice"). */
 const SPEAKING = Symbol.for("pi-roost.pi-extension");
+/**
+ * The job this pi speaks for, kept for the process's life: pi loads its extensions again for a
+ * new session (`/new`, `/resume`, `/reload`), after the job's identity left the environment.
+ */
+const JOB = Symbol.for("pi-roost.pi-job");
 const JOB_VARIABLES = [
   "ROOST_JOB_ID",
   "ROOST_JOB_TOKEN",
@@ -47,12 +52,13 @@ export default function roostExtension(pi: PiAPI): void {
   const env = process.env;
   const global = globalThis as Record<symbol, unknown>;
   if (global[SPEAKING]) return;
-  let job: JobEnv | null = null;
+  let job = (global[JOB] as JobEnv | undefined) ?? null;
   try {
-    job = findJob(env);
+    job ??= findJob(env);
   } catch {
     job = null; // a job id without its token: nothing to speak for
   }
+  if (job) global[JOB] = job;
   const socket = findSocket(env);
   if (!job && !fs.existsSync(socket)) return; // not roost's, and no roost to join
   global[SPEAKING] = true;
