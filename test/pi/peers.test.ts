@@ -129,4 +129,46 @@ describe("pi agents together", { timeout: 4 * PI_WAIT }, () => {
       ["user", envelope("when you are done, tell me")],
     ]);
   });
+
+  it("the other tools: peers, the board's add, release and list, and a watch whose notice wakes pi", async () => {
+    const w = await world();
+    const { job: quiet } = await w.c.ok("dispatch", { profile: "quiet", name: "watched" });
+    await rawAgent(w.d, w.c, quiet.id); // a session on the list
+    w.model.script(
+      "tools",
+      call("roost_peers", {}),
+      call("roost_tasks", { action: "add", title: "review", detail: "the parser", after: [] }),
+      call("roost_tasks", { action: "claim", id: 1 }),
+      call("roost_tasks", { action: "release", id: 1 }),
+      call("roost_tasks", { action: "list" }),
+      call("roost_watch", { id: "watched", when: "ended" }),
+      { text: "Watching." },
+      (req) => ({ text: `Woken: ${lastText(req).split("\n")[1]}` }),
+    );
+    const id = await w.dispatch("[tools] look around", { name: "looker" });
+    await w.until(id, "watching", (r) => r.state === "done" && r.summary === "Watching.");
+    const reqs = w.model.requestsFor("tools");
+    const results = reqs.slice(1, 7).map(lastText);
+    // One line a session, this pi's marked (what its row says there is whatever it last reported).
+    const peers = results[0]!.split("\n");
+    expect(peers).toHaveLength(2);
+    expect(peers).toContain(`${quiet.id} "watched" (quiet) working: raw agent`);
+    expect(peers.find((l) => l.startsWith(`${id} `))).toMatch(/^j\d+ "looker" \(pi\) working: .*\[you\]$/);
+    expect(results[1]).toBe(
+      `#1 open "review"\n    the parser\n\nThe board:\n#1 open "review"\n    the parser`,
+    );
+    expect(results[2]).toMatch(new RegExp(`^#1 claimed "review" by ${id} "looker"`));
+    expect(results[3]).toMatch(/^#1 open "review"\n/);
+    expect(results[4]).toBe(`#1 open "review"\n    the parser`);
+    expect(JSON.parse(results[5]!)).toEqual({ id: quiet.id, name: "watched", when: "ended", fired: false });
+    expect((await w.c.ok("list", { id })).rows[0].watches).toMatchObject([{ id: quiet.id, when: "ended" }]);
+
+    // The watched session ends: the notice wakes pi, a message with roost's envelope.
+    await w.c.ok("stop", { id: quiet.id });
+    const woken = await w.until(id, "woken", (r) => r.summary.startsWith("Woken: ") && r.state === "done");
+    expect(woken.summary).toMatch(new RegExp(`^Woken: ${quiet.id} "watched" is stopped`));
+    expect(lastText(w.model.requestsFor("tools")[7]!)).toMatch(
+      new RegExp(`^\\[roost notice about ${quiet.id} "watched": from roost, not the user;`),
+    );
+  });
 });
