@@ -72,6 +72,36 @@ describe("pi's questions", { timeout: 4 * PI_WAIT }, () => {
     expect(userTexts(reqs[2]!)).toEqual(["[q1] deploy"]);
   });
 
+  it("a question stays on the row while a tool called beside it runs and ends", async () => {
+    const w = await world();
+    w.model.script(
+      "q2",
+      {
+        tools: [
+          { name: "roost_ask", args: { question: "Go on?", choices: ["yes", "no"] } },
+          { name: "bash", args: { command: "echo beside > beside.txt" } },
+        ],
+      },
+      (req) => ({ text: `Heard: ${textOf(req.messages.find((m) => m.role === "tool")?.content)}` }),
+    );
+    const sub = await w.d.client();
+    await sub.ok("subscribe", {});
+    const id = await w.dispatch("[q2] both at once");
+    await w.until(id, "blocked", (r) => r.state === "blocked" && r.question === "Go on?");
+    await until("the other tool done", () => fs.existsSync(path.join(w.work, "beside.txt")), PI_WAIT);
+    // Its result is in pi's hands (pi reports it once both are done): give pi a moment to say so.
+    await w.until(id, "the other tool ended", (r) => r.state === "blocked" && r.tool === null);
+    await w.c.ok("reply", { id, text: "yes" });
+    const done = await untilDone(w, id);
+    expect(done.summary).toBe("Heard: The user answered: yes");
+    // From the question's first showing to the answer, every row said blocked.
+    const rows = sub.events.filter((e) => e.event === "row" && e.row.id === id).map((e) => e.row);
+    const first = rows.findIndex((r) => r.state === "blocked");
+    const answered = rows.findIndex((r, i) => i > first && r.state !== "blocked");
+    expect(rows.slice(first, answered).every((r) => r.question === "Go on?")).toBe(true);
+    expect(rows.slice(answered).some((r) => r.state === "blocked")).toBe(false);
+  });
+
   it("approve: a held bash call asks through the row; yes runs it, no blocks it and the model is told, always stops asking", async () => {
     const w = await world();
     const bash = (command: string) => ({ tools: [{ name: "bash", args: { command } }] });

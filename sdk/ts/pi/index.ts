@@ -90,10 +90,12 @@ export default function roostExtension(pi: PiAPI): void {
     settling = null;
   };
 
-  pi.on("session_start", async (_event, c) => {
-    ctx = c;
-    row.setName(pi.getSessionName() ?? null);
-    row.refresh(c, thinking()); // the first report: it connects
+  /**
+   * Joins roost, off pi's start (a daemon that does not answer must not hold pi up): a foreground
+   * pi registers first; a job's waits until the replies waiting for it have come (they come before
+   * the first report's answer), and with nothing to take it is ready rather than starting.
+   */
+  async function join(c: PiContext): Promise<void> {
     if (!job) {
       try {
         const name = pi.getSessionName() ?? `pi ${path.basename(c.cwd)}`;
@@ -108,12 +110,15 @@ export default function roostExtension(pi: PiAPI): void {
         c.ui.notify(`roost: could not join (${(err as Error).message})`, "warning");
         return;
       }
-    } else {
-      // Answered after the replies that waited for the job (they come before the report's
-      // answer): once it is, a pi with nothing to take is ready, not starting.
-      await agent.call("peers").catch(() => {});
-    }
+    } else await agent.call("peers").catch(() => {});
     if (c.isIdle() && !inbox.busy) row.ready();
+  }
+
+  pi.on("session_start", (_event, c) => {
+    ctx = c;
+    row.setName(pi.getSessionName() ?? null);
+    row.refresh(c, thinking()); // a job's first report: it connects
+    void join(c);
   });
 
   pi.on("session_shutdown", async () => {

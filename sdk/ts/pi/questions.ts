@@ -67,7 +67,7 @@ export class Questions {
   private showNext(): void {
     const next = this.queue[0];
     if (next) this.show(next);
-    else this.row.working();
+    else this.row.unblocked();
   }
 
   /** On the row, and in pi's terminal when it has one (so `roost attach` can answer it too). */

@@ -10,7 +10,8 @@ import type { AgentReport } from "../agent/index.js";
 import type { PiContext, PiMessage, PiModel } from "./pi-api.js";
 import { addUsage, noUsage, type UsageTotals } from "./usage.js";
 
-type State = AgentReport["state"];
+/** What pi itself is doing; a question on the row (`asking`) stands above it. */
+type State = "working" | "done" | "failed";
 
 /** The first line of a message's text (what the row shows of it), or null when it has none. */
 export function messageText(message: PiMessage): string | null {
@@ -46,8 +47,8 @@ export class PiRow {
   private state: State = "working";
   private status: AgentReport["status"] = "waiting";
   private summary = "pi is starting";
-  private question: string | null = null;
-  private choices: string[] = [];
+  /** The question the row is blocked on, while it waits (parallel tools go on meanwhile). */
+  private asking: { question: string; choices: string[] } | null = null;
   private error: string | null = null;
   private model: string | null = null;
   private thinking: string | null = null;
@@ -65,12 +66,10 @@ export class PiRow {
     this.usage = this.readUsage();
   }
 
-  /** pi is at work: a prompt or a turn started, or a question was answered. */
+  /** pi is at work: a prompt or a turn started, a tool. A question on the row stays there. */
   working(summary?: string): void {
     this.state = "working";
     this.status = "busy";
-    this.question = null;
-    this.choices = [];
     this.error = null;
     if (summary) this.summary = summary;
     this.flush();
@@ -95,13 +94,16 @@ export class PiRow {
     this.flush();
   }
 
-  /** A question waits for the user: the row is blocked on it. */
+  /** A question waits for the user: the row is blocked on it until `unblocked`. */
   blocked(question: string, choices: string[]): void {
-    this.state = "blocked";
-    this.status = "waiting";
-    this.question = question;
-    this.choices = choices;
+    this.asking = { question, choices };
     this.flush();
+  }
+
+  /** The question was answered (or dismissed): pi goes on with its work. */
+  unblocked(): void {
+    this.asking = null;
+    this.working();
   }
 
   /** pi has settled: done (its turn is the user's), or failed with the error its model gave. */
@@ -110,8 +112,7 @@ export class PiRow {
     this.state = error ? "failed" : "done";
     this.status = "idle";
     this.error = error;
-    this.question = null;
-    this.choices = [];
+    this.asking = null; // the run is over: no tool waits for an answer
     this.flush();
   }
 
@@ -149,20 +150,17 @@ export class PiRow {
     this.flush();
   }
 
-  get isBlocked(): boolean {
-    return this.state === "blocked";
-  }
-
   private flush(): void {
     const tool = [...this.tools.values()].at(-1) ?? null;
+    const asking = this.asking;
     this.send({
-      state: this.state,
-      status: this.status,
-      waitingFor: this.state === "blocked" ? "question" : null,
+      state: asking ? "blocked" : this.state,
+      status: asking ? "waiting" : this.status,
+      waitingFor: asking ? "question" : null,
       summary: this.summary,
-      question: this.question,
-      choices: this.choices,
-      tool: this.state === "working" ? tool : null,
+      question: asking?.question ?? null,
+      choices: asking?.choices ?? [],
+      tool: this.state === "working" && !asking ? tool : null,
       error: this.error,
       name: this.name,
       model: this.model,
