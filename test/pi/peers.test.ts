@@ -141,6 +141,7 @@ describe("pi agents together", { timeout: 4 * PI_WAIT }, () => {
       call("roost_tasks", { action: "claim", id: 1 }),
       call("roost_tasks", { action: "release", id: 1 }),
       call("roost_tasks", { action: "list" }),
+      call("roost_tasks", { action: "claim" }),
       call("roost_watch", { id: "watched", when: "ended" }),
       { text: "Watching." },
       (req) => ({ text: `Woken: ${lastText(req).split("\n")[1]}` }),
@@ -148,7 +149,7 @@ describe("pi agents together", { timeout: 4 * PI_WAIT }, () => {
     const id = await w.dispatch("[tools] look around", { name: "looker" });
     await w.until(id, "watching", (r) => r.state === "done" && r.summary === "Watching.");
     const reqs = w.model.requestsFor("tools");
-    const results = reqs.slice(1, 7).map(lastText);
+    const results = reqs.slice(1, 8).map(lastText);
     // One line a session, this pi's marked (what its row says there is whatever it last reported).
     const peers = results[0]!.split("\n");
     expect(peers).toHaveLength(2);
@@ -160,14 +161,15 @@ describe("pi agents together", { timeout: 4 * PI_WAIT }, () => {
     expect(results[2]).toMatch(new RegExp(`^#1 claimed "review" by ${id} "looker"`));
     expect(results[3]).toMatch(/^#1 open "review"\n/);
     expect(results[4]).toBe(`#1 open "review"\n    the parser`);
-    expect(JSON.parse(results[5]!)).toEqual({ id: quiet.id, name: "watched", when: "ended", fired: false });
+    expect(results[5]).toBe("roost_tasks: claim needs an id"); // the tool's own refusal, before roost
+    expect(JSON.parse(results[6]!)).toEqual({ id: quiet.id, name: "watched", when: "ended", fired: false });
     expect((await w.c.ok("list", { id })).rows[0].watches).toMatchObject([{ id: quiet.id, when: "ended" }]);
 
     // The watched session ends: the notice wakes pi, a message with roost's envelope.
     await w.c.ok("stop", { id: quiet.id });
     const woken = await w.until(id, "woken", (r) => r.summary.startsWith("Woken: ") && r.state === "done");
     expect(woken.summary).toMatch(new RegExp(`^Woken: ${quiet.id} "watched" is stopped`));
-    expect(lastText(w.model.requestsFor("tools")[7]!)).toMatch(
+    expect(lastText(w.model.requestsFor("tools")[8]!)).toMatch(
       new RegExp(`^\\[roost notice about ${quiet.id} "watched": from roost, not the user;`),
     );
   });

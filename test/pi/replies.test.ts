@@ -79,6 +79,8 @@ describe("replies to pi", { timeout: 4 * PI_WAIT }, () => {
       (r) => r.summary === '/model: pi has no model "scripted/nope"',
     );
     expect(refused).toMatchObject({ model: "scripted/m2", pending: 0 });
+    await w.c.ok("reply", { id, text: "/model" });
+    await w.until(id, "the model's refusal", (r) => r.summary === "/model: say which, as provider/id");
     await w.c.ok("reply", { id, text: "/thinking a lot" });
     await w.until(id, "the second refusal", (r) => /^\/thinking: say one of off, minimal/.test(r.summary));
 

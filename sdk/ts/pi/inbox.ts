@@ -191,6 +191,10 @@ export class Inbox {
       return true;
     }
     if (!ctx) return false;
+    if (!arg) {
+      this.refuse("/model: say which, as provider/id", ctx);
+      return true;
+    }
     const slash = arg.indexOf("/");
     const model =
       (slash > 0 ? ctx.modelRegistry.find(arg.slice(0, slash), arg.slice(slash + 1)) : undefined) ??

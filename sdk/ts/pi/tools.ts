@@ -23,10 +23,11 @@ const text = (value: unknown): PiToolResult => ({
   details: typeof value === "string" ? {} : value,
 });
 
-/** A refusal of roost's, as the model reads it. */
+/** A refusal of roost's (with the wire's code), or a call the tool could not make, as the model reads it. */
 export function refusal(tool: string, err: unknown): Error {
   const e = err as { code?: string; message?: string };
-  return new Error(`${tool}: roost refused${e.code ? ` (${e.code})` : ""}: ${e.message ?? String(err)}`);
+  const message = e.message ?? String(err);
+  return new Error(e.code ? `${tool}: roost refused (${e.code}): ${message}` : `${tool}: ${message}`);
 }
 
 interface BoardTask {
