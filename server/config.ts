@@ -23,6 +23,10 @@ const Profile = Type.Object({
   ),
   // How long without output before the row says idle (and a follow-up reply is typed).
   quietMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 600000 })),
+  // The tools the agent holds and asks about through the row before they run (pi's extension
+  // reads them from ROOST_APPROVE): `["bash", "write"]`, `["*"]` for every tool.
+  // Each name is checked in loadConfig, which says what a tool's name may be.
+  approve: Type.Optional(Type.Array(Type.String(), { maxItems: 100 })),
 });
 export type Profile = Static<typeof Profile>;
 
@@ -48,6 +52,9 @@ export type Config = Static<typeof ConfigSchema> & {
 const checkConfig = compileCheck<Static<typeof ConfigSchema>>(ConfigSchema, "", "the file");
 
 export class ConfigError extends Error {}
+
+/** roost's extension for pi, as built (sdk/ts/pi): the `pi` profile loads it, `roost pi install` links it. */
+export const PI_EXTENSION = path.join(PACKAGE_ROOT, "dist/sdk/ts/pi/index.js");
 
 /** The profiles roost ships, so that it does something on a machine with nothing configured. */
 export function builtinProfiles(env: NodeJS.ProcessEnv = process.env): Record<string, Profile> {
@@ -89,6 +96,14 @@ export function builtinProfiles(env: NodeJS.ProcessEnv = process.env): Record<st
       blockedPattern: ["\\(Y\\)es/\\(N\\)o"],
       description: "aider, as a terminal agent",
     },
+    // pi, with roost's extension (docs/pi.md): its own interface in the job's terminal, its row
+    // from its events, replies as its steer and follow-up messages.
+    pi: {
+      command: ["pi", "-e", PI_EXTENSION],
+      task: "type",
+      protocol: true,
+      description: "pi, as a protocol agent: its row from its own events, replies as its own messages",
+    },
   };
 }
 
@@ -99,6 +114,9 @@ export const blockedPatterns = (p: Profile): string[] =>
     : Array.isArray(p.blockedPattern)
       ? p.blockedPattern
       : [p.blockedPattern];
+
+/** What `approve` may name: a tool (`bash`, `roost_send`), or `*` for every one. */
+const TOOL_NAME = /^(\*|[A-Za-z0-9_.-]{1,100})$/;
 
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Config {
   let raw: string | null = null;
@@ -120,6 +138,11 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
   if (!checked.ok) throw new ConfigError(`${file}: ${checked.message}`);
   const config = checked.value;
   for (const [name, profile] of Object.entries(config.agentProfiles ?? {})) {
+    for (const [i, tool] of (profile.approve ?? []).entries())
+      if (!TOOL_NAME.test(tool))
+        throw new ConfigError(
+          `${file}: agentProfiles.${name}.approve[${i}]: ${JSON.stringify(tool)} is not a tool's name (letters, digits, _ . -; or * for every tool)`,
+        );
     for (const pattern of blockedPatterns(profile)) {
       try {
         new RegExp(pattern);

@@ -33,6 +33,7 @@ const COMMANDS = [
   "unpin",
   "rename",
   "profiles",
+  "pi",
   "events",
   "schedule",
   "schedules",

@@ -70,6 +70,11 @@ describe("roost.json", () => {
       /agentProfiles\.m\.env\.A must be string/,
     ],
     ["a list instead of an object", "[]", /the file must be object/],
+    [
+      "an approval that is not a tool's name",
+      '{"agentProfiles": {"m": {"command": ["x"], "approve": ["rm -rf"]}}}',
+      /agentProfiles\.m\.approve\[0\]: "rm -rf" is not a tool's name/,
+    ],
   ];
   for (const [what, content, message] of bad) {
     it(`refuses ${what}, naming the file and the path inside it`, () => {

@@ -51,6 +51,13 @@ const PARTS: Part[] = [
     may: ["the schema set"],
     outside: (s) => s.startsWith("node:"),
   },
+  // roost's extension for pi: built on the agent client, loaded by pi (whose API it declares itself).
+  {
+    name: "the pi extension",
+    holds: under("sdk/ts/pi"),
+    may: ["the SDKs", "the schema set"],
+    outside: (s) => s.startsWith("node:"),
+  },
   {
     name: "the hub",
     holds: under("web/src"),

@@ -15,6 +15,7 @@ import { events } from "./commands/events.js";
 import { pin, rename, respawn, rm, stop, unpin } from "./commands/job-actions.js";
 import { log } from "./commands/log.js";
 import { ls } from "./commands/ls.js";
+import { pi } from "./commands/pi.js";
 import { profiles } from "./commands/profiles.js";
 import { reply } from "./commands/reply.js";
 import { schedule } from "./commands/schedule.js";
@@ -58,6 +59,7 @@ const COMMANDS: readonly Command[] = [
   rename,
   profiles,
   tasks,
+  pi,
   events,
   schedule,
   open,

@@ -90,7 +90,8 @@ function launchOf(profile: Profile, cwd: string, task: string | undefined): Laun
   return {
     command: task !== undefined && taskMode === "argv" ? [...profile.command, task] : [...profile.command],
     cwd,
-    env: profile.env ?? {},
+    // The tools to hold for the user's approval reach the agent in its environment (pi's extension).
+    env: { ...profile.env, ...(profile.approve?.length ? { ROOST_APPROVE: profile.approve.join(",") } : {}) },
     task: taskMode,
     ...(task !== undefined && taskMode === "type" ? { taskText: task } : {}),
     protocol: profile.protocol ?? false,

@@ -1,10 +1,10 @@
 /**
  * A row's details, drawn from its data alone: the line of what the agent reports (tool, model,
- * context, pending replies, PR links), and on a job's page the full list (process, directory…).
+ * context, cost, pending replies, PR links), and on a job's page the full list (process, directory…).
  */
 import type { Row } from "./api.js";
 import { type Child, h, timeAgo } from "./dom.js";
-import { contextWords } from "./row-words.js";
+import { contextWords, costWords } from "./row-words.js";
 
 /** The line under the summary; null when there is nothing to say. */
 export function metaLine(row: Row): Child {
@@ -25,6 +25,8 @@ export function metaLine(row: Row): Child {
       ),
     );
   }
+  const cost = costWords(row);
+  if (cost) items.push(h("li", { class: "cost", title: "what the agent's model has cost this job" }, cost));
   if (row.pending > 0)
     items.push(
       h("li", { class: "pending" }, `${row.pending} pending repl${row.pending === 1 ? "y" : "ies"}`),

@@ -29,3 +29,14 @@ export function contextWords(row: Row): string | null {
   if (pct === undefined && !tokens) return null;
   return `context ${pct !== undefined ? `${Math.round(pct)}%` : ""}${tokens ? ` (${tokens}${window})` : ""}`.trim();
 }
+
+/**
+ * "$0.0113": what the agent says the job has cost so far (`usage.cost.total`, as pi's extension
+ * sums it, or a plain `usage.cost`); null when it says nothing of it. Cents below a cent are kept.
+ */
+export function costWords(row: Row): string | null {
+  const cost = (row.usage as { cost?: unknown } | null)?.cost;
+  const total = typeof cost === "number" ? cost : (cost as { total?: unknown } | undefined)?.total;
+  if (typeof total !== "number" || !Number.isFinite(total) || total < 0) return null;
+  return `$${total < 0.01 ? total.toFixed(4) : total.toFixed(2)}`;
+}

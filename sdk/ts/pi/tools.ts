@@ -1,0 +1,248 @@
+/**
+ * The `roost_*` tools pi's model calls: the peer ops, the task board and a question to the user,
+ * each a thin call through the agent client. A refusal comes back to the model as text (pi marks a
+ * tool that throws as an error and gives the model its message): the wire's code and what roost
+ * said, so the model can read what to do.
+ */
+import type { BoardTask, RoostAgent, TaskResult } from "../agent/index.js";
+import type { PiContext, PiTool, PiToolResult } from "./pi-api.js";
+import type { Questions } from "./questions.js";
+
+type Params = Record<string, unknown>;
+
+const str = (description: string) => ({ type: "string", description });
+const schema = (properties: Record<string, unknown>, required: string[] = []) => ({
+  type: "object",
+  properties,
+  required,
+  additionalProperties: false,
+});
+
+const text = (value: unknown): PiToolResult => ({
+  content: [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value, null, 2) }],
+  details: typeof value === "string" ? {} : value,
+});
+
+/** A refusal of roost's (with the wire's code), or a call the tool could not make, as the model reads it. */
+export function refusal(tool: string, err: unknown): Error {
+  const e = err as { code?: string; message?: string };
+  const message = e.message ?? String(err);
+  return new Error(e.code ? `${tool}: roost refused (${e.code}): ${message}` : `${tool}: ${message}`);
+}
+
+/** A task as one line: `#2 claimed "fix the tests" by j3 "helper" (after #1): its result`. */
+export function taskLine(t: BoardTask): string {
+  const owner = t.owner ? ` by ${t.owner.id} "${t.owner.name}"` : "";
+  const after = t.after.length ? ` (after ${t.after.map((a) => `#${a}`).join(", ")})` : "";
+  const detail = t.detail ? `\n    ${t.detail}` : "";
+  return `#${t.id} ${t.state} "${t.title}"${owner}${after}${t.result ? `: ${t.result}` : ""}${detail}`;
+}
+
+/** The board's answer as the model reads it: the task acted on, then the board. */
+function boardText(r: Pick<TaskResult, "tasks" | "task">): string {
+  const board = r.tasks.length ? r.tasks.map(taskLine).join("\n") : "(the board is empty)";
+  return r.task ? `${taskLine(r.task)}\n\nThe board:\n${board}` : board;
+}
+
+/** A request id for a spawn, from pi's tool call id: a call pi makes again is one spawn. */
+export const requestIdOf = (toolCallId: string) =>
+  `pi-${toolCallId.replace(/[^A-Za-z0-9_.:-]/g, "_")}`.slice(0, 64);
+
+/** The tools, for an agent that speaks for this pi (a job, or a registered foreground pi). */
+export function roostTools(agent: RoostAgent, questions: Questions): PiTool[] {
+  /** A tool whose execute is one call: its refusal thrown as the model's text. */
+  const tool = (
+    def: Omit<PiTool, "execute">,
+    run: (p: Params, toolCallId: string, ctx: PiContext, signal?: AbortSignal) => Promise<unknown>,
+  ): PiTool => ({
+    ...def,
+    async execute(toolCallId, params, signal, _onUpdate, ctx) {
+      try {
+        return text(await run(params, toolCallId, ctx, signal));
+      } catch (err) {
+        throw refusal(def.name, err);
+      }
+    },
+  });
+
+  /** `roost_tasks`: one action on the board. */
+  const board = async (p: Params): Promise<Pick<TaskResult, "tasks" | "task">> => {
+    const need = (what: unknown, name: string) => {
+      if (what === undefined || what === null || what === "")
+        throw new Error(`${String(p.action)} needs ${name}`);
+      return String(what);
+    };
+    switch (p.action) {
+      case "list":
+        return { tasks: await agent.tasks() };
+      case "add":
+        return agent.addTask(need(p.title, "a title"), {
+          ...(typeof p.detail === "string" ? { detail: p.detail } : {}),
+          ...(Array.isArray(p.after) ? { after: p.after.map(String) } : {}),
+        });
+      case "claim":
+        return agent.claimTask(need(p.id, "an id"));
+      case "done":
+        return agent.taskDone(need(p.id, "an id"), typeof p.result === "string" ? p.result : undefined);
+      case "release":
+        return agent.releaseTask(need(p.id, "an id"));
+      default:
+        throw new Error(`no action ${JSON.stringify(p.action)}: list, add, claim, done or release`);
+    }
+  };
+
+  return [
+    tool(
+      {
+        name: "roost_peers",
+        label: "roost peers",
+        description:
+          "List the other sessions (agents) roost runs: id, name, profile, state, what each is doing, and whose child it is. Yours is marked self.",
+        promptSnippet: "List the other agent sessions roost runs",
+        parameters: schema({}),
+      },
+      async () => {
+        const peers = await agent.peers();
+        return peers
+          .map(
+            (p) =>
+              `${p.id} "${p.name}" (${p.profile ?? p.kind}) ${p.state}${p.summary ? `: ${p.summary}` : ""}${p.parent ? ` [child of ${p.parent}]` : ""}${p.self ? " [you]" : ""}`,
+          )
+          .join("\n");
+      },
+    ),
+    tool(
+      {
+        name: "roost_send",
+        label: "roost send",
+        description:
+          "Send a message to another session (an id or a unique name from roost_peers). mode steer interrupts its work; followUp (the default) waits until it is done.",
+        promptSnippet: "Message another agent session",
+        parameters: schema(
+          {
+            to: str("the session's id (j3) or name"),
+            text: str("the message"),
+            mode: { type: "string", enum: ["steer", "followUp"], description: "steer: urgent" },
+          },
+          ["to", "text"],
+        ),
+      },
+      (p) =>
+        agent.send(
+          String(p.to),
+          String(p.text),
+          p.mode === "steer" || p.mode === "followUp" ? { mode: p.mode } : {},
+        ),
+    ),
+    tool(
+      {
+        name: "roost_spawn",
+        label: "roost spawn",
+        description:
+          "Start a helper session (a child) with a task: a profile (pi by default), the task, and optionally its name and working directory. It reports back with its handback; use roost_watch to be told when it stops.",
+        promptSnippet: "Start a helper agent session with a task",
+        parameters: schema(
+          {
+            task: str("what the helper is to do"),
+            profile: str("the roost profile to run (default: pi)"),
+            name: str("a name for the helper"),
+            cwd: str("its working directory (absolute; default: yours)"),
+          },
+          ["task"],
+        ),
+      },
+      async (p, toolCallId, ctx) => {
+        const { job } = await agent.spawn({
+          profile: typeof p.profile === "string" && p.profile ? p.profile : "pi",
+          task: String(p.task),
+          ...(typeof p.name === "string" && p.name ? { name: p.name } : {}),
+          cwd: typeof p.cwd === "string" && p.cwd ? p.cwd : ctx.cwd,
+          requestId: requestIdOf(toolCallId),
+        });
+        return `started ${job.id} "${job.name}" (${job.profile}): its handback will come to you as a message`;
+      },
+    ),
+    tool(
+      {
+        name: "roost_handback",
+        label: "roost handback",
+        description:
+          "Give your result to the session that started you (your parent). done (the default, true) ends this session once the parent has it; done false hands back a part and goes on.",
+        promptSnippet: "Hand your result back to the session that started you",
+        parameters: schema(
+          {
+            text: str("the result"),
+            done: { type: "boolean", description: "true (default): this ends your session" },
+          },
+          ["text"],
+        ),
+      },
+      (p) => agent.handback(String(p.text), typeof p.done === "boolean" ? { done: p.done } : {}),
+    ),
+    tool(
+      {
+        name: "roost_watch",
+        label: "roost watch",
+        description:
+          "Be told once (a notice message) when a session next stops (when: idle: done, a question, failed, stopped) or has ended (when: ended).",
+        promptSnippet: "Be told when another session stops or ends",
+        parameters: schema(
+          {
+            id: str("the session's id or name"),
+            when: { type: "string", enum: ["idle", "ended"], description: "idle or ended" },
+          },
+          ["id", "when"],
+        ),
+      },
+      (p) => agent.watch(String(p.id), p.when === "ended" ? "ended" : "idle"),
+    ),
+    tool(
+      {
+        name: "roost_tasks",
+        label: "roost tasks",
+        description:
+          "The shared task board: action list (every task), add (title, detail, after: ids it waits for), claim (id: it is yours), done (id, result), release (id: give it back).",
+        promptSnippet: "The shared task board: list, add, claim, done, release",
+        parameters: schema(
+          {
+            action: { type: "string", enum: ["list", "add", "claim", "done", "release"] },
+            id: str("the task's id (claim, done, release)"),
+            title: str("a new task's title (add)"),
+            detail: str("a new task's detail (add)"),
+            after: {
+              type: "array",
+              items: { type: "string" },
+              description: "ids the new task waits for (add)",
+            },
+            result: str("what came of it (done)"),
+          },
+          ["action"],
+        ),
+      },
+      async (p) => boardText(await board(p)),
+    ),
+    tool(
+      {
+        name: "roost_ask",
+        label: "roost ask",
+        description:
+          "Ask the user a question and wait for the answer (they may be away: roost shows the question wherever they are). Give choices when the answer is one of a few.",
+        promptSnippet: "Ask the user a question and wait for the answer",
+        parameters: schema(
+          {
+            question: str("the question"),
+            choices: { type: "array", items: { type: "string" }, description: "the answers to offer" },
+          },
+          ["question"],
+        ),
+      },
+      async (p, _id, ctx, signal) => {
+        const choices = Array.isArray(p.choices) ? p.choices.map(String).filter(Boolean) : [];
+        const answer = await questions.ask(String(p.question), choices, ctx, signal);
+        return answer === null
+          ? "The user dismissed the question without answering."
+          : `The user answered: ${answer}`;
+      },
+    ),
+  ];
+}
