@@ -192,33 +192,6 @@ export function clock(iso: string, now = new Date()): string {
     : `${two(at.getMonth() + 1)}-${two(at.getDate())} ${time}`;
 }
 
-/** "Tue 10 Mar 18:00" in the time zone `timeZone`: a schedule's run, as its clock reads it. */
-export function zoned(iso: string, timeZone: string): string {
-  const at = new Date(iso);
-  if (Number.isNaN(at.getTime())) return iso;
-  const parts = new Intl.DateTimeFormat("en-GB", {
-    timeZone: timeZone || undefined,
-    weekday: "short",
-    day: "numeric",
-    month: "short",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-  }).formatToParts(at);
-  const part = (type: string) => parts.find((x) => x.type === type)?.value ?? "";
-  return `${part("weekday")} ${part("day")} ${part("month")} ${part("hour")}:${part("minute")}`;
-}
-
-/** "in 40s", "in 5m", "in 3h", "in 2d": how long until `iso`. */
-export function dueIn(iso: string, now = Date.now()): string {
-  const s = Math.max(0, Math.ceil((Date.parse(iso) - now) / 1000));
-  if (Number.isNaN(s)) return "";
-  if (s < 60) return `in ${s}s`;
-  if (s < 3600) return `in ${Math.floor(s / 60)}m`;
-  if (s < 48 * 3600) return `in ${Math.floor(s / 3600)}h`;
-  return `in ${Math.floor(s / 86400)}d`;
-}
-
 /** One feed entry as a line: time, job, kind, text, and who did it when it was not roost itself. */
 export function feedLine(e: FeedEntry, p: Paint = paint(false)): string {
   const who = e.who === "roost" ? "" : ` ${p.dim(`(${clean(e.whoId ? `${e.who} ${e.whoId}` : e.who)})`)}`;

@@ -83,30 +83,6 @@ export function ago(iso: string | null | undefined, now = Date.now()): string {
   return `${Math.floor(s / 86400)} d ago`;
 }
 
-/** "in 3 h", "in 12 m", "in 40 s", "in 2 d": how long until `iso`. */
-export function inTime(iso: string, now = Date.now()): string {
-  const s = Math.max(0, Math.round((Date.parse(iso) - now) / 1000));
-  if (s < 60) return `in ${s} s`;
-  if (s < 3600) return `in ${Math.floor(s / 60)} m`;
-  if (s < 48 * 3600) return `in ${Math.floor(s / 3600)} h`;
-  return `in ${Math.floor(s / 86400)} d`;
-}
-
-/** "Tue 10 Mar, 18:00" as a clock in `timeZone` reads it (a schedule's runs are in its zone). */
-export function zonedTime(iso: string, timeZone: string): string {
-  const t = Date.parse(iso);
-  if (Number.isNaN(t)) return iso;
-  return new Intl.DateTimeFormat("en-GB", {
-    timeZone: timeZone || undefined,
-    weekday: "short",
-    day: "numeric",
-    month: "short",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-  }).format(t);
-}
-
 /** One formatter for every time's tooltip: `toLocaleString` makes one per call, slow for 500 rows. */
 const LOCAL_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
 

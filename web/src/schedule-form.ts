@@ -4,23 +4,18 @@
  * read by the daemon as it is typed (`schedule-when`, which saves nothing): the form says it in
  * words with its next three runs, or what is wrong with it, before anything is saved.
  */
+
 import { LIMITS } from "../../sdk/ts/protocol/limits.js";
+import { dueIn, zonedClock } from "../../sdk/ts/protocol/time-words.js";
 import { failedText, get, op, type Schedule, type WhenPreview } from "./api.js";
 import type { Ctx } from "./ctx.js";
-import { h, inTime, zonedTime } from "./dom.js";
+import { h } from "./dom.js";
+import { cwdInput, labelled, nameInput, profileField, showProfiles } from "./launch-fields.js";
 
 /** How long typing must pause before the `when` is read. */
 const PREVIEW_AFTER_MS = 250;
 
-function field(label: string, control: HTMLElement, hint?: HTMLElement | string): HTMLDivElement {
-  control.id = `schedule-${control.getAttribute("name")}`;
-  const hintEl = typeof hint === "string" ? h("small", { class: "muted" }, hint) : (hint ?? null);
-  if (hintEl) {
-    hintEl.id = `${control.id}-hint`;
-    control.setAttribute("aria-describedby", hintEl.id);
-  }
-  return h("div", { class: "field" }, h("label", { for: control.id }, label), control, hintEl);
-}
+const field = labelled("schedule");
 
 export class ScheduleForm {
   readonly el: HTMLFormElement;
@@ -36,6 +31,7 @@ export class ScheduleForm {
   private readonly preview = h("div", { class: "when-preview", "aria-live": "polite" });
   private readonly status = h("p", { class: "form-status", role: "status", "aria-live": "polite" });
   private readonly submit = h("button", { type: "submit", class: "primary" }, "Add the schedule");
+  private readonly profileField = profileField(field);
   private timer: number | undefined;
   /** The last `when` asked about: an answer to an older one is dropped. */
   private asked = "";
@@ -58,7 +54,7 @@ export class ScheduleForm {
         ),
       ),
       this.preview,
-      field("Profile", this.profiles()),
+      this.profileField,
       field(
         "Task",
         h("textarea", { name: "task", rows: "3", required: true, placeholder: "What should each job do?" }),
@@ -66,15 +62,7 @@ export class ScheduleForm {
       h(
         "div",
         { class: "field-row" },
-        field(
-          "Name",
-          h("input", {
-            name: "name",
-            maxlength: String(LIMITS.name),
-            placeholder: "optional",
-            autocomplete: "off",
-          }),
-        ),
+        field("Name", nameInput()),
         field(
           "Runs missed while roost was down",
           h(
@@ -85,18 +73,11 @@ export class ScheduleForm {
           ),
         ),
       ),
-      field(
-        "Working directory",
-        h("input", {
-          name: "cwd",
-          placeholder: "the profile's, or the daemon's home",
-          autocomplete: "off",
-          spellcheck: "false",
-        }),
-      ),
+      field("Working directory", cwdInput("the profile's, or the daemon's home")),
       this.status,
       h("div", { class: "dialog-bar" }, this.submit),
     );
+    showProfiles(this.profileField.querySelector("select")!, ctx.profiles);
     this.when.addEventListener("input", () => {
       window.clearTimeout(this.timer);
       this.timer = window.setTimeout(() => void this.read(), PREVIEW_AFTER_MS);
@@ -109,22 +90,6 @@ export class ScheduleForm {
 
   dispose(): void {
     window.clearTimeout(this.timer);
-  }
-
-  /** The profiles that can run (the daemon's `profiles`, read at the page's start), roost.json's first. */
-  private profiles(): HTMLSelectElement {
-    const runnable = this.ctx.profiles
-      .filter((p) => p.installed)
-      .sort((a, b) => Number(b.source === "roost.json") - Number(a.source === "roost.json"));
-    return h(
-      "select",
-      { name: "profile", required: true },
-      runnable.length
-        ? runnable.map((p) =>
-            h("option", { value: p.name }, p.description ? `${p.name} — ${p.description}` : p.name),
-          )
-        : h("option", { value: "" }, "no profile can run here"),
-    );
   }
 
   /** The daemon's reading of `when`, shown under it. */
@@ -156,8 +121,8 @@ export class ScheduleForm {
           h(
             "li",
             null,
-            h("time", { datetime: t }, zonedTime(t, r.timeZone)),
-            h("span", { class: "muted" }, ` ${inTime(t)}`),
+            h("time", { datetime: t }, zonedClock(t, r.timeZone)),
+            h("span", { class: "muted" }, ` ${dueIn(t, Date.now(), " ")}`),
           ),
         ),
       ),

@@ -5,9 +5,10 @@
  * live: each change comes as a `schedule` push (live.ts), and after a reconnection the list is
  * loaded again.
  */
+import { dueIn, zonedClock } from "../../sdk/ts/protocol/time-words.js";
 import { failedText, get, op, type Schedule, type ScheduleEvent } from "./api.js";
 import type { Ctx } from "./ctx.js";
-import { type Child, h, inTime, timeAgo, zonedTime } from "./dom.js";
+import { type Child, h, timeAgo } from "./dom.js";
 import { displayName } from "./row-words.js";
 import type { View } from "./rows.js";
 import { ScheduleForm } from "./schedule-form.js";
@@ -49,7 +50,7 @@ class SchedulesView implements View {
     ];
     this.ticker = window.setInterval(() => {
       for (const el of this.list.querySelectorAll<HTMLElement>("[data-in]"))
-        el.textContent = ` (${inTime(el.dataset.in ?? "")})`;
+        el.textContent = ` (${dueIn(el.dataset.in ?? "", Date.now(), " ")})`;
     }, 5000);
     void this.load();
   }
@@ -182,7 +183,7 @@ class SchedulesView implements View {
           h(
             "li",
             { class: `run o-${r.outcome}` },
-            h("time", { datetime: r.at, title: r.at }, zonedTime(r.at, s.timeZone)),
+            h("time", { datetime: r.at, title: r.at }, zonedClock(r.at, s.timeZone)),
             h("span", { class: `badge ${OUTCOME_TONES[r.outcome]}` }, r.outcome),
             r.job ? this.jobLink(r.job) : null,
             r.why ? h("span", { class: "why muted" }, r.why) : null,
@@ -210,8 +211,8 @@ function nextRun(s: Schedule): Child[] {
   if (!s.nextAt) return ["It runs no more."];
   return [
     "Next run: ",
-    h("time", { datetime: s.nextAt }, `${zonedTime(s.nextAt, s.timeZone)} ${s.timeZone}`),
-    h("span", { class: "muted", "data-in": s.nextAt }, ` (${inTime(s.nextAt)})`),
+    h("time", { datetime: s.nextAt }, `${zonedClock(s.nextAt, s.timeZone)} ${s.timeZone}`),
+    h("span", { class: "muted", "data-in": s.nextAt }, ` (${dueIn(s.nextAt, Date.now(), " ")})`),
     s.lastAt ? h("span", { class: "muted small" }, " · last ", timeAgo(s.lastAt)) : null,
   ];
 }

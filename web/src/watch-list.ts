@@ -3,9 +3,10 @@
  * and until when (a watch expires after 12 hours). From its row (`watches`), so live; shown only
  * while there is one.
  */
+import { dueIn } from "../../sdk/ts/protocol/time-words.js";
 import type { Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
-import { h, inTime } from "./dom.js";
+import { h } from "./dom.js";
 
 const WORDS = { idle: "is next idle", ended: "has ended" } as const;
 
@@ -39,7 +40,11 @@ export class WatchList {
           { class: "watch" },
           h("a", { href: `#/jobs/${encodeURIComponent(w.id)}` }, other ? other.name || w.id : w.name),
           ` (${w.id}) ${WORDS[w.when]}`,
-          h("span", { class: "muted small", title: w.expiresAt }, ` · expires ${inTime(w.expiresAt)}`),
+          h(
+            "span",
+            { class: "muted small", title: w.expiresAt },
+            ` · expires ${dueIn(w.expiresAt, Date.now(), " ")}`,
+          ),
         );
       }),
     );

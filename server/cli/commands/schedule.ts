@@ -4,9 +4,10 @@
  */
 import path from "node:path";
 import type { Schedule } from "../../../sdk/ts/protocol/index.js";
+import { dueIn, zonedClock } from "../../../sdk/ts/protocol/time-words.js";
 import { type Command, type Invocation, out, printJson, str, UsageError } from "../command.js";
 import { callOnce } from "../connect.js";
-import { ago, clean, columns, dueIn, terminalWidth, wantsColour, zoned } from "../format.js";
+import { ago, clean, columns, terminalWidth, wantsColour } from "../format.js";
 import { eachJob } from "./each-job.js";
 
 const ACTIONS = "add, rm, pause, resume, run or when (none: the list)";
@@ -16,7 +17,7 @@ const nextWords = (s: Schedule) =>
   s.paused
     ? "paused"
     : s.nextAt
-      ? `${zoned(s.nextAt, s.timeZone)} ${s.timeZone} (${dueIn(s.nextAt)})`
+      ? `${zonedClock(s.nextAt, s.timeZone)} ${s.timeZone} (${dueIn(s.nextAt)})`
       : "never";
 
 /** Its last run: "started j12 5m ago", "skipped 2h ago (still running)". */
@@ -88,7 +89,7 @@ async function preview({ positionals: [when, ...rest], json, env }: Invocation):
   if (json) printJson(r);
   else {
     out(r.words);
-    for (const t of r.next) out(`  ${zoned(t, r.timeZone)} ${r.timeZone} (${dueIn(t)})`);
+    for (const t of r.next) out(`  ${zonedClock(t, r.timeZone)} ${r.timeZone} (${dueIn(t)})`);
   }
   return 0;
 }
