@@ -57,7 +57,12 @@ export class Connection {
     this.lines = new LineSplitter(opts.maxLineBytes ?? LIMITS.lineBytes);
     this.maxInFlight = opts.maxInFlight ?? LIMITS.inFlight;
     this.maxUnread = opts.maxUnreadBytes ?? LIMITS.unreadBytes;
-    this.state = { link: { send: (e) => this.send(e) }, session: false, jobId: null, hello: null };
+    this.state = {
+      link: { send: (e) => this.send(e), end: () => this.endSoon() },
+      session: false,
+      jobId: null,
+      hello: null,
+    };
     this.caller = callerOf({
       conn: this.state,
       push: (e) => this.send(e),
@@ -75,6 +80,14 @@ export class Connection {
 
   send(event: WireEvent): void {
     this.write(event);
+  }
+
+  /** No request more is read; the connection ends once those already read are answered. */
+  private endSoon(): void {
+    if (this.closed || this.readEnded) return;
+    this.readEnded = true;
+    this.socket.pause();
+    this.pump();
   }
 
   private receive(chunk: Buffer): void {

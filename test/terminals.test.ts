@@ -17,7 +17,16 @@ import {
   until,
 } from "./helpers/daemon.js";
 import { api } from "./helpers/http.js";
-import { bashProfile, handled, QUIET_MS, row, stepProcess, untilGone, untilRow } from "./helpers/jobs.js";
+import {
+  bashProfile,
+  handled,
+  QUIET_MS,
+  rawAgent,
+  row,
+  stepProcess,
+  untilGone,
+  untilRow,
+} from "./helpers/jobs.js";
 import { killPtyHost } from "./helpers/processes.js";
 import type { RawClient } from "./helpers/raw-client.js";
 import { attachScreen } from "./helpers/screen.js";
@@ -439,6 +448,37 @@ describe("the pty host killed", () => {
     expect(job.life).toBe("running");
     await c.ok("reply", { id: a.id, text: "echo back-again" });
     await untilRow(c, a.id, "back", (r) => r.summary === "back-again");
+  });
+
+  it("a dispatch sent the moment it is killed starts on the next host (five times); the daemon's log says so each time", async () => {
+    const c = await setup();
+    for (let round = 1; round <= 5; round++) {
+      const host = d.ptyHostPid()!;
+      process.kill(host, "SIGKILL");
+      // Sent at once: the daemon may not yet have seen its link to the host close.
+      const job = await dispatch(c, "bash", `echo round-${round}`);
+      const r = await untilRow(
+        c,
+        job.id,
+        "ran or failed",
+        (x) => x.summary === `round-${round}` || x.life === "exited",
+      );
+      expect(r).toMatchObject({ life: "running", summary: `round-${round}` });
+      expect(d.ptyHostPid()).not.toBe(host);
+    }
+    await until("the log's lines", () => d.output.split("the pty host went away").length - 1 === 5);
+  });
+
+  it("a connected agent whose job ended with it: its connection ends at once; a report on a new one is unauthorized", async () => {
+    const c = await setup();
+    const job = await dispatch(c, "bash");
+    const { agent, token } = await rawAgent(d, c, job.id);
+    process.kill(d.ptyHostPid()!, "SIGKILL");
+    await untilRow(c, job.id, "failed with its host", (r) => r.life === "exited");
+    await agent.closed; // not left waiting for a next report to learn it
+    const again = await d.client();
+    const r = await again.request("report", { id: job.id, token, report: { state: "working" } });
+    expect(r).toMatchObject({ ok: false, code: "unauthorized" });
   });
 
   it("with its jobs while the daemon is down (a reboot): the daemon starts, the job is failed, its terminal gone; respawn works", async () => {

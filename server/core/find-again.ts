@@ -11,11 +11,12 @@ import { onScreen } from "./screens.js";
 import { terminalStarted } from "./typist.js";
 
 /**
- * At daemon start: every job the store has as live is matched with the pty host's terminals.
+ * At daemon start, or when the pty host went away: every job the store has as live is matched with
+ * the pty host's terminals.
  * Live ones stay running (their agents reconnect); the exits the host kept, or wrote to the job's
  * directory, are taken once each; a job whose terminal is gone for good is failed, with why.
  */
-export async function findJobsAgain(core: Core): Promise<void> {
+export async function findJobsAgain(core: Core, opts: { hostLost?: boolean } = {}): Promise<void> {
   const terminals = await core.terminals();
   const { live, exited } = await terminals.list();
   const liveIds = new Map(live.map((l) => [l.jobId, l.pid]));
@@ -25,6 +26,9 @@ export async function findJobsAgain(core: Core): Promise<void> {
   }
   for (const job of core.registry.all()) {
     if (isEnded(job)) continue;
+    // The pty host went away under a running daemon: a job starting now is started on the next
+    // host by its own start (lifecycle.ts), which tries again when its host went away.
+    if (opts.hostLost && job.rec.life === "starting") continue;
     if (job.rec.kind === "foreground") {
       core.peers.foreground.disconnected(job); // its pi reconnects within the grace, or it exited
       continue;

@@ -47,8 +47,12 @@ export class HostLink {
     client.on("output", (out) => core.viewers.output(out.jobId, out.data, out.seq));
     client.on("close", () => {
       this.host = null;
-      if (!this.stopping())
-        void findJobsAgain(core).catch((err) => console.error("roost: pty host lost:", err));
+      if (this.stopping()) return;
+      // Said in the daemon's log: the jobs it held end with it, and their rows say so.
+      console.error("roost: the pty host went away; starting another and finding the jobs again");
+      void findJobsAgain(core, { hostLost: true }).catch((err) =>
+        console.error("roost: pty host lost:", err),
+      );
     });
     return client;
   }

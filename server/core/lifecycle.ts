@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { LIMITS, RoostError, type Row } from "../../sdk/ts/protocol/index.js";
 import { jobDir } from "../paths.js";
+import { HostGone } from "../pty/client.js";
 import { DEFAULT_QUIET_MS } from "../pty/wire.js";
 import type { JobRecord } from "../store/records.js";
 import type { Core, ExitInfo } from "./core.js";
@@ -96,17 +97,23 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
   job.stopping = null;
   core.registry.changed(job, true);
   try {
-    const terminals = await core.terminals();
     const [file, ...args] = rec.launch.command as [string, ...string[]];
     job.size = job.ownSize; // a new terminal has no viewer yet
-    const { pid } = await terminals.spawn({
-      jobId: rec.id,
-      file,
-      args,
-      cwd: rec.launch.cwd,
-      env: jobEnv(core, rec),
-      ...job.ownSize,
-      quietMs: rec.launch.quietMs ?? DEFAULT_QUIET_MS,
+    const spawn = async () =>
+      (await core.terminals()).spawn({
+        jobId: rec.id,
+        file,
+        args,
+        cwd: rec.launch.cwd,
+        env: jobEnv(core, rec),
+        ...job.ownSize,
+        quietMs: rec.launch.quietMs ?? DEFAULT_QUIET_MS,
+      });
+    // A host that went away as the spawn was asked of it (its close not yet seen) started nothing:
+    // the job starts on the next host, which the link makes on demand.
+    const { pid } = await spawn().catch((err) => {
+      if (err instanceof HostGone) return spawn();
+      throw err;
     });
     Object.assign(rec, { life: "running", pid, startedAt: new Date().toISOString() });
     core.registry.changed(job, true);
@@ -150,6 +157,7 @@ export function ended(
   }
   if (stopped) report.question = null;
   rec.report = report;
+  const link = job.link;
   job.link = null;
   job.stopping = null;
   // Whoever waits for this exit (`stop`, `rm`) is told even should a write below fail: an op that
@@ -164,6 +172,8 @@ export function ended(
   } finally {
     for (const resolve of job.exitWaiters.splice(0)) resolve();
   }
+  // A foreground pi's connection is its user's: it hears `unauthorized` at its next report.
+  if (rec.kind !== "foreground") link?.end();
   void core
     .terminals()
     .then((t) => t.forget(rec.id))

@@ -32,6 +32,12 @@ export const START_SIZE: Size = { cols: 120, rows: 40 };
 /** The job's reporting connection: replies go out on it (agent-protocol.md, `report`). */
 export interface AgentLink {
   send(event: WireEvent): void;
+  /**
+   * Its job ended while it was connected (the pty host went away, a stop its process outlived):
+   * the connection ends, so that the agent hears it now (its next report, on a new connection, is
+   * `unauthorized`) rather than at its next report.
+   */
+  end(): void;
 }
 
 /**

@@ -54,6 +54,13 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
+/** What every request in flight is failed with when the host's connection closes (it went away). */
+export class HostGone extends Error {
+  constructor() {
+    super("pty host connection closed");
+  }
+}
+
 export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
@@ -62,6 +69,7 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
   private readonly lines = new LineSplitter();
   private deferred = false;
   private sockClosed = false;
+  private closedByOwner = false;
 
   private constructor(private readonly sock: net.Socket) {
     super();
@@ -178,12 +186,18 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
   }
 
   close(): void {
+    this.closedByOwner = true;
     this.sock.destroy();
     this.onClose();
   }
 
+  /** Why a request cannot be answered: the host went away, or its owner closed the connection. */
+  private closedError(): Error {
+    return this.closedByOwner ? new Error("pty host connection closed by the daemon") : new HostGone();
+  }
+
   private request<O extends Op>(op: O, params: OpParams<O>): Promise<OpResult<O>> {
-    if (this.closed) return Promise.reject(new Error("pty host connection is closed"));
+    if (this.closed) return Promise.reject(this.closedError());
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject });
@@ -235,7 +249,7 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
   private onClose(): void {
     if (this.closed) return;
     this.closed = true;
-    const err = new Error("pty host connection closed");
+    const err = this.closedError();
     for (const p of this.pending.values()) p.reject(err);
     this.pending.clear();
     this.emit("close");
