@@ -44,7 +44,9 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     throw new Error(`roost is already running (its socket ${paths.socket} answers)`);
   fs.rmSync(paths.socket, { force: true });
 
-  const store = new Store(paths.db, { checkpoints: "thread" });
+  // ROOST_TEST_SYNC_LOG: power-cut tests only (wal-sync.ts); said in the log below.
+  const syncLog = env.ROOST_TEST_SYNC_LOG || undefined;
+  const store = new Store(paths.db, { checkpoints: "thread", ...(syncLog ? { syncLog } : {}) });
   const tokens = new Tokens(store, paths.token); // the owner's token is made here on first start
   let urlKnown: (url: string) => void = () => {};
   const hubUrl = new Promise<string>((resolve) => {
@@ -98,6 +100,10 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   console.log(`  home ${paths.home}; ${registry.all().length} jobs, ${running} running; pid ${process.pid}`);
   if (time.test)
     console.error(`roost: ROOST_TEST_CLOCK is set (for tests only): schedules' time runs ${time.test}`);
+  if (syncLog)
+    console.error(
+      `roost: ROOST_TEST_SYNC_LOG is set (for tests only): no WAL checkpoints; syncs logged to ${syncLog}`,
+    );
 
   let http: FastifyInstance | null = null;
   async function shutdown(code = 0): Promise<void> {

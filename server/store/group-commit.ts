@@ -23,8 +23,11 @@ export class GroupCommit {
   /** The WAL's syncs: what a commit answers waits for one (`durable`). */
   readonly wal: WalSync;
 
-  constructor(private readonly db: Database.Database) {
-    this.wal = new WalSync(`${db.name}-wal`);
+  constructor(
+    private readonly db: Database.Database,
+    syncLog: string | null = null,
+  ) {
+    this.wal = new WalSync(`${db.name}-wal`, syncLog);
   }
 
   /**

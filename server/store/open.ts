@@ -25,8 +25,11 @@ export interface Opened {
   checkpointer: Worker | null;
 }
 
-/** `checkpoints: "thread"` (the daemon) moves WAL checkpoints off this thread. */
-export function openDatabase(file: string, checkpoints: "inline" | "thread" = "inline"): Opened {
+/**
+ * `checkpoints: "thread"` (the daemon) moves WAL checkpoints off this thread; "none" (power-cut
+ * tests only) has none at all, so that the WAL only grows and can be cut back to a synced size.
+ */
+export function openDatabase(file: string, checkpoints: "inline" | "thread" | "none" = "inline"): Opened {
   // Owner-only; SQLite gives the -wal and -shm files the database file's mode. SQLite follows
   // links, so the file is first opened as roost's own (not a link, ours, no one else may write).
   const fd = openOwn(file, fs.constants.O_CREAT | fs.constants.O_WRONLY);
@@ -43,6 +46,7 @@ export function openDatabase(file: string, checkpoints: "inline" | "thread" = "i
   migrate(db);
   if (checkpoints === "inline") return { db, ready: Promise.resolve(), checkpointer: null };
   db.pragma("wal_autocheckpoint = 0");
+  if (checkpoints === "none") return { db, ready: Promise.resolve(), checkpointer: null };
   const worker = new Worker(new URL("./checkpointer.js", import.meta.url), {
     workerData: { file, everyMs: CHECKPOINT_MS },
   });

@@ -46,14 +46,17 @@ export class Store {
   readonly board: BoardStore;
   private checkpointer: Worker | null;
 
-  /** `checkpoints: "thread"` (the daemon) moves WAL checkpoints off this thread (checkpointer.ts). */
-  constructor(file: string, opts: { checkpoints?: "inline" | "thread" } = {}) {
-    const opened = openDatabase(file, opts.checkpoints);
+  /**
+   * `checkpoints: "thread"` (the daemon) moves WAL checkpoints off this thread (checkpointer.ts);
+   * `syncLog` (power-cut tests only) turns them off and logs each sync (wal-sync.ts).
+   */
+  constructor(file: string, opts: { checkpoints?: "inline" | "thread"; syncLog?: string } = {}) {
+    const opened = openDatabase(file, opts.syncLog ? "none" : opts.checkpoints);
     this.db = opened.db;
     this.ready = opened.ready;
     this.checkpointer = opened.checkpointer;
     this.sql = prepare(this.db);
-    this.commits = new GroupCommit(this.db);
+    this.commits = new GroupCommit(this.db, opts.syncLog ?? null);
     this.replies = new Replies(this.sql, this.commits, () => this.db.open);
     this.board = new SqliteBoard(this.sql, this.commits);
   }

@@ -31,7 +31,15 @@ export class WalSync {
   private running = false;
   private waiting: Waiter[] = [];
 
-  constructor(private readonly walFile: string) {}
+  constructor(
+    private readonly walFile: string,
+    /**
+     * For power-cut tests only (`ROOST_TEST_SYNC_LOG`, with checkpoints off so the WAL only
+     * grows): each sync appends the WAL's size when it began, all that sync promised. Cutting
+     * the WAL back to the last size logged is a power loss that kept nothing unsynced.
+     */
+    private readonly syncLog: string | null = null,
+  ) {}
 
   /** A transaction committed (its frames are in the WAL, not yet known on disk). */
   committed(): void {
@@ -52,8 +60,10 @@ export class WalSync {
   close(): void {
     if (this.fd === null) return;
     try {
+      const size = this.syncLog ? fs.fstatSync(this.fd).size : 0;
       if (this.made > this.synced) fs.fdatasyncSync(this.fd);
       this.synced = this.made;
+      this.logSynced(size);
       this.settle(null);
     } catch (err) {
       this.settle(err);
@@ -73,12 +83,21 @@ export class WalSync {
     }
     this.running = true;
     const upTo = this.made;
+    // Taken with `upTo`: every commit counted in it ends within this size.
+    const size = this.syncLog ? fs.fstatSync(fd).size : 0;
     fs.fdatasync(fd, (err) => {
       this.running = false;
-      if (!err) this.synced = Math.max(this.synced, upTo);
+      if (!err) {
+        this.synced = Math.max(this.synced, upTo);
+        this.logSynced(size);
+      }
       this.settle(err, upTo);
       this.next();
     });
+  }
+
+  private logSynced(size: number): void {
+    if (this.syncLog) fs.appendFileSync(this.syncLog, `${size}\n`);
   }
 
   /** Answers the waiters a sync covered (all of them, on a failure: none can be promised). */
