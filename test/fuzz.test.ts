@@ -10,7 +10,7 @@
  * crash, never a bug answered `busy` ("roost could not …"), nothing logged as a failure; after the
  * run the daemon is alive and starts again, killed, on the store it leaves.
  *
- * The seed is fixed (ROOST_FUZZ_SEED to try another): the base seed is in the test names, and
+ * The seed is fixed (ROOST_FUZZ_SEED to try another; ROOST_FUZZ_SCALE for more runs): the base seed is in the test names, and
  * fast-check prints, on failure, the property's own (the base plus the op's offset) and the case.
  */
 import fs from "node:fs";
@@ -34,8 +34,23 @@ import { killJobsOf, killQuietly } from "./helpers/processes.js";
 import type { RawClient, Response } from "./helpers/raw-client.js";
 
 const SEED = Number(process.env.ROOST_FUZZ_SEED ?? 20250611);
-/** Runs per op on each face, and of the other properties: the file in under a minute on a busy 2-core machine. */
-const RUNS = { hub: 35, session: 10, post: 20, get: 12, terminal: 150, unknownOp: 8, lines: 100, paths: 30 };
+/**
+ * Runs per op on each face, and of the other properties: the file in under a minute on a busy
+ * 2-core machine. ROOST_FUZZ_SCALE multiplies them (the chaos suite runs the fuzz longer).
+ */
+const SCALE = Number(process.env.ROOST_FUZZ_SCALE ?? 1);
+const RUNS = Object.fromEntries(
+  Object.entries({
+    hub: 35,
+    session: 10,
+    post: 20,
+    get: 12,
+    terminal: 150,
+    unknownOp: 8,
+    lines: 100,
+    paths: 30,
+  }).map(([k, n]) => [k, Math.max(1, Math.round(n * SCALE))]),
+) as Record<"hub" | "session" | "post" | "get" | "terminal" | "unknownOp" | "lines" | "paths", number>;
 /** How long an answer may take before it counts as never coming (a liveness bound, not a timing one). */
 const ANSWER_WAIT_MS = 10_000;
 
