@@ -120,8 +120,13 @@ describe("who may use the peer ops", () => {
     const a = await session("a");
     expect((await a.c.ok("peers", {})).peers.map((p: any) => p.id)).toContain(a.id);
     await hub.ok("stop", { id: a.id });
-    expectError(await a.c.request("peers", {}), "unauthorized", `${a.id} has ended`);
-    expectError(await a.c.request("send", { to: "x", text: "hi" }), "unauthorized");
+    // Its connection ends with its job, so that it hears at once; speaking again for it is refused.
+    await a.c.closed;
+    const again = await d.client();
+    await again.ok("hello", { protocol: 1 });
+    const report = { id: a.id, token: a.token, report: { state: "working" } };
+    expectError(await again.request("report", report), "unauthorized", `${a.id} has ended`);
+    expectError(await again.request("send", { to: "x", text: "hi" }), "unauthorized", "report first");
   });
 });
 

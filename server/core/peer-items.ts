@@ -2,8 +2,8 @@
  * Peer items (coordination.md, "Peer items"): a message, a handback's report or a watch's notice,
  * saved like a reply (in the job's seq order, on disk before it is answered) and delivered like
  * one: as an agent item (`kind`, `from`, `relation`; acked exactly) to an agent whose latest report
- * said `agentItems: true`, else as an ordinary follow-up whose text begins with the envelope (typed
- * into a terminal agent), so that every agent can take part.
+ * said `agentItems: true` when it is sent, else as an ordinary follow-up whose text begins with
+ * the envelope (typed into a terminal agent), so that every agent can take part.
  */
 import { LIMITS, RoostError } from "../../sdk/ts/protocol/index.js";
 import type { PeerMeta } from "../store/records.js";
@@ -11,7 +11,7 @@ import type { Core } from "./core.js";
 import { type Actor, ROOST } from "./feed.js";
 import { isEnded, stop } from "./lifecycle.js";
 import type { LiveJob } from "./registry.js";
-import { deliverEvent } from "./replies.js";
+import { sendSaved } from "./replies.js";
 import { typePending } from "./typist.js";
 
 export type Outcome = "delivered" | "queued";
@@ -73,7 +73,9 @@ export async function sendItem(core: Core, receiver: LiveJob, item: NewItem): Pr
       `${rec.id} has ${LIMITS.peerItemsWaiting} peer items waiting; send again once it has taken some`,
     );
   }
-  const asItem = rec.kind !== "terminal" && rec.report?.agentItems === true;
+  // Saved as an item for any agent that may report (its form is decided when it is sent:
+  // replies.ts, sendSaved); typed into a terminal agent's terminal as a follow-up.
+  const asItem = rec.launch.protocol || rec.kind !== "terminal";
   const text = `${item.envelope ?? envelope(item.peer)}\n${item.text}`;
   receiver.pending++; // counted now, so that the limits hold for the other items of this turn
   let seq: number;
@@ -101,8 +103,7 @@ export async function sendItem(core: Core, receiver: LiveJob, item: NewItem): Pr
   const record = core.store.pendingReplies(rec.id).find((r) => r.seq === seq);
   if (!record) return "delivered"; // taken already (a quick ack)
   if (receiver.link) {
-    receiver.link.send(deliverEvent(record));
-    delivered(core, record);
+    sendSaved(core, receiver, record);
     return "delivered";
   }
   if (!rec.launch.protocol) {

@@ -23,13 +23,26 @@ export function deliverEvent(
   return event;
 }
 
+/**
+ * A saved reply or peer item to the job's reporting connection. An item is sent in the form its
+ * agent takes, decided now rather than when it was saved (its agent may have been restarting
+ * then, its report not yet made): as an item if its latest report said `agentItems`, else as an
+ * ordinary follow-up, its envelope in its text, from then on for good.
+ */
+export function sendSaved(core: Core, job: LiveJob, r: ReplyRecord): void {
+  if (!job.link) return;
+  if (r.kind && job.rec.report?.agentItems !== true) {
+    core.store.asFollowUp(r.jobId, r.seq);
+    r.kind = null;
+  }
+  job.link.send(deliverEvent(r));
+  delivered(core, r);
+}
+
 /** A new reporting connection: every pending reply is sent again, in order. */
 export function sendPending(core: Core, job: LiveJob): void {
   if (!job.link || job.pending === 0) return;
-  for (const r of core.store.pendingReplies(job.rec.id)) {
-    job.link.send(deliverEvent(r));
-    delivered(core, r);
-  }
+  for (const r of core.store.pendingReplies(job.rec.id)) sendSaved(core, job, r);
 }
 
 /** agent-protocol.md, `ack`: cumulative over the user's replies, or `exact` for one peer item. */

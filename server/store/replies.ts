@@ -60,6 +60,16 @@ export class Replies {
     });
   }
 
+  /**
+   * A peer item goes to an agent that does not take items: from now on it is an ordinary
+   * follow-up, taken by a cumulative ack. Committed before any ack that may take it (acks are
+   * written later, in order); lost to a crash, it is an item again, and turned again when sent.
+   */
+  asFollowUp(jobId: string, seq: number): void {
+    this.commits.run(() => this.sql.asFollowUp.run(jobId, seq));
+    for (const r of this.pendingOf(jobId)) if (r.seq === seq) r.kind = null;
+  }
+
   /** A terminal agent's reply was typed: taken (its request id stays on its row). */
   markTyped(jobId: string, seq: number): void {
     this.commits.run(() => this.sql.ackExact.run(jobId, seq));

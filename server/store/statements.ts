@@ -48,6 +48,7 @@ const SQL = {
   ackUpTo:
     "UPDATE replies INDEXED BY replies_pending SET acked = 1 WHERE job_id = ? AND seq <= ? AND kind IS NULL AND acked = 0",
   ackExact: "UPDATE replies SET acked = 1 WHERE job_id = ? AND seq = ? AND acked = 0",
+  asFollowUp: "UPDATE replies SET kind = NULL WHERE job_id = ? AND seq = ?",
   // Peer items sent since a time: the rules' memory (duplicates, the rate), read again at start.
   peerItemsSince: `SELECT ${REPLY_COLUMNS} FROM replies INDEXED BY replies_peer
      WHERE from_id IS NOT NULL AND at > ? ORDER BY at`,

@@ -162,6 +162,10 @@ export class Store {
     return this.replies.add(jobId, reply, handled);
   }
 
+  asFollowUp(jobId: string, seq: number): void {
+    this.replies.asFollowUp(jobId, seq);
+  }
+
   markTyped(jobId: string, seq: number): void {
     this.replies.markTyped(jobId, seq);
   }

@@ -391,12 +391,13 @@ describe("tokens and the job's identity", () => {
       true,
     );
     await served.witness.ok("stop", { id: job.id });
-    // On the connection it reported on, and on a new one: its token no longer speaks for it.
-    for (const conn of [c, await served.d.client()])
-      expectError(
-        await conn.request("report", reportArgs(job, { state: "done", summary: "after" })),
-        "unauthorized",
-      );
+    // The connection it reported on ends with it (it hears at once); on a new one, its token no
+    // longer speaks for it.
+    await c.closed;
+    expectError(
+      await (await served.d.client()).request("report", reportArgs(job, { state: "done", summary: "after" })),
+      "unauthorized",
+    );
     const [row] = (await served.witness.ok("list", { id: job.id })).rows;
     expect(row).toMatchObject({ life: "stopped", summary: "alive", pending: 1 });
     await served.witness.ok("rm", { id: job.id });
@@ -412,8 +413,9 @@ describe("tokens and the job's identity", () => {
       true,
     );
     await served.witness.ok("stop", { id: job.id });
-    for (const conn of [c, await served.d.client()])
-      expectError(await conn.request("ack", { id: job.id, token: job.token, seq: 1 }), "unauthorized");
+    await c.closed; // its reporting connection ended with it
+    const again = await served.d.client();
+    expectError(await again.request("ack", { id: job.id, token: job.token, seq: 1 }), "unauthorized");
     const { replies } = await served.witness.ok("pending", { id: job.id });
     expect(replies.map((r: any) => [r.seq, r.text])).toEqual([[1, "its task"]]);
     await served.witness.ok("rm", { id: job.id });
