@@ -48,6 +48,14 @@ export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Pr
     );
   }
   if (job.pending >= LIMITS.pendingReplies) {
+    // An ended job full of replies would stay so (only a reply starts it): it is started for them.
+    if (isEnded(job)) {
+      await start(core, job);
+      throw new RoostError(
+        "full",
+        `${rec.id} has ${job.pending} replies waiting and had ended: it was started again to take them; send this again shortly`,
+      );
+    }
     throw new RoostError(
       "full",
       `${rec.id} has ${job.pending} replies waiting; the agent must take some first`,

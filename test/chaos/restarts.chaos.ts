@@ -52,11 +52,18 @@ async function restartsUnderLoad(n: number, name: string, faults: Fault[], short
   const tally: Record<string, number> = {};
   let own = 0; // the injector's own replies (hub 0)
   load.start();
+  // Where it stands, every 10 s: what a hang looks like, in the output of a run that times out.
+  const ticker = setInterval(() => {
+    console.log(
+      `chaos: ${name}: ${JSON.stringify({ faults: tally, saved: load.saved.length, resent: load.resent, refused: load.refused.length })}`,
+    );
+  }, 10_000);
   const plan = faultPlan(short);
   for (let done = 0; moreFaults(plan, done); done++) {
     await sleep(rand.int(200, 1500));
     const fault = rand.pick(faults);
     tally[fault] = (tally[fault] ?? 0) + 1;
+    console.log(`chaos: ${name}: fault ${done + 1}: ${fault}`);
     if (fault === "daemon-kill") {
       await daemon.kill("SIGKILL");
       await sleep(rand.int(0, 300));
@@ -78,6 +85,7 @@ async function restartsUnderLoad(n: number, name: string, faults: Fault[], short
     }
   }
   await load.stop();
+  clearInterval(ticker);
   // A last reply to each: a job a fault left ended is started again for it, and takes the rest.
   for (const id of jobs) await load.send(0, id, `w final-${++own}`, own);
   await until(

@@ -156,6 +156,18 @@ describe("replies to a protocol agent", () => {
     expect(delivered(agent, job.id).map((e) => e.text)).toEqual(["plain", "/model y"]);
   });
 
+  it("full to an ended job: the reply is refused, and the job started again to take what waits", async () => {
+    const { c, dir } = await daemon();
+    const { job } = await c.ok("dispatch", { profile: "silent", cwd: dir });
+    for (let i = 1; i <= 50; i++) await c.ok("reply", { id: job.id, text: `r${i}` });
+    await c.ok("stop", { id: job.id });
+    const full = await c.request("reply", { id: job.id, text: "r51" });
+    expect(full).toMatchObject({ ok: false, code: "full" });
+    expect(full.error).toContain("started again to take them");
+    // Without this it would stay ended and full: only a reply starts an ended job.
+    expect(await row(c, job.id)).toMatchObject({ life: "running", pending: 50, lastSeq: 50 });
+  });
+
   it("a reply to an ended job is saved and starts it again; the agent gets it", async () => {
     const { d, c, dir } = await daemon();
     const { job } = await c.ok("dispatch", { profile: "agent", task: "exit 0", cwd: dir });
