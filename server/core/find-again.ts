@@ -17,6 +17,17 @@ import { terminalStarted } from "./typist.js";
  * directory, are taken once each; a job whose terminal is gone for good is failed, with why.
  */
 export async function findJobsAgain(core: Core, opts: { hostLost?: boolean } = {}): Promise<void> {
+  // The pty host went away under a running daemon: only the jobs it held are looked for, as they
+  // were. One starting now, or started again while the next host came up, is its start's
+  // (lifecycle.ts, which tries again on the next host); a foreground pi never was the host's.
+  const held = opts.hostLost
+    ? new Map(
+        core.registry
+          .all()
+          .filter((j) => j.rec.life === "running" && j.rec.kind !== "foreground")
+          .map((j) => [j, j.rec.pid]),
+      )
+    : null;
   const terminals = await core.terminals();
   const { live, exited } = await terminals.list();
   const liveIds = new Map(live.map((l) => [l.jobId, l.pid]));
@@ -26,9 +37,7 @@ export async function findJobsAgain(core: Core, opts: { hostLost?: boolean } = {
   }
   for (const job of core.registry.all()) {
     if (isEnded(job)) continue;
-    // The pty host went away under a running daemon: a job starting now is started on the next
-    // host by its own start (lifecycle.ts), which tries again when its host went away.
-    if (opts.hostLost && job.rec.life === "starting") continue;
+    if (held && (!held.has(job) || held.get(job) !== job.rec.pid)) continue;
     if (job.rec.kind === "foreground") {
       core.peers.foreground.disconnected(job); // its pi reconnects within the grace, or it exited
       continue;

@@ -11,7 +11,7 @@
 
 import { sleep } from "../helpers/processes.js";
 import { RawClient } from "../helpers/raw-client.js";
-import type { Random } from "./chaos.js";
+import { Random } from "./chaos.js";
 
 /** A reply the daemon answered `saved` (the first time, or as a duplicate of the first). */
 export interface SavedReply {
@@ -27,7 +27,8 @@ export interface LoadOptions {
   hubs: number;
   /** Tasks on the board, claimed and done by number (1..tasks). */
   tasks: number;
-  rand: Random;
+  /** Each hub draws from a random source of its own, from this seed, so that a seed replays. */
+  seed: number;
   /** The most a hub waits between two replies (ms). */
   paceMs?: number;
 }
@@ -74,17 +75,18 @@ export class HubLoad {
   }
 
   private async run(hub: number): Promise<void> {
-    const { jobs, rand } = this.opts;
+    const { jobs } = this.opts;
+    const rand = new Random(this.opts.seed * 31 + hub);
     for (let n = 1; !this.stopping; n++) {
       const job = rand.pick(jobs);
-      await this.send(hub, job, this.textFor(hub, n, job), n);
+      await this.send(hub, job, this.textFor(rand, hub, n, job), n);
       await sleep(rand.int(0, this.opts.paceMs ?? 20));
     }
     this.connections.get(hub)?.close();
   }
 
-  private textFor(hub: number, n: number, job: string): string {
-    const { rand, jobs, tasks } = this.opts;
+  private textFor(rand: Random, hub: number, n: number, job: string): string {
+    const { jobs, tasks } = this.opts;
     const roll = rand.next();
     if (roll < 0.03 && jobs.length > 1) {
       const to = rand.pick(jobs.filter((j) => j !== job));

@@ -62,7 +62,7 @@ describe("power loss", () => {
     const jobs = [...tasks.keys()];
     for (const id of jobs) await until(`${id} connected`, async () => (await rowOf(daemon, id)).connected);
 
-    const load = new HubLoad({ socket: daemon.socket, jobs, hubs: 3, tasks: 0, rand, paceMs: 5 });
+    const load = new HubLoad({ socket: daemon.socket, jobs, hubs: 3, tasks: 0, seed, paceMs: 5 });
     load.start();
     const plan = faultPlan(10);
     let cuts = 0;

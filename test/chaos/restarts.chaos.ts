@@ -47,7 +47,7 @@ async function restartsUnderLoad(n: number, name: string, faults: Fault[], short
   const jobs = [...tasks.keys()];
   for (const id of jobs) await until(`${id} connected`, async () => (await rowOf(daemon, id)).connected);
 
-  const load = new HubLoad({ socket: daemon.socket, jobs, hubs: 3, tasks: TASKS, rand });
+  const load = new HubLoad({ socket: daemon.socket, jobs, hubs: 3, tasks: TASKS, seed });
   const killed = new Set<number>();
   const tally: Record<string, number> = {};
   let own = 0; // the injector's own replies (hub 0)
@@ -91,8 +91,15 @@ async function restartsUnderLoad(n: number, name: string, faults: Fault[], short
   await until(
     "every job caught up",
     async () => {
-      for (const id of jobs) if ((await rowOf(daemon, id)).pending !== 0) return false;
-      return true;
+      const rows = await Promise.all(jobs.map((id) => rowOf(daemon, id)));
+      const behind = rows.filter((r) => r.pending !== 0);
+      if (behind.length === 0) return true;
+      // Said in the timeout's message: which jobs, and how they stand.
+      throw new Error(
+        JSON.stringify(
+          behind.map((r) => [r.id, r.life, r.state, r.connected, r.pending, r.summary, r.error]),
+        ),
+      );
     },
     180_000,
   );
