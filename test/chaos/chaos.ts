@@ -9,7 +9,8 @@
  *   ROOST_CHAOS_REPORT    a file each case appends its figures to (docs/reliability.md's table)
  */
 import fs from "node:fs";
-import type { TestDaemon } from "../helpers/daemon.js";
+import path from "node:path";
+import { FIXTURES, type TestDaemon } from "../helpers/daemon.js";
 import { RawClient } from "../helpers/raw-client.js";
 
 export const SEED = Number(process.env.ROOST_CHAOS_SEED ?? 1);
@@ -77,3 +78,11 @@ export async function once(daemon: TestDaemon, op: string, args: unknown): Promi
 }
 
 export const rowOf = async (daemon: TestDaemon, id: string) => (await once(daemon, "list", { id })).rows[0];
+
+/** The test agent on the TypeScript client (test/fixtures/sdk-agent.mjs), peer items to its item handler. */
+export const CHAOS_AGENT = {
+  command: [process.execPath, path.join(FIXTURES, "sdk-agent.mjs")],
+  task: "type",
+  protocol: true,
+  env: { AGENT_ITEMS: "1" },
+};

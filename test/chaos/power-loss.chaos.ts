@@ -13,9 +13,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FIXTURES, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
+import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
 import { sleep } from "../helpers/processes.js";
-import { caseSeed, faultPlan, moreFaults, once, Random, reportCase, rowOf } from "./chaos.js";
+import { CHAOS_AGENT, caseSeed, faultPlan, moreFaults, once, Random, reportCase, rowOf } from "./chaos.js";
 import { HubLoad } from "./hub-load.js";
 import { checkLedger } from "./ledger.js";
 
@@ -40,16 +40,11 @@ describe("power loss", () => {
   it("every reply answered saved survives the WAL cut back to its last sync, and is handled once", async () => {
     const seed = caseSeed(4);
     const rand = new Random(seed);
-    const agent = {
-      command: [process.execPath, path.join(FIXTURES, "sdk-agent.mjs")],
-      task: "type",
-      protocol: true,
-    };
     const home = fs.mkdtempSync(path.join(os.tmpdir(), "roost-test-"));
     const syncLog = path.join(home, "synced-sizes.log");
     const daemon = await startDaemon({
       home,
-      config: { agentProfiles: { chaos: agent } },
+      config: { agentProfiles: { chaos: CHAOS_AGENT } },
       env: { ROOST_TEST_SYNC_LOG: syncLog },
     });
     d = daemon;

@@ -2,24 +2,17 @@
  * One requestId sent at once from several connections, and again after a kill -9 of the daemon:
  * one side effect (one job, one reply), and every answer the same one.
  */
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FIXTURES, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
+import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
 import { handled } from "../helpers/jobs.js";
 import { RawClient } from "../helpers/raw-client.js";
-import { caseSeed, faultPlan, moreFaults, once, Random, reportCase, rowOf } from "./chaos.js";
+import { CHAOS_AGENT, caseSeed, faultPlan, moreFaults, once, Random, reportCase, rowOf } from "./chaos.js";
 
 let d: TestDaemon | undefined;
 afterEach(async () => {
   await d?.cleanup();
   d = undefined;
 });
-
-const AGENT = {
-  command: [process.execPath, path.join(FIXTURES, "sdk-agent.mjs")],
-  task: "type",
-  protocol: true,
-};
 
 /** `op` with `args` from `n` connections in the same moment: their answers. */
 async function together(daemon: TestDaemon, n: number, op: string, args: unknown) {
@@ -37,7 +30,7 @@ describe("requestIds resent concurrently from several connections", () => {
   it("dispatch and reply: one job, one reply, the same answer to every sender, before and after a kill -9", async () => {
     const seed = caseSeed(5);
     const rand = new Random(seed);
-    const daemon = await startDaemon({ config: { agentProfiles: { chaos: AGENT } } });
+    const daemon = await startDaemon({ config: { agentProfiles: { chaos: CHAOS_AGENT } } });
     d = daemon;
     const plan = faultPlan(6);
     let rounds = 0;

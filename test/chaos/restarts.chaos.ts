@@ -8,20 +8,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FIXTURES, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
+import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
 import { lines } from "../helpers/jobs.js";
 import { isAlive, sleep } from "../helpers/processes.js";
-import { caseSeed, faultPlan, moreFaults, once, Random, reportCase, rowOf } from "./chaos.js";
+import { CHAOS_AGENT, caseSeed, faultPlan, moreFaults, once, Random, reportCase, rowOf } from "./chaos.js";
 import { HubLoad } from "./hub-load.js";
 import { checkLedger } from "./ledger.js";
-
-/** The test agent on the TypeScript client, peer items to its item handler. */
-const CHAOS_AGENT = {
-  command: [process.execPath, path.join(FIXTURES, "sdk-agent.mjs")],
-  task: "type",
-  protocol: true,
-  env: { AGENT_ITEMS: "1" },
-};
 
 type Fault = "daemon-kill" | "daemon-term" | "agent-kill" | "agent-exit" | "host-kill";
 
