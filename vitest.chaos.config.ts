@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 // seed and more runs. One file at a time: each case loads the machine on its own, and its faults
 // (kill -9 at random moments) are meant to land under that load, not under another case's.
 const seed = process.env.ROOST_CHAOS_SEED ?? "1";
-const long = Boolean(process.env.ROOST_CHAOS_MINUTES || process.env.ROOST_CHAOS_FAULTS);
+const long = Boolean(process.env.ROOST_CHAOS_MINUTES || process.env.ROOST_CHAOS_SCALE);
 
 export default defineConfig({
   test: {

@@ -4,7 +4,7 @@
  * each case did and what held, printed and (with ROOST_CHAOS_REPORT) kept as JSON lines.
  *
  *   ROOST_CHAOS_SEED      the base seed (default 1); each case prints its own
- *   ROOST_CHAOS_FAULTS    faults per case (default: the case's short count, for CI)
+ *   ROOST_CHAOS_SCALE     each case's fault count (its short one, for CI) times this (default 1)
  *   ROOST_CHAOS_MINUTES   a case goes on injecting faults until this much time has passed too
  *   ROOST_CHAOS_REPORT    a file each case appends its figures to (docs/reliability.md's table)
  */
@@ -14,12 +14,12 @@ import { FIXTURES, type TestDaemon } from "../helpers/daemon.js";
 import { RawClient } from "../helpers/raw-client.js";
 
 export const SEED = Number(process.env.ROOST_CHAOS_SEED ?? 1);
-const FAULTS = process.env.ROOST_CHAOS_FAULTS ? Number(process.env.ROOST_CHAOS_FAULTS) : null;
+export const SCALE = Math.max(1, Number(process.env.ROOST_CHAOS_SCALE ?? 1));
 const MINUTES = Number(process.env.ROOST_CHAOS_MINUTES ?? 0);
 
-/** How many faults a case injects: `short` in CI, more on demand; at least `minutes` long when asked. */
+/** How many faults a case injects: `short` in CI, SCALE times that on demand; at least MINUTES long. */
 export function faultPlan(short: number): { count: number; untilMs: number } {
-  return { count: FAULTS ?? short, untilMs: Date.now() + MINUTES * 60_000 };
+  return { count: Math.round(short * SCALE), untilMs: Date.now() + MINUTES * 60_000 };
 }
 
 /** Whether a case with `plan` has more faults to inject after `done` of them. */
