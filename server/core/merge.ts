@@ -67,7 +67,7 @@ export async function merge(core: Core, args: OpArgs<"merge">, actor: Actor): Pr
     core.feed.record(
       id,
       "merge",
-      `merged ${wt.branch} into ${into} (${fastForward ? "fast-forward" : `merge commit ${commit.slice(0, 12)}`}; ${files.length} files)`,
+      `merged ${wt.branch} into ${into} (${fastForward ? "fast-forward" : `merge commit ${commit.slice(0, 12)}`}; ${files.length} file${files.length === 1 ? "" : "s"})`,
       actor,
     );
     return { into, commit, fastForward, files };
