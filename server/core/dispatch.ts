@@ -40,7 +40,7 @@ export async function dispatch(
     const id = `j${num}`;
     // A worktree's place is known from the job's id: the job runs there, where the user's cwd is in it.
     const worktree = from ? plannedWorktree(core.paths, id, from) : null;
-    const launch = launchOf(profile, worktree ? path.join(worktree.path, from!.prefix) : cwd, task);
+    const launch = launchOf(profile, worktree ? path.resolve(worktree.path, from!.prefix) : cwd, task);
     return newRecord(core, id, args, { launch, name, task, parent, worktree });
   }, firstReply);
   rec.lastSeq = lastSeq; // committed: the first task's seq is the job's

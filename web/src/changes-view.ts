@@ -29,6 +29,8 @@ export class ChangesView {
   /** The job's word and its stat's time at the last fetch: a fetch again when the job next rests. */
   private fetchedFor: string | null = null;
   private loading = false;
+  /** Its directory is in no repository: nothing to fetch, ever (its Refresh aside). */
+  private noRepository = false;
   private disposed = false;
 
   constructor(
@@ -88,7 +90,7 @@ export class ChangesView {
     this.row = row;
     const word = viewState(row);
     const key = `${word}|${row.worktree?.stat?.at ?? ""}`;
-    if (this.fetchedFor === null || (key !== this.fetchedFor && !MOVING.has(word))) {
+    if (this.fetchedFor === null || (key !== this.fetchedFor && !MOVING.has(word) && !this.noRepository)) {
       this.fetchedFor = key;
       void this.load();
     }
@@ -107,8 +109,10 @@ export class ChangesView {
       await this.draw(changes);
     } catch (err) {
       // A job whose directory is in no repository has no changes to show: no section at all.
-      if (err instanceof ApiError && err.code === "bad_request" && !this.last) this.el.hidden = true;
-      else {
+      if (err instanceof ApiError && err.code === "bad_request" && !this.last) {
+        this.el.hidden = true;
+        this.noRepository = true;
+      } else {
         this.el.hidden = false;
         this.status.textContent = failedText(err, "Refresh to try again");
       }
