@@ -284,6 +284,11 @@ describe("changes", () => {
     const stat = await c.ok("changes", { id: job.id, stat: true });
     expect(stat.diff).toBe("");
     expect(stat.files).toEqual(ch.files);
+    // A read: over HTTP by GET too, its args as query parameters.
+    const res = await fetch(`${d.url}api/changes?id=${job.id}&stat=true`, {
+      headers: { authorization: `Bearer ${d.token}` },
+    });
+    expect(((await res.json()) as any).result).toEqual(stat);
 
     const plain = fs.mkdtempSync(path.join(d.home, "plain-"));
     const { job: outside } = await c.ok("dispatch", { profile: "editor", task: "true", cwd: plain });
