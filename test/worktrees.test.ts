@@ -11,7 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
 import { branches, commitFile, editorProfile, GIT_IDENTITY, git, head, makeRepo } from "./helpers/git.js";
-import { row, untilRow } from "./helpers/jobs.js";
+import { procEnv, row, untilRow } from "./helpers/jobs.js";
 import type { RawClient } from "./helpers/raw-client.js";
 
 let d: TestDaemon;
@@ -25,6 +25,7 @@ beforeAll(async () => {
       agentProfiles: {
         editor: editorProfile(),
         isolated: editorProfile({ worktree: true }),
+        inert: { command: ["sleep", "600"], task: "type", protocol: true },
       },
     },
   });
@@ -239,6 +240,28 @@ describe("dispatch with a worktree", () => {
     expect(profiles.find((p: { name: string }) => p.name === "isolated").worktree).toBe(true);
     expect(profiles.find((p: { name: string }) => p.name === "editor").worktree).toBe(false);
     for (const j of [job, byProfile, here]) await c.ok("rm", { id: j.id, force: true, deleteBranch: true });
+  }, 60_000);
+
+  it("spawn: a session's child in a worktree of its own", async () => {
+    const base = repo();
+    const { job: parent } = await c.ok("dispatch", { profile: "inert", cwd: base });
+    const running = await untilRow(c, parent.id, "a pid", (r) => r.pid);
+    const token = await until("its token", () => procEnv(running.pid).ROOST_JOB_TOKEN);
+    const session = await d.client();
+    await session.ok("hello", { protocol: 1, agent: { name: "raw", version: "0" }, capabilities: ["peers"] });
+    await session.ok("report", { id: parent.id, token, report: { state: "working" } });
+    const { job: child } = await session.ok("spawn", {
+      profile: "editor",
+      task: commitFile("shared.txt", "child"),
+      cwd: base,
+      worktree: true,
+    });
+    expect(child.parent).toBe(parent.id);
+    expect(child.worktree).toMatchObject({ branch: `roost/${child.id}`, repo: base });
+    await untilStat(child.id, 1);
+    expect(fs.readFileSync(path.join(base, "shared.txt"), "utf8")).toBe("base\n");
+    session.close();
+    for (const j of [child, parent]) await c.ok("rm", { id: j.id, deleteBranch: true });
   }, 60_000);
 
   it("a schedule's launch with worktree: each run's job gets its own; one outside git is refused when added", async () => {
