@@ -28,7 +28,7 @@ export function git(dir: string, args: string[], options: GitOptions = {}): Prom
   return new Promise((resolve, reject) => {
     const child = spawn("git", ["-C", dir, "-c", "core.quotepath=false", "-c", "color.ui=false", ...args], {
       env: {
-        ...process.env,
+        ...ownEnv(),
         GIT_TERMINAL_PROMPT: "0",
         GIT_OPTIONAL_LOCKS: "0",
         GIT_PAGER: "cat",
@@ -67,6 +67,27 @@ export function git(dir: string, args: string[], options: GitOptions = {}): Prom
       }),
     );
   });
+}
+
+/**
+ * The daemon's environment without git's own repository variables: a daemon started from a git
+ * hook or alias has GIT_DIR set, which would point every command here at that repository.
+ */
+const REPOSITORY_VARIABLES: ReadonlySet<string> = new Set([
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_COMMON_DIR",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_NAMESPACE",
+  "GIT_PREFIX",
+]);
+
+function ownEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!REPOSITORY_VARIABLES.has(k)) env[k] = v;
+  return env;
 }
 
 /** `git ARGS...` that must succeed: its stdout, else an error with git's own words. */
