@@ -29,6 +29,8 @@ export class ChangesView {
   /** The job's word and its stat's time at the last fetch: a fetch again when the job next rests. */
   private fetchedFor: string | null = null;
   private loading = false;
+  /** Asked again while a fetch was under way: one more once it is done. */
+  private again = false;
   /** Its directory is in no repository: nothing to fetch, ever (its Refresh aside). */
   private noRepository = false;
   private disposed = false;
@@ -98,7 +100,10 @@ export class ChangesView {
   }
 
   private async load(): Promise<void> {
-    if (this.loading) return;
+    if (this.loading) {
+      this.again = true;
+      return;
+    }
     this.loading = true;
     try {
       const changes = await op<Changes>("changes", { id: this.id });
@@ -118,6 +123,10 @@ export class ChangesView {
       }
     } finally {
       this.loading = false;
+    }
+    if (this.again && !this.disposed) {
+      this.again = false;
+      await this.load();
     }
   }
 
