@@ -67,6 +67,13 @@ describe("a job's Changes in the hub", () => {
     await branch.waitFor();
     expect((await branch.innerText()).replace(/\s+/g, " ").trim()).toBe(`⎇ roost/${id} +2 −1`);
     await shot(page, "changes-row");
+    // The dense line says it too, the branch in its title.
+    await page.evaluate(() => localStorage.setItem("roost.prefs", JSON.stringify({ density: "dense" })));
+    await page.reload();
+    const profile = page.locator(`li.row[data-id="${id}"] .cell-profile`);
+    await profile.waitFor();
+    expect(await profile.innerText()).toBe("editor · +2 −1");
+    expect(await profile.getAttribute("title")).toBe(`editor, on branch roost/${id}`);
 
     // Its page: the files, the diff, syntax colour.
     await page.goto(`${d.url}#/jobs/${id}`);
