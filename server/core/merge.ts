@@ -44,9 +44,6 @@ export async function merge(core: Core, args: OpArgs<"merge">, actor: Actor): Pr
       throw new RoostError("not_found", `${id}'s branch ${wt.branch} is gone from ${wt.repo}`);
     if (await isAncestor(wt.repo, branchCommit, intoCommit))
       return { into, commit: intoCommit, fastForward: true, files: [] }; // nothing of it left to land
-    const files = (await gitOk(wt.repo, ["diff", "--name-only", "-z", intoCommit, branchCommit]))
-      .split("\0")
-      .filter(Boolean);
     const fastForward = await isAncestor(wt.repo, intoCommit, branchCommit);
     const tree = fastForward
       ? null
@@ -64,6 +61,10 @@ export async function merge(core: Core, args: OpArgs<"merge">, actor: Actor): Pr
           branchCommit,
           message,
         );
+    // What landed: `into` before against after (not against the branch, which lacks what `into` did since).
+    const files = (await gitOk(wt.repo, ["diff", "--name-only", "-z", intoCommit, commit]))
+      .split("\0")
+      .filter(Boolean);
     core.feed.record(
       id,
       "merge",
