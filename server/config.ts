@@ -27,6 +27,9 @@ const Profile = Type.Object({
   // reads them from ROOST_APPROVE): `["bash", "write"]`, `["*"]` for every tool.
   // Each name is checked in loadConfig, which says what a tool's name may be.
   approve: Type.Optional(Type.Array(Type.String(), { maxItems: 100 })),
+  // Each job of this profile in a git worktree of its own, unless its dispatch says worktree: false
+  // (docs/worktrees.md).
+  worktree: Type.Optional(Type.Boolean()),
 });
 export type Profile = Static<typeof Profile>;
 

@@ -18,7 +18,8 @@ type Kind = "secret" | "file" | "socket" | "dir";
 
 /**
  * What roost reads or writes in a home, by name (paths.ts names them for the daemon; the pty
- * host, kept apart, names its own). A job's files are in jobs/, which no one else may write.
+ * host, kept apart, names its own). A job's files are in jobs/, its
+ * git worktree (if it has one) in worktrees/, which no one else may write.
  */
 const IN_HOME: ReadonlyArray<readonly [string, Kind]> = [
   ["token", "secret"],
@@ -33,6 +34,7 @@ const IN_HOME: ReadonlyArray<readonly [string, Kind]> = [
   ["roost.sock", "socket"],
   ["pty.sock", "socket"],
   ["jobs", "dir"],
+  ["worktrees", "dir"],
 ];
 
 const OTHERS_RW = 0o077;

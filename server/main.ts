@@ -25,6 +25,8 @@ import { TaskBoard } from "./core/task-board.js";
 import { Tokens } from "./core/tokens.js";
 import { Viewers } from "./core/viewers.js";
 import { Watches } from "./core/watches.js";
+import { WorktreeStats } from "./core/worktree-stat.js";
+import { sweepWorktrees } from "./core/worktrees.js";
 import { raiseFileLimit } from "./descriptors.js";
 import { secureHome } from "./home.js";
 import { listenAddress } from "./http/address.js";
@@ -75,6 +77,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
       foreground: new Foreground(() => core, graceMs),
     },
     board: new TaskBoard(() => core, store.board, graceMs),
+    worktrees: new WorktreeStats(() => core),
     terminals: () => hostLink.terminals(),
     stopGraceMs: Number(env.ROOST_STOP_GRACE_MS) || 3000,
     tokens,
@@ -91,6 +94,10 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   recordSetAside(core, loaded.setAside);
   await Promise.all([findJobsAgain(core), store.ready]);
   core.board.afterRestart(); // claims follow lives: those of sessions gone meanwhile go
+  // What a crash left in worktrees/ (docs/worktrees.md): in the background, logged.
+  void sweepWorktrees(paths, new Set(registry.all().map((j) => j.rec.id))).then((said) => {
+    for (const line of said) console.warn(`roost: worktrees: ${line}`);
+  });
   const bridge = new Bridge((caller, op, args) => runOp(core, caller, op, args), {
     onClosed: (conn) => connectionClosed(core, conn.state),
   });

@@ -14,6 +14,8 @@ export interface Paths {
   ptySocket: string;
   daemonLog: string;
   jobsDir: string;
+  /** The jobs' git worktrees, each `<job-id>` (docs/worktrees.md). */
+  worktreesDir: string;
 }
 
 export function roostPaths(env: NodeJS.ProcessEnv = process.env): Paths {
@@ -27,6 +29,7 @@ export function roostPaths(env: NodeJS.ProcessEnv = process.env): Paths {
     ptySocket: path.join(home, "pty.sock"),
     daemonLog: path.join(home, "daemon.log"),
     jobsDir: path.join(home, "jobs"),
+    worktreesDir: path.join(home, "worktrees"),
   };
 }
 

@@ -386,9 +386,20 @@ class RoostAgent(object):
         cwd: Optional[str] = None,
         request_id: Optional[str] = None,
         timeout: float = 30.0,
+        worktree: Optional[bool] = None,
+        branch: Optional[str] = None,
     ) -> Dict[str, Any]:
-        """A child session (``dispatch`` for a session; its ``parent`` is this one): ``{"job": row}``."""
-        args = _args({"profile": profile, "task": task}, name=name, cwd=cwd, requestId=request_id)
+        """A child session (``dispatch`` for a session; its ``parent`` is this one): ``{"job": row}``.
+        ``worktree=True`` runs it in a git worktree of its own, on a new branch (``branch``, else
+        ``roost/<id>``): docs/worktrees.md."""
+        args = _args(
+            {"profile": profile, "task": task},
+            name=name,
+            cwd=cwd,
+            requestId=request_id,
+            worktree=worktree,
+            branch=branch,
+        )
         return self.request("spawn", args, timeout)
 
     def handback(self, text: str, done: Optional[bool] = None, timeout: float = 10.0) -> Dict[str, Any]:

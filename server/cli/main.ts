@@ -10,11 +10,13 @@ import { ROOST_VERSION } from "../version.js";
 import { type Command, out, UsageError, type Values } from "./command.js";
 import { attach } from "./commands/attach.js";
 import { daemon } from "./commands/daemon.js";
+import { diff } from "./commands/diff.js";
 import { dispatch } from "./commands/dispatch.js";
 import { events } from "./commands/events.js";
 import { pin, rename, respawn, rm, stop, unpin } from "./commands/job-actions.js";
 import { log } from "./commands/log.js";
 import { ls } from "./commands/ls.js";
+import { merge } from "./commands/merge.js";
 import { pi } from "./commands/pi.js";
 import { profiles } from "./commands/profiles.js";
 import { reply } from "./commands/reply.js";
@@ -57,6 +59,8 @@ const COMMANDS: readonly Command[] = [
   pin,
   unpin,
   rename,
+  diff,
+  merge,
   profiles,
   tasks,
   pi,

@@ -14,6 +14,7 @@ import type { TaskBoard } from "./task-board.js";
 import type { Tokens } from "./tokens.js";
 import type { Viewers } from "./viewers.js";
 import type { Watches } from "./watches.js";
+import type { WorktreeStats } from "./worktree-stat.js";
 
 /** How a job ended, as the pty host says or wrote it. */
 export interface ExitInfo {
@@ -56,6 +57,8 @@ export interface Core {
   peers: { rules: PeerRules; watches: Watches; foreground: Foreground };
   /** The task board (M47). */
   board: TaskBoard;
+  /** The rows' `worktree.stat`, taken as jobs come to rest (worktree-stat.ts). */
+  worktrees: WorktreeStats;
   terminals: () => Promise<Terminals>;
   /** How long `stop` waits after SIGTERM before SIGKILL. */
   stopGraceMs: number;

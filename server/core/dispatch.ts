@@ -17,6 +17,7 @@ import { checkName } from "./names.js";
 import { newJobRecord } from "./new-job.js";
 import { missingProgram } from "./programs.js";
 import { excerpt } from "./text.js";
+import { addWorktree, plannedWorktree, type WorktreeBase, worktreeBase } from "./worktrees.js";
 
 /** A new job; `parent`: the session that spawned it (`spawn`), null for the user's. */
 export async function dispatch(
@@ -31,14 +32,19 @@ export async function dispatch(
     if (existing) return { job: core.registry.row(existing), duplicate: true };
   }
   const { profile, cwd, name } = checkLaunch(core, args);
+  const from = wantsWorktree(args, profile) ? await worktreeBase(cwd, args.branch) : null;
   const task = args.task?.trim() ? args.task : undefined;
-  const launch = launchOf(profile, cwd, task);
-  const firstReply = task !== undefined && launch.task === "type" ? { text: task, mode: null } : null;
-  const { job: rec, lastSeq } = core.store.createJob(
-    (num) => newRecord(core, `j${num}`, args, { launch, name, task, parent }),
-    firstReply,
-  );
+  const firstReply =
+    task !== undefined && (profile.task ?? "type") === "type" ? { text: task, mode: null } : null;
+  const { job: rec, lastSeq } = core.store.createJob((num) => {
+    const id = `j${num}`;
+    // A worktree's place is known from the job's id: the job runs there, where the user's cwd is in it.
+    const worktree = from ? plannedWorktree(core.paths, id, from) : null;
+    const launch = launchOf(profile, worktree ? path.resolve(worktree.path, from!.prefix) : cwd, task);
+    return newRecord(core, id, args, { launch, name, task, parent, worktree });
+  }, firstReply);
   rec.lastSeq = lastSeq; // committed: the first task's seq is the job's
+  if (from) await makeWorktree(core, rec, from);
   const durable = core.store.synced(); // on disk before the answer; synced while the job starts
   const job = core.registry.add(rec, firstReply ? 1 : 0);
   core.feed.record(
@@ -50,6 +56,31 @@ export async function dispatch(
   await start(core, job);
   await durable;
   return { job: core.registry.row(job) };
+}
+
+/** Whether the job gets a worktree: as asked (a branch named asks for one), else as its profile says. */
+function wantsWorktree(args: OpArgs<"dispatch">, profile: Profile): boolean {
+  if (args.worktree === false && args.branch !== undefined)
+    throw new RoostError(
+      "bad_request",
+      "branch names a worktree's branch: leave it out, or drop worktree: false",
+    );
+  return args.worktree ?? (args.branch !== undefined || profile.worktree === true);
+}
+
+/**
+ * The job's worktree, made before it starts (its row not yet shown). Should git refuse, the job
+ * is taken back out of the store and the dispatch answered with git's reason.
+ */
+async function makeWorktree(core: Core, rec: JobRecord, from: WorktreeBase): Promise<void> {
+  try {
+    rec.worktree = await addWorktree(core.paths, rec.worktree!, from.branch !== null);
+    core.store.updateJob(rec);
+  } catch (err) {
+    core.store.deleteJob(rec.id);
+    if (err instanceof RoostError) throw err;
+    throw new RoostError("bad_request", `could not make ${rec.id}'s worktree: ${(err as Error).message}`);
+  }
 }
 
 /**
@@ -110,7 +141,14 @@ function newRecord(
     name,
     task,
     parent,
-  }: { launch: Launch; name: string | null; task: string | undefined; parent: string | null },
+    worktree,
+  }: {
+    launch: Launch;
+    name: string | null;
+    task: string | undefined;
+    parent: string | null;
+    worktree: JobRecord["worktree"];
+  },
 ): JobRecord {
   return newJobRecord({
     id,
@@ -121,6 +159,7 @@ function newRecord(
     parent,
     order: core.registry.topOrder(),
     dispatchRequestId: args.requestId ?? null,
+    worktree,
   });
 }
 

@@ -27,6 +27,8 @@ export type FeedKind =
   | "rm"
   | "rename"
   | "repair"
+  // a job's branch landed in its base branch (core/merge.ts)
+  | "merge"
   // the peers (coordination.md): `who`/`whoId` the sender, `id` the receiver (for a notice, the watcher)
   | "message"
   | "spawn"

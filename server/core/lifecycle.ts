@@ -14,6 +14,7 @@ import { type Actor, ROOST } from "./feed.js";
 import { EMPTY_REPORT, type LiveJob } from "./registry.js";
 import { clip, excerpt } from "./text.js";
 import { terminalStarted } from "./typist.js";
+import { checkRemovable, removeWorktree } from "./worktrees.js";
 
 const ENDED: ReadonlySet<Row["life"]> = new Set(["exited", "stopped"]);
 
@@ -165,6 +166,7 @@ export function ended(
   try {
     core.registry.changed(job, true);
     core.peers.watches.changed(rec.id);
+    core.worktrees.changed(job);
     core.board.sessionEnded(rec.id, endedWhy(job, stopped));
     const text = stopped ? "stopped" : (reason ?? `exited with code ${code}`);
     core.viewers.ended(rec.id, text);
@@ -211,16 +213,30 @@ async function stopNow(core: Core, job: LiveJob, actor: Actor): Promise<void> {
   clearTimeout(timer);
 }
 
-export function remove(core: Core, job: LiveJob, actor: Actor): Promise<void> {
+/** What `rm` does with the job's worktree: its branch kept unless asked; uncommitted work kept unless forced. */
+export interface RemoveOptions {
+  deleteBranch?: boolean;
+  force?: boolean;
+}
+
+export function remove(core: Core, job: LiveJob, actor: Actor, options: RemoveOptions = {}): Promise<void> {
   return oneAtATime(core, job, async () => {
+    const wt = job.rec.worktree;
+    const force = options.force ?? false;
+    // Refused before anything is done: a worktree with work not committed is not the user's to lose.
+    if (wt) await checkRemovable(job.rec.id, wt, force);
     core.board.sessionEnded(job.rec.id, "was removed"); // before its stop: its end says "removed"
     await stopNow(core, job, actor);
+    // The worktree before the row: a crash between them leaves a row whose rm is done again.
+    if (wt) await removeWorktree(job.rec.id, wt, { force, deleteBranch: options.deleteBranch ?? false });
+    core.worktrees.forget(job.rec.id);
     core.peers.watches.changed(job.rec.id, true); // "removed" is a stop, and an end
     core.store.deleteJob(job.rec.id);
     core.peers.watches.watcherRemoved(job.rec.id);
     core.registry.remove(job);
     fs.rmSync(jobDir(core.paths, job.rec.id), { recursive: true, force: true });
-    core.feed.record(job.rec.id, "rm", `removed ${job.rec.userName ?? job.rec.defaultName}`, actor);
+    const kept = wt && !options.deleteBranch ? ` (its branch ${wt.branch} kept)` : "";
+    core.feed.record(job.rec.id, "rm", `removed ${job.rec.userName ?? job.rec.defaultName}${kept}`, actor);
   });
 }
 

@@ -10,7 +10,15 @@ export type NewJob = Pick<JobRecord, "id" | "profile" | "launch" | "defaultName"
   Partial<
     Pick<
       JobRecord,
-      "token" | "userName" | "parent" | "life" | "pid" | "kind" | "dispatchRequestId" | "sessionKey"
+      | "token"
+      | "userName"
+      | "parent"
+      | "life"
+      | "pid"
+      | "kind"
+      | "dispatchRequestId"
+      | "sessionKey"
+      | "worktree"
     >
   >;
 
@@ -37,6 +45,7 @@ export function newJobRecord(job: NewJob): JobRecord {
     endedAt: null,
     updatedAt: now,
     sessionKey: null,
+    worktree: null,
     ...job,
   };
 }

@@ -13,6 +13,7 @@ export function profiles(core: Core): OpResult<"profiles"> {
         command: p.command,
         task: p.task ?? "type",
         protocol: p.protocol ?? false,
+        worktree: p.worktree ?? false,
         source: core.config.fromFile.has(name) ? ("roost.json" as const) : ("built-in" as const),
         installed: missing === null,
         missing,

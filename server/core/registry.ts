@@ -240,6 +240,7 @@ export class Registry {
       watches: job.watches,
       pid: r.pid,
       cwd: r.launch.cwd,
+      worktree: r.worktree,
       startedAt: r.startedAt,
       endedAt: r.endedAt,
       updatedAt: r.updatedAt,

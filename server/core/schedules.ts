@@ -29,6 +29,7 @@ import { isEnded } from "./lifecycle.js";
 import { dueRuns, stepsFor } from "./schedule-plan.js";
 import { excerpt, oneLine } from "./text.js";
 import { parseWhen, type When } from "./when.js";
+import { worktreeBase } from "./worktrees.js";
 
 interface LiveSchedule {
   rec: ScheduleRecord;
@@ -93,11 +94,14 @@ export class Schedules {
     const now = this.clock.now();
     const when = parseWhen(args.when, now);
     const checked = checkLaunch(core, args.launch);
+    // Each run's worktree is made from the repository's HEAD then; whether there is one is checked now.
+    if (args.launch.worktree) await worktreeBase(checked.cwd, undefined);
     const launch = {
       profile: args.launch.profile,
       task: args.launch.task,
       ...(checked.name !== null ? { name: checked.name } : {}),
       ...(args.launch.cwd !== undefined ? { cwd: checked.cwd } : {}),
+      ...(args.launch.worktree !== undefined ? { worktree: args.launch.worktree } : {}),
     };
     const rec = core.store.createSchedule((num) => ({
       id: `s${num}`,
@@ -198,7 +202,7 @@ export class Schedules {
 
   /** Starts its job as `dispatch` does: a refusal (a profile gone from roost.json) is a `failed` run. */
   private async launch(s: LiveSchedule, at: Date, why?: string, requestId?: string): Promise<Launched> {
-    const { profile, task, name, cwd } = s.rec.launch;
+    const { profile, task, name, cwd, worktree } = s.rec.launch;
     const base = { at: at.toISOString(), ...(why ? { why } : {}) };
     try {
       const { job } = await dispatch(
@@ -208,6 +212,7 @@ export class Schedules {
           task,
           ...(name ? { name } : {}),
           ...(cwd ? { cwd } : {}),
+          ...(worktree !== undefined ? { worktree } : {}),
           ...(requestId ? { requestId } : {}),
         },
         { who: `schedule ${s.rec.id}`, whoId: null },

@@ -22,6 +22,7 @@ export function setReport(core: Core, job: LiveJob, next: FullReport): "content"
   if (change === "content") core.registry.changed(job, false);
   else core.registry.noted(job, false);
   core.peers.watches.changed(job.rec.id);
+  core.worktrees.changed(job);
   const stateChanged =
     previous?.state !== next.state || (next.state === "blocked" && previous?.question !== next.question);
   if (!stateChanged || !MEANINGFUL_STATES.has(next.state)) return change;

@@ -7,6 +7,7 @@ import type { Core } from "../core/core.js";
 import { compileCheck } from "../validate.js";
 import { ackOp } from "./ack.js";
 import { attachOp } from "./attach.js";
+import { changesOp } from "./changes.js";
 import type { Caller, OpDef } from "./define.js";
 import { detachOp } from "./detach.js";
 import { dispatchOp } from "./dispatch.js";
@@ -15,6 +16,7 @@ import { handbackOp } from "./handback.js";
 import { helloOp } from "./hello.js";
 import { inputOp } from "./input.js";
 import { listOp } from "./list.js";
+import { mergeOp } from "./merge.js";
 import { type OpOutcome, outcomeOfThrown } from "./outcome.js";
 import { peer_registerOp } from "./peer_register.js";
 import { peersOp } from "./peers.js";
@@ -78,6 +80,9 @@ const defs = [
   pinOp,
   renameOp,
   reorderOp,
+  // a job's worktree: its changes, and landing them
+  changesOp,
+  mergeOp,
   // the replies'
   replyOp,
   pendingOp,

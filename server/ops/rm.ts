@@ -1,4 +1,7 @@
-/** `rm` (protocol.md, "roost's choices"): stops the job, then removes it; logic in core/lifecycle.ts. */
+/**
+ * `rm` (protocol.md, "roost's choices"): stops the job, then removes it and its worktree; logic in
+ * core/lifecycle.ts and core/worktrees.ts.
+ */
 import { remove } from "../core/lifecycle.js";
 import { defineOp } from "./define.js";
 
@@ -7,7 +10,8 @@ export const rmOp = defineOp({
   allow: ["hub"],
   acts: true,
   handler: async (core, args, caller) => {
-    await remove(core, core.registry.get(args.id), caller.actor);
+    const { id, ...options } = args;
+    await remove(core, core.registry.get(id), caller.actor, options);
     return {};
   },
 });

@@ -9,6 +9,7 @@ import type {
   ScheduleLaunch,
   ScheduleRun,
   SessionRef,
+  Worktree,
 } from "../../sdk/ts/protocol/index.js";
 
 /** How a job is started: fixed at dispatch, used again by respawn. */
@@ -55,6 +56,8 @@ export interface JobRecord {
   updatedAt: string;
   /** A foreground pi's own session key (`peer_register`); null for every other job. */
   sessionKey: string | null;
+  /** Its git worktree (docs/worktrees.md); null for a job run where it was told. */
+  worktree: Worktree | null;
 }
 
 /**

@@ -76,6 +76,7 @@ const jobs = table<JobRecord, StoredJob>({
   agent: sent,
   capabilities: sent,
   report: sent,
+  worktree: json,
 });
 export const jobToParams = (j: JobRecord): Params => jobs.params(j);
 export const jobFromRow = (r: Params): StoredJob => jobs.record(r);

@@ -1,5 +1,6 @@
 /** A job's page (`#/jobs/<id>`) and the events feed (`#/events`, `#/events?job=<id>`). */
 import type { Row } from "./api.js";
+import { ChangesView } from "./changes-view.js";
 import { ClaimList } from "./claim-list.js";
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
@@ -17,8 +18,8 @@ export function jobView(ctx: Ctx, id: string): View {
 
 /**
  * A job's page: its row, its pending replies, its messages (in and out: shown once it has one),
- * its watches not yet fired, its tasks of the board (shown once it has one), its terminal and its
- * events, live.
+ * its watches not yet fired, its tasks of the board (shown once it has one), its changes (a job in
+ * a git repository), its terminal and its events, live.
  */
 class JobView implements View {
   readonly el = h("section", { class: "view job-view", "aria-labelledby": "job-title" });
@@ -31,6 +32,7 @@ class JobView implements View {
   private readonly pending: PendingList;
   private readonly watches: WatchList;
   private readonly claims: ClaimList;
+  private readonly changes: ChangesView;
   private view: RowView | null = null;
   private term: TerminalView | null = null;
   private termLoading = false;
@@ -75,6 +77,7 @@ class JobView implements View {
     this.pending = new PendingList(ctx, id);
     this.watches = new WatchList(ctx);
     this.claims = new ClaimList(ctx, id);
+    this.changes = new ChangesView(ctx, id, (text) => this.view?.quote(text) ?? false);
     this.el.append(
       h("nav", { class: "crumbs", "aria-label": "Back" }, h("a", { href: "#/" }, "← All jobs")),
       this.title,
@@ -84,6 +87,7 @@ class JobView implements View {
       messages,
       this.watches.el,
       this.claims.el,
+      this.changes.el,
       this.termSection,
       this.feedSection(),
     );
@@ -98,6 +102,7 @@ class JobView implements View {
     this.messages.dispose();
     this.pending.dispose();
     this.claims.dispose();
+    this.changes.dispose();
     this.term?.dispose();
   }
 
@@ -144,6 +149,7 @@ class JobView implements View {
     } else this.view.update(row);
     this.pending.update(row);
     this.watches.update(row);
+    this.changes.update(row);
     const running = row.life === "running" || row.life === "starting";
     if (!this.termLoading) void this.openTerminal();
     else if (running && !this.wasRunning) this.term?.reattach();

@@ -68,6 +68,13 @@ export class ReplyForm {
     this.text.focus();
   }
 
+  /** `text` at the cursor (a quoted line of a diff), the cursor after it. */
+  insert(text: string): void {
+    this.text.setRangeText(text, this.text.selectionStart, this.text.selectionEnd, "end");
+    this.text.dispatchEvent(new Event("input", { bubbles: true })); // a new action: a new requestId
+    this.text.focus();
+  }
+
   private async sendReply(body: string): Promise<void> {
     this.send.disabled = true;
     this.host.setStatus("Sending…", "busy");

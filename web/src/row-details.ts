@@ -27,6 +27,7 @@ export function metaLine(row: Row): Child {
   }
   const cost = costWords(row);
   if (cost) items.push(h("li", { class: "cost", title: "what the agent's model has cost this job" }, cost));
+  if (row.worktree) items.push(branchItem(row.worktree));
   if (row.pending > 0)
     items.push(
       h("li", { class: "pending" }, `${row.pending} pending repl${row.pending === 1 ? "y" : "ies"}`),
@@ -50,6 +51,7 @@ export function detailsList(row: Row): HTMLDListElement {
       `${row.life}${row.pid ? `, pid ${row.pid}` : ""}${row.exitCode !== null ? `, exit ${row.exitCode}` : ""}`,
     ],
     ["Working directory", h("code", null, row.cwd)],
+    ...worktreePairs(row),
     [
       "Agent",
       row.agent
@@ -73,6 +75,44 @@ export function detailsList(row: Row): HTMLDListElement {
     { class: "details" },
     pairs.flatMap(([k, v]) => [h("dt", null, k), h("dd", null, v)]),
   );
+}
+
+/** The row's branch and what it changed: `⎇ roost/j3 +12 −4`. */
+function branchItem(wt: NonNullable<Row["worktree"]>): Child {
+  return h(
+    "li",
+    { class: "branch", title: `a worktree of ${wt.repo}, from ${wt.base ?? "a detached HEAD"}` },
+    "⎇ ",
+    h("code", null, wt.branch),
+    wt.stat
+      ? [
+          " ",
+          h("span", { class: "added" }, `+${wt.stat.added}`),
+          " ",
+          h("span", { class: "removed" }, `−${wt.stat.removed}`),
+        ]
+      : null,
+  );
+}
+
+function worktreePairs(row: Row): [string, Child][] {
+  const wt = row.worktree;
+  if (!wt) return [];
+  return [
+    ["Worktree", h("code", null, wt.path)],
+    [
+      "Branch",
+      h(
+        "span",
+        null,
+        h("code", null, wt.branch),
+        ` from ${wt.base ?? "a detached HEAD"} at `,
+        h("code", null, wt.baseCommit.slice(0, 12)),
+        wt.baseDirty ? " (the base checkout had uncommitted changes, not in the worktree)" : "",
+      ),
+    ],
+    ["Repository", h("code", null, wt.repo)],
+  ];
 }
 
 function isWebLink(link: string): boolean {

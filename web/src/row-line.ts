@@ -1,6 +1,7 @@
 /**
  * A row in the dense view: one line, the screen's width used. Its state, its name (pinned
- * marked; indented under its parent, with its tree's toggle and notes), its profile, what it says (its question when blocked, its error when failed, else its
+ * marked; indented under its parent, with its tree's toggle and notes), its profile (and what a
+ * worktree's branch changed: `+12 −4`, the branch in its title), what it says (its question when blocked, its error when failed, else its
  * summary, cut to the line with the whole in its title), its choices, when it last changed.
  */
 import type { Row } from "./api.js";
@@ -36,7 +37,15 @@ export function lineCells(row: Row, choices: Child, tree: { toggle: Child; notes
       ),
       tree.notes,
     ),
-    h("span", { class: "cell-profile muted" }, row.profile),
+    h(
+      "span",
+      {
+        class: "cell-profile muted",
+        title: row.worktree ? `${row.profile}, on branch ${row.worktree.branch}` : null,
+      },
+      row.profile,
+      row.worktree?.stat ? ` · +${row.worktree.stat.added} −${row.worktree.stat.removed}` : null,
+    ),
     h("span", { class: `cell-text ${said.kind}`, title: said.text || null }, said.text),
     choices ? h("span", { class: "cell-choices" }, choices) : null,
     h("span", { class: "cell-time" }, timeAgo(row.updatedAt)),

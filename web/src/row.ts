@@ -131,6 +131,13 @@ export class RowView implements ActionsHost, ChoicesHost {
     return true;
   }
 
+  /** Puts `text` into the reply (its form opened) at the cursor; false where there is no Reply. */
+  quote(text: string): boolean {
+    if (!this.openReply()) return false;
+    this.replyForm?.insert(text);
+    return true;
+  }
+
   /** Answers the question with its n-th choice (1-based), as a click on it would. */
   choose(n: number): void {
     this.choices.choose(n);

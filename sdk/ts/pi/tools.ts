@@ -139,7 +139,7 @@ export function roostTools(agent: RoostAgent, questions: Questions): PiTool[] {
         name: "roost_spawn",
         label: "roost spawn",
         description:
-          "Start a helper session (a child) with a task: a profile (pi by default), the task, and optionally its name and working directory. It reports back with its handback; use roost_watch to be told when it stops.",
+          "Start a helper session (a child) with a task: a profile (pi by default), the task, and optionally its name and working directory. worktree true gives it a git worktree of its own on a new branch (so that it does not change your files; its work is merged later). It reports back with its handback; use roost_watch to be told when it stops.",
         promptSnippet: "Start a helper agent session with a task",
         parameters: schema(
           {
@@ -147,6 +147,10 @@ export function roostTools(agent: RoostAgent, questions: Questions): PiTool[] {
             profile: str("the roost profile to run (default: pi)"),
             name: str("a name for the helper"),
             cwd: str("its working directory (absolute; default: yours)"),
+            worktree: {
+              type: "boolean",
+              description: "true: in a git worktree of its own, on a new branch roost/<id>",
+            },
           },
           ["task"],
         ),
@@ -157,9 +161,11 @@ export function roostTools(agent: RoostAgent, questions: Questions): PiTool[] {
           task: String(p.task),
           ...(typeof p.name === "string" && p.name ? { name: p.name } : {}),
           cwd: typeof p.cwd === "string" && p.cwd ? p.cwd : ctx.cwd,
+          ...(p.worktree === true ? { worktree: true } : {}),
           requestId: requestIdOf(toolCallId),
         });
-        return `started ${job.id} "${job.name}" (${job.profile}): its handback will come to you as a message`;
+        const on = job.worktree ? ` on branch ${job.worktree.branch} in ${job.worktree.path}` : "";
+        return `started ${job.id} "${job.name}" (${job.profile})${on}: its handback will come to you as a message`;
       },
     ),
     tool(

@@ -5,3 +5,4 @@ export * from "./row-state.js";
 export * from "./schedules.js";
 export * from "./schema.js";
 export * from "./text.js";
+export * from "./worktree.js";

@@ -52,6 +52,9 @@ export const LIMITS = {
   everyMinMs: 60_000, // `every N…` at least this
   everyMaxMs: 366 * 86_400_000, // and at most this
   scheduleLateMs: 60_000, // a run at most this late (the daemon starting) is run, not counted as missed
+  // Worktrees and changes (docs/worktrees.md):
+  diffBytes: 1024 * 1024, // `changes`' unified diff is cut here, at a file's start where it can be
+  diffFiles: 2000, // `changes` lists at most this many files
   missedCounted: 100, // runs missed are counted up to this ("100 or more"): a cron run costs croner ~0.15 ms to find
 } as const;
 

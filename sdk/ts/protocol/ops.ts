@@ -7,6 +7,7 @@
 import type { Static } from "typebox";
 import { ack } from "./ops/ack.js";
 import { attach } from "./ops/attach.js";
+import { changes } from "./ops/changes.js";
 import { detach } from "./ops/detach.js";
 import { dispatch } from "./ops/dispatch.js";
 import { events } from "./ops/events.js";
@@ -14,6 +15,7 @@ import { handback } from "./ops/handback.js";
 import { hello } from "./ops/hello.js";
 import { input } from "./ops/input.js";
 import { list } from "./ops/list.js";
+import { merge } from "./ops/merge.js";
 import { peer_register } from "./ops/peer_register.js";
 import { peers } from "./ops/peers.js";
 import { pending } from "./ops/pending.js";
@@ -66,6 +68,9 @@ export const OPS = {
   pin,
   rename,
   reorder,
+  // -- a job's worktree (docs/worktrees.md) --
+  changes,
+  merge,
   subscribe,
   events,
   shutdown,

@@ -24,6 +24,8 @@ export const ScheduleLaunch = Type.Object({
   /** The name of each job it starts (default: the task's first words). */
   name: Type.Optional(JobName),
   cwd: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+  /** Each job in a git worktree of its own, on a new branch `roost/<job-id>` (docs/worktrees.md). */
+  worktree: Type.Optional(Type.Boolean()),
 });
 export type ScheduleLaunch = Static<typeof ScheduleLaunch>;
 

@@ -9,6 +9,7 @@ import { jsonBytes, tooDeep } from "./bounds.js";
 import { LIMITS } from "./limits.js";
 // A type only: schedules.ts builds on this file's schemas.
 import type { ScheduleEvent } from "./schedules.js";
+import { Worktree } from "./worktree.js";
 
 export { LIMITS, NULL_REPORT_FIELDS } from "./limits.js";
 
@@ -144,6 +145,8 @@ export const Row = Type.Object({
   watches: Type.Array(Watching),
   pid: nullable(Type.Integer()),
   cwd: Type.String(),
+  /** Its git worktree and branch (docs/worktrees.md); null for a job run where it was told. */
+  worktree: nullable(Worktree),
   startedAt: nullable(Type.String()),
   endedAt: nullable(Type.String()),
   updatedAt: Type.String(),

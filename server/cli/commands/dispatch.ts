@@ -1,7 +1,7 @@
 /** `roost dispatch`: start a job from a profile. */
 import path from "node:path";
 import type { Row } from "../../../sdk/ts/protocol/index.js";
-import { CliError, type Command, out, printJson, str } from "../command.js";
+import { CliError, type Command, out, printJson, str, UsageError } from "../command.js";
 import { callOnce } from "../connect.js";
 import { clean } from "../format.js";
 
@@ -27,17 +27,35 @@ export const dispatch: Command = {
   options: {
     name: { type: "string", value: "N", help: "the row's name (default: the start of the task)" },
     cwd: { type: "string", value: "DIR", help: "where it runs (default: this directory)" },
+    worktree: {
+      type: "boolean",
+      help: "run it in a git worktree of its own, on a new branch roost/ID, from this repository's HEAD",
+    },
+    branch: {
+      type: "string",
+      value: "B",
+      help: "the worktree's branch (default roost/ID; implies --worktree)",
+    },
+    "no-worktree": { type: "boolean", help: "run it here, though its profile asks for a worktree" },
     "request-id": {
       type: "string",
       value: "ID",
       help: "sent again with the same ID, it starts nothing and answers the first job",
     },
   },
-  examples: ["roost dispatch shell 'npm test' --name tests", "roost dispatch shell --cwd ~/src/app"],
+  examples: [
+    "roost dispatch shell 'npm test' --name tests",
+    "roost dispatch shell --cwd ~/src/app",
+    "roost dispatch claude 'fix the login bug' --worktree",
+  ],
   async run({ positionals: [profile, ...task], values, json, env }) {
     const cwd = str(values, "cwd");
     const name = str(values, "name");
     const requestId = str(values, "request-id");
+    const branch = str(values, "branch");
+    if (values.worktree && values["no-worktree"])
+      throw new UsageError("--worktree and --no-worktree say opposite things: give one");
+    const worktree = values.worktree ? true : values["no-worktree"] ? false : undefined;
     const result = await callOnce(env, "dispatch", {
       profile: profile!,
       // The daemon has its own working directory: a relative --cwd means relative to the user's.
@@ -45,6 +63,8 @@ export const dispatch: Command = {
       ...(task.length ? { task: task.join(" ") } : {}),
       ...(name !== undefined ? { name } : {}),
       ...(requestId !== undefined ? { requestId } : {}),
+      ...(worktree !== undefined ? { worktree } : {}),
+      ...(branch !== undefined ? { branch } : {}),
     });
     const row = result.job;
     if (json) printJson(result);
@@ -52,12 +72,18 @@ export const dispatch: Command = {
       if (json) return 1;
       throw startFailure(row);
     }
-    if (!json)
+    if (!json) {
+      const on = row.worktree ? ` on branch ${row.worktree.branch}` : "";
       out(
         result.duplicate
-          ? `already started ${row.id} (${row.profile}) in ${row.cwd} (duplicate)`
-          : `started ${row.id} (${row.profile}) in ${row.cwd}`,
+          ? `already started ${row.id} (${row.profile}) in ${row.cwd}${on} (duplicate)`
+          : `started ${row.id} (${row.profile}) in ${row.cwd}${on}`,
       );
+      if (row.worktree?.baseDirty && !result.duplicate)
+        out(
+          `  (${row.worktree.repo} has uncommitted changes: the worktree starts from its last commit, without them)`,
+        );
+    }
     return 0;
   },
 };

@@ -20,9 +20,22 @@ export const rm: Command = {
   args: "ID...",
   arity: [1, Number.POSITIVE_INFINITY],
   summary: "Remove jobs: stop each that runs, then take its row off the list.",
-  details: SEVERAL,
-  examples: ["roost rm j3", "roost rm j3 j4 j7"],
-  run: (inv) => eachJob(inv, "removed", (client, id) => client.call("rm", { id })),
+  details:
+    "A job's worktree is removed with it, its branch kept (--delete-branch: deleted too); one\n" +
+    `with uncommitted changes is refused without --force.\n${SEVERAL}`,
+  options: {
+    "delete-branch": { type: "boolean", help: "delete the worktree's branch too" },
+    force: { type: "boolean", help: "remove a worktree with uncommitted changes, losing them" },
+  },
+  examples: ["roost rm j3", "roost rm j3 j4 j7", "roost rm j3 --delete-branch"],
+  run: (inv) =>
+    eachJob(inv, "removed", (client, id) =>
+      client.call("rm", {
+        id,
+        ...(inv.values["delete-branch"] ? { deleteBranch: true } : {}),
+        ...(inv.values.force ? { force: true } : {}),
+      }),
+    ),
 };
 
 export const respawn: Command = {

@@ -70,6 +70,7 @@ async function add({
       // The daemon has its own working directory: a relative --cwd means relative to the user's.
       cwd: cwd === undefined ? process.cwd() : cwd.startsWith("~") ? cwd : path.resolve(cwd),
       ...(jobName !== undefined ? { name: jobName } : {}),
+      ...(values.worktree ? { worktree: true } : {}),
     },
     ...(name !== undefined ? { name } : {}),
     ...(missed !== undefined ? { missed } : {}),
@@ -121,6 +122,7 @@ export const schedule: Command = {
       help: "add: runs missed while roost was down (default skip)",
     },
     cwd: { type: "string", value: "DIR", help: "add: where its jobs run (default: this directory)" },
+    worktree: { type: "boolean", help: "add: each job in a git worktree of its own, on a branch roost/ID" },
   },
   examples: [
     "roost schedule",

@@ -181,4 +181,9 @@ export const MIGRATIONS: readonly string[] = [
     runs TEXT NOT NULL                -- JSON [{at, job, outcome, why?}], oldest first
   ) STRICT;
   `,
+  // 8: a job's git worktree (docs/worktrees.md): JSON {path, branch, repo, base, baseCommit,
+  // baseDirty, stat}, NULL for a job run where it was told.
+  `
+  ALTER TABLE jobs ADD COLUMN worktree TEXT;
+  `,
 ];

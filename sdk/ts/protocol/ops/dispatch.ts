@@ -1,6 +1,7 @@
 /** `dispatch` (protocol.md, "The hub's ops"): a profile, a task, a new job. */
 import Type from "typebox";
 import { JobName, LIMITS, RequestId, Row } from "../schema.js";
+import { BranchName } from "../worktree.js";
 
 export const dispatch = {
   args: Type.Object({
@@ -9,6 +10,10 @@ export const dispatch = {
     name: Type.Optional(JobName),
     cwd: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
     requestId: Type.Optional(RequestId),
+    /** Run it in a git worktree of its own, on a new branch (docs/worktrees.md); the profile's default else. */
+    worktree: Type.Optional(Type.Boolean()),
+    /** The worktree's new branch (default `roost/<job-id>`); implies `worktree`. */
+    branch: Type.Optional(BranchName),
   }),
   result: Type.Object({ job: Row, duplicate: Type.Optional(Type.Boolean()) }),
 } as const;
