@@ -54,6 +54,7 @@ describe("roost profiles", () => {
       command: ["python3", "-i"],
       task: "type",
       protocol: false,
+      acp: false,
       source: "roost.json",
       installed: true,
       missing: null,
