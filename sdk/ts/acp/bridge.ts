@@ -45,10 +45,24 @@ const JOB_VARIABLES = [
 ];
 /** How many of the agent's last stderr lines the bridge keeps, for the reason of a crash. */
 const STDERR_LINES = 5;
+/** How long the agent has to answer `initialize`: one that speaks no ACP would keep the row starting. */
+const INITIALIZE_MS = 60_000;
 /** How long a stopped agent has to end before it is killed. */
 const STOP_GRACE_MS = 3000;
 
 const say = (message: string) => process.stderr.write(`roost-acp: ${message}\n`);
+
+/** Programs that run an agent's script: the agent is named after the script. */
+const INTERPRETERS = new Set(["node", "nodejs", "bun", "deno", "python", "python3", "npx", "tsx"]);
+
+/** The agent's name, as the row and hello say it: `gemini`, `claude-agent-acp`, or a script's (`node x.mjs` is `x`). */
+export function agentName(command: string[]): string {
+  const program = path.basename(command[0]!);
+  const script = command.slice(1).find((a) => !a.startsWith("-"));
+  return INTERPRETERS.has(program) && script
+    ? path.basename(script).replace(/\.(c|m)?(j|t)s$|\.py$/, "")
+    : program;
+}
 
 async function main(): Promise<number> {
   const command = process.argv.slice(2);
@@ -63,7 +77,7 @@ async function main(): Promise<number> {
     );
     return 64;
   }
-  const label = path.basename(command[0]!);
+  const label = agentName(command);
 
   let agent: RoostAgent;
   const row = new AcpRow((report) => agent.report(report), label);
@@ -90,17 +104,22 @@ async function main(): Promise<number> {
   const stderr = tailOf(child);
 
   let stopping = false;
+  /** Why the bridge ended the agent itself: its ACP session could not be made. */
+  let startError: string | null = null;
   const ended = new Promise<number>((resolve) => {
     child.on("error", (err) => {
       void fail(`${label} could not start: ${err.message}`).then(() => resolve(1));
     });
     child.on("close", (code, signal) => {
       if (stopping) return resolve(0);
+      // The agent's own end says more than the session's failure it caused (its pipe closed).
+      const ownEnd = !(startError && signal === "SIGTERM");
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       const last = stderr.lines.at(-1);
-      void fail(`${label} ${how}${last ? `: ${last}` : ""}`).then(() =>
-        resolve(code === 0 && !signal ? 0 : 1),
-      );
+      const reason = ownEnd
+        ? `${label} ${how}${last ? `: ${last}` : ""}`
+        : `${label} did not start its ACP session: ${startError}`;
+      void fail(reason).then(() => resolve(code === 0 && !signal && ownEnd ? 0 : 1));
     });
   });
 
@@ -139,10 +158,9 @@ async function main(): Promise<number> {
       if (turns.idle) row.ready();
     },
     (err: unknown) => {
-      if (stopping) return;
-      void fail(`${label} did not start its ACP session: ${errorText(err)}`).then(() => {
-        child.kill("SIGTERM");
-      });
+      // Said once the agent has ended: if it ended by itself, its exit is the reason.
+      startError = errorText(err);
+      child.kill("SIGTERM");
     },
   );
   return ended;
@@ -155,11 +173,30 @@ async function startSession(
   row: AcpRow,
 ): Promise<AcpSession> {
   const ctx = connection.agent;
-  await ctx.request("initialize", {
-    protocolVersion: acp.PROTOCOL_VERSION,
-    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-    clientInfo: { name: "roost", version: VERSION },
+  let timer: NodeJS.Timeout | undefined;
+  const silent = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `no answer to initialize within ${INITIALIZE_MS / 1000} s: does it speak ACP on its stdin and stdout (Gemini CLI needs --acp)?`,
+          ),
+        ),
+      INITIALIZE_MS,
+    );
   });
+  try {
+    await Promise.race([
+      silent,
+      ctx.request("initialize", {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: { name: "roost", version: VERSION },
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
   const mcpServers: acp.McpServer[] = relay
     ? [
         {
