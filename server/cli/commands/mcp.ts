@@ -22,7 +22,7 @@ export const mcp: Command = {
     "roost_send, roost_spawn, roost_handback, roost_watch, roost_tasks. A refusal of roost's is a",
     "tool error with the wire's code.",
   ].join("\n"),
-  examples: ['roost mcp   # as an agent\'s MCP server: {"command": "roost", "args": ["mcp"]}'],
+  examples: ["roost mcp   # started by an ACP job's agent, as roost's ACP bridge tells it in session/new"],
   async run({ env }) {
     const relay = relayOf(env);
     if (!relay)
