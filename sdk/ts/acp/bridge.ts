@@ -102,6 +102,7 @@ async function main(): Promise<number> {
   for (const name of JOB_VARIABLES) delete env[name];
   const child = spawn(command[0]!, command.slice(1), { stdio: ["pipe", "pipe", "pipe"], env });
   const stderr = tailOf(child);
+  child.stdin?.on("error", () => {}); // an agent gone mid-write: its close says why
 
   let stopping = false;
   /** Why the bridge ended the agent itself: its ACP session could not be made. */
@@ -123,8 +124,13 @@ async function main(): Promise<number> {
     });
   });
 
-  /** The job ends with the agent: its reason on the row, said before the bridge goes. */
-  async function fail(reason: string): Promise<void> {
+  /** The job ends with the agent: its reason on the row, said before the bridge goes (once). */
+  let failing: Promise<void> | null = null;
+  function fail(reason: string): Promise<void> {
+    failing ??= failNow(reason);
+    return failing;
+  }
+  async function failNow(reason: string): Promise<void> {
     permissions.cancelAll();
     row.turnFailed(reason);
     say(reason);
