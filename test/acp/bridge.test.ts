@@ -240,6 +240,7 @@ describe("an ACP job", { timeout: 4 * ACP_WAIT }, () => {
     const { job } = await w.c.ok("dispatch", { profile: "mute", task: "hello", cwd: w.workDir("mute") });
     expect(await w.until(job.id, "ended", (r) => r.life === "exited")).toMatchObject({
       state: "failed",
+      summary: "the agent ended before its session was made",
       error: "sh exited with code 2: no ACP here",
     });
   });

@@ -64,6 +64,8 @@ export class AcpRow {
   /** The agent's message of this turn so far (its chunks joined); a tool call starts a new one. */
   private message = "";
   private messageDone = false;
+  /** Until the session is made: the row says the agent is starting. */
+  private starting = true;
 
   constructor(
     private readonly send: (report: AgentReport) => void,
@@ -75,12 +77,14 @@ export class AcpRow {
 
   /** The agent is up, its session made, with nothing to do yet. */
   ready(): void {
+    this.starting = false;
     this.summary = "ready for a task";
     this.settle("done", null);
   }
 
   /** A prompt turn starts: the row is working until it ends. */
   turnStarted(): void {
+    this.starting = false;
     this.state = "working";
     this.status = "busy";
     this.error = null;
@@ -111,6 +115,13 @@ export class AcpRow {
   /** The prompt was refused, or the agent's answer to it was an error. */
   turnFailed(error: string): void {
     this.settle("failed", error);
+  }
+
+  /** The agent ended, and with it the job: failed, with why (its summary too, if it never started). */
+  ended(reason: string): void {
+    if (this.starting) this.summary = "the agent ended before its session was made";
+    this.asking = null;
+    this.settle("failed", reason);
   }
 
   /** A permission request waits for the user: the row is blocked on it until `unblocked`. */

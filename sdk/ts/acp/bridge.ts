@@ -132,7 +132,7 @@ async function main(): Promise<number> {
   }
   async function failNow(reason: string): Promise<void> {
     permissions.cancelAll();
-    row.turnFailed(reason);
+    row.ended(reason);
     say(reason);
     await agent.close({ timeoutMs: 2000 });
   }
