@@ -165,7 +165,7 @@ describe("an ACP job", { timeout: 4 * ACP_WAIT }, () => {
     ]);
   });
 
-  it("a job dispatched without a task is ready for one; peer replies are prompts", async () => {
+  it("a job dispatched without a task is ready for one; a reply is its first prompt", async () => {
     const w = await world();
     const { id, work } = await w.dispatch(undefined);
     expect(await untilSettled(w, id)).toMatchObject({
