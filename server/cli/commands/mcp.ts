@@ -6,7 +6,6 @@
  */
 
 import { RELAY_ENV } from "../../../sdk/ts/agent/index.js";
-import { relayOf, serveMcp } from "../../../sdk/ts/mcp/server.js";
 import { ROOST_VERSION } from "../../version.js";
 import { CliError, type Command } from "../command.js";
 
@@ -24,6 +23,8 @@ export const mcp: Command = {
   ].join("\n"),
   examples: ["roost mcp   # started by an ACP job's agent, as roost's ACP bridge tells it in session/new"],
   async run({ env }) {
+    // Loaded here, not with the CLI: the MCP SDK and zod would slow every other command's start.
+    const { relayOf, serveMcp } = await import("../../../sdk/ts/mcp/server.js");
     const relay = relayOf(env);
     if (!relay)
       throw new CliError(
