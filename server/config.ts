@@ -12,7 +12,10 @@ import { PACKAGE_ROOT } from "./version.js";
 const Profile = Type.Object({
   command: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
   task: Type.Optional(oneOf(["type", "argv"] as const)),
-  protocol: Type.Optional(Type.Boolean()),
+  // true: the agent speaks roost's protocol itself; "acp": the Agent Client Protocol on its stdio,
+  // which roost's ACP bridge speaks for it (docs/agents.md). `acp: true` says the same.
+  protocol: Type.Optional(Type.Union([Type.Boolean(), Type.Literal("acp")])),
+  acp: Type.Optional(Type.Boolean()),
   cwd: Type.Optional(Type.String({ minLength: 1 })),
   env: Type.Optional(Type.Record(Type.String(), Type.String())),
   description: Type.Optional(Type.String()),
@@ -58,6 +61,25 @@ export class ConfigError extends Error {}
 
 /** roost's extension for pi, as built (sdk/ts/pi): the `pi` profile loads it, `roost pi install` links it. */
 export const PI_EXTENSION = path.join(PACKAGE_ROOT, "dist/sdk/ts/pi/index.js");
+
+/**
+ * roost's ACP bridge, as built (sdk/ts/acp): an ACP profile's job runs it, a protocol agent that
+ * starts the profile's command as its ACP agent.
+ */
+export const ACP_BRIDGE = path.join(PACKAGE_ROOT, "dist/sdk/ts/acp/bridge.js");
+
+/** Whether the profile's agent speaks ACP (`"acp": true` or `"protocol": "acp"`). */
+export const isAcp = (p: Profile): boolean => p.acp === true || p.protocol === "acp";
+
+/** Whether the job speaks roost's protocol: itself, or through the ACP bridge. */
+export const speaksProtocol = (p: Profile): boolean => p.protocol === true || isAcp(p);
+
+/**
+ * The command a job of the profile runs: its own, or for an ACP agent the bridge with the agent's
+ * command after it (the bridge runs in the job's terminal; the agent is its child, on pipes).
+ */
+export const jobCommand = (p: Profile): string[] =>
+  isAcp(p) ? [process.execPath, ACP_BRIDGE, ...p.command] : [...p.command];
 
 /** The profiles roost ships, so that it does something on a machine with nothing configured. */
 export function builtinProfiles(env: NodeJS.ProcessEnv = process.env): Record<string, Profile> {
@@ -106,6 +128,23 @@ export function builtinProfiles(env: NodeJS.ProcessEnv = process.env): Record<st
       task: "type",
       protocol: true,
       description: "pi, as a protocol agent: its row from its own events, replies as its own messages",
+    },
+    // ACP agents (docs/agents.md): their rows from their session updates, their permission requests
+    // as blocked rows, replies as prompts; roost's tools through `roost mcp`.
+    gemini: {
+      command: ["gemini", "--acp"],
+      acp: true,
+      description: "Gemini CLI in its ACP mode: an exact row, approvals as choices, roost's tools",
+    },
+    "claude-acp": {
+      command: ["claude-agent-acp"],
+      acp: true,
+      description: "Claude Code through its ACP adapter (@zed-industries/claude-agent-acp)",
+    },
+    "codex-acp": {
+      command: ["codex-acp"],
+      acp: true,
+      description: "Codex through its ACP adapter (@zed-industries/codex-acp)",
     },
   };
 }

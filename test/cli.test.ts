@@ -34,6 +34,7 @@ const COMMANDS = [
   "rename",
   "profiles",
   "pi",
+  "mcp",
   "events",
   "schedule",
   "schedules",

@@ -58,6 +58,20 @@ const PARTS: Part[] = [
     may: ["the SDKs", "the schema set"],
     outside: (s) => s.startsWith("node:"),
   },
+  // roost's ACP bridge: a protocol agent on the agent client, an ACP client on the official SDK.
+  {
+    name: "the ACP bridge",
+    holds: under("sdk/ts/acp"),
+    may: ["the SDKs", "the schema set"],
+    outside: (s) => s.startsWith("node:") || s === "@agentclientprotocol/sdk",
+  },
+  // `roost mcp`'s server: roost's tools on the official MCP SDK, a session's through its tool relay.
+  {
+    name: "the MCP server",
+    holds: under("sdk/ts/mcp"),
+    may: ["the SDKs", "the schema set"],
+    outside: (s) => s.startsWith("node:") || s.startsWith("@modelcontextprotocol/sdk/") || s === "zod",
+  },
   {
     name: "the hub",
     holds: under("web/src"),
@@ -113,7 +127,7 @@ const PARTS: Part[] = [
   {
     name: "the CLI",
     holds: under("server/cli"),
-    may: ["the daemon's wiring", "the SDKs", "the daemon's base", "the schema set"],
+    may: ["the daemon's wiring", "the MCP server", "the SDKs", "the daemon's base", "the schema set"],
   },
 ];
 

@@ -16,6 +16,7 @@ import { events } from "./commands/events.js";
 import { pin, rename, respawn, rm, stop, unpin } from "./commands/job-actions.js";
 import { log } from "./commands/log.js";
 import { ls } from "./commands/ls.js";
+import { mcp } from "./commands/mcp.js";
 import { merge } from "./commands/merge.js";
 import { pi } from "./commands/pi.js";
 import { profiles } from "./commands/profiles.js";
@@ -64,6 +65,7 @@ const COMMANDS: readonly Command[] = [
   profiles,
   tasks,
   pi,
+  mcp,
   events,
   schedule,
   open,

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type OpArgs, RoostError, type Row } from "../../sdk/ts/protocol/index.js";
-import { blockedPatterns, type Profile } from "../config.js";
+import { blockedPatterns, jobCommand, type Profile, speaksProtocol } from "../config.js";
 import { expandHome } from "../paths.js";
 import { DEFAULT_QUIET_MS } from "../pty/wire.js";
 import type { JobRecord, Launch } from "../store/records.js";
@@ -119,13 +119,13 @@ function profileNamed(core: Core, name: string): Profile {
 function launchOf(profile: Profile, cwd: string, task: string | undefined): Launch {
   const taskMode = profile.task ?? "type";
   return {
-    command: task !== undefined && taskMode === "argv" ? [...profile.command, task] : [...profile.command],
+    command: task !== undefined && taskMode === "argv" ? [...jobCommand(profile), task] : jobCommand(profile),
     cwd,
     // The tools to hold for the user's approval reach the agent in its environment (pi's extension).
     env: { ...profile.env, ...(profile.approve?.length ? { ROOST_APPROVE: profile.approve.join(",") } : {}) },
     task: taskMode,
     ...(task !== undefined && taskMode === "type" ? { taskText: task } : {}),
-    protocol: profile.protocol ?? false,
+    protocol: speaksProtocol(profile),
     blockedPatterns: blockedPatterns(profile),
     quietMs: profile.quietMs ?? DEFAULT_QUIET_MS,
   };

@@ -1,5 +1,6 @@
 /** `profiles` (protocol.md, "The hub's ops"): what `dispatch` takes, as roost.json defines it. */
 import type { OpResult } from "../../sdk/ts/protocol/index.js";
+import { isAcp, speaksProtocol } from "../config.js";
 import type { Core } from "./core.js";
 import { missingProgram } from "./programs.js";
 
@@ -12,7 +13,8 @@ export function profiles(core: Core): OpResult<"profiles"> {
         description: p.description ?? null,
         command: p.command,
         task: p.task ?? "type",
-        protocol: p.protocol ?? false,
+        protocol: speaksProtocol(p),
+        acp: isAcp(p),
         worktree: p.worktree ?? false,
         source: core.config.fromFile.has(name) ? ("roost.json" as const) : ("built-in" as const),
         installed: missing === null,

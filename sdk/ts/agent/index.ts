@@ -49,6 +49,16 @@ export {
   type TaskResult,
   type WatchWhen,
 } from "./session-ops.js";
+export { RELAY_ENV, RELAYED_OPS, RelayClient, serveRelay } from "./tool-relay.js";
+export {
+  BOARD_ACTIONS,
+  type BoardParams,
+  boardAction,
+  boardText,
+  peerLine,
+  refusal,
+  taskLine,
+} from "./tool-text.js";
 
 /** One reply of the user's (or, with `kind`, a peer item), as the handler gets it. */
 export interface Reply {

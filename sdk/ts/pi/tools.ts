@@ -4,7 +4,8 @@
  * tool that throws as an error and gives the model its message): the wire's code and what roost
  * said, so the model can read what to do.
  */
-import type { BoardTask, RoostAgent, TaskResult } from "../agent/index.js";
+import type { RoostAgent } from "../agent/index.js";
+import { boardAction, boardText, peerLine, refusal } from "../agent/tool-text.js";
 import type { PiContext, PiTool, PiToolResult } from "./pi-api.js";
 import type { Questions } from "./questions.js";
 
@@ -22,27 +23,6 @@ const text = (value: unknown): PiToolResult => ({
   content: [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value, null, 2) }],
   details: typeof value === "string" ? {} : value,
 });
-
-/** A refusal of roost's (with the wire's code), or a call the tool could not make, as the model reads it. */
-export function refusal(tool: string, err: unknown): Error {
-  const e = err as { code?: string; message?: string };
-  const message = e.message ?? String(err);
-  return new Error(e.code ? `${tool}: roost refused (${e.code}): ${message}` : `${tool}: ${message}`);
-}
-
-/** A task as one line: `#2 claimed "fix the tests" by j3 "helper" (after #1): its result`. */
-export function taskLine(t: BoardTask): string {
-  const owner = t.owner ? ` by ${t.owner.id} "${t.owner.name}"` : "";
-  const after = t.after.length ? ` (after ${t.after.map((a) => `#${a}`).join(", ")})` : "";
-  const detail = t.detail ? `\n    ${t.detail}` : "";
-  return `#${t.id} ${t.state} "${t.title}"${owner}${after}${t.result ? `: ${t.result}` : ""}${detail}`;
-}
-
-/** The board's answer as the model reads it: the task acted on, then the board. */
-function boardText(r: Pick<TaskResult, "tasks" | "task">): string {
-  const board = r.tasks.length ? r.tasks.map(taskLine).join("\n") : "(the board is empty)";
-  return r.task ? `${taskLine(r.task)}\n\nThe board:\n${board}` : board;
-}
 
 /** A request id for a spawn, from pi's tool call id: a call pi makes again is one spawn. */
 export const requestIdOf = (toolCallId: string) =>
@@ -65,32 +45,6 @@ export function roostTools(agent: RoostAgent, questions: Questions): PiTool[] {
     },
   });
 
-  /** `roost_tasks`: one action on the board. */
-  const board = async (p: Params): Promise<Pick<TaskResult, "tasks" | "task">> => {
-    const need = (what: unknown, name: string) => {
-      if (what === undefined || what === null || what === "")
-        throw new Error(`${String(p.action)} needs ${name}`);
-      return String(what);
-    };
-    switch (p.action) {
-      case "list":
-        return { tasks: await agent.tasks() };
-      case "add":
-        return agent.addTask(need(p.title, "a title"), {
-          ...(typeof p.detail === "string" ? { detail: p.detail } : {}),
-          ...(Array.isArray(p.after) ? { after: p.after.map(String) } : {}),
-        });
-      case "claim":
-        return agent.claimTask(need(p.id, "an id"));
-      case "done":
-        return agent.taskDone(need(p.id, "an id"), typeof p.result === "string" ? p.result : undefined);
-      case "release":
-        return agent.releaseTask(need(p.id, "an id"));
-      default:
-        throw new Error(`no action ${JSON.stringify(p.action)}: list, add, claim, done or release`);
-    }
-  };
-
   return [
     tool(
       {
@@ -103,12 +57,7 @@ export function roostTools(agent: RoostAgent, questions: Questions): PiTool[] {
       },
       async () => {
         const peers = await agent.peers();
-        return peers
-          .map(
-            (p) =>
-              `${p.id} "${p.name}" (${p.profile ?? p.kind}) ${p.state}${p.summary ? `: ${p.summary}` : ""}${p.parent ? ` [child of ${p.parent}]` : ""}${p.self ? " [you]" : ""}`,
-          )
-          .join("\n");
+        return peers.map(peerLine).join("\n");
       },
     ),
     tool(
@@ -225,7 +174,7 @@ export function roostTools(agent: RoostAgent, questions: Questions): PiTool[] {
           ["action"],
         ),
       },
-      async (p) => boardText(await board(p)),
+      async (p) => boardText(await boardAction(agent, p)),
     ),
     tool(
       {

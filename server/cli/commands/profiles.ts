@@ -21,7 +21,7 @@ export const profiles: Command = {
     "FROM is `built in` (roost's own) or `roost.json` ($ROOST_HOME/roost.json, read when roost",
     "starts; a profile there may replace a built-in one). CAN RUN is `installed`, or `missing`",
     "with why: `dispatch` refuses a profile whose program is not here.",
-    "--json: {profiles: [{name, description, command, task, protocol, source, installed, missing}],",
+    "--json: {profiles: [{name, description, command, task, protocol, acp, source, installed, missing}],",
     "config}, config being roost.json's path.",
   ].join("\n"),
   examples: ["roost profiles", "roost profiles --json"],

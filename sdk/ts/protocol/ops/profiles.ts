@@ -14,6 +14,8 @@ export const profiles = {
         protocol: Type.Boolean(),
         /** Its jobs run in a git worktree of their own unless a dispatch says otherwise (docs/worktrees.md). */
         worktree: Type.Boolean(),
+        /** Its agent speaks ACP, through roost's ACP bridge (docs/agents.md); `protocol` is true too. */
+        acp: Type.Boolean(),
         /** Where it is defined: roost's own, or the home's roost.json (which may replace one of roost's). */
         source: oneOf(["built-in", "roost.json"] as const),
         /** Its program is found and executable; `dispatch` refuses one that is not. */

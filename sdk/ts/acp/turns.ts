@@ -1,0 +1,146 @@
+/**
+ * Replies and peer items into the ACP agent, each a `session/prompt` of its own, one turn at a
+ * time: a follow-up waits for the turn under way to end; a steer cancels it (`session/cancel`) and
+ * is the next prompt, ahead of the follow-ups. A reply that answers the permission request on the
+ * row, or is a command of roost's (`/model`, `/mode`), is taken at once and prompts nothing.
+ *
+ * Everything is decided the moment it arrives (the agent client's `onArrive`), not in its turn: a
+ * steer must not wait behind a follow-up. The client's handlers then only wait, in order, for each
+ * to be taken (`taken`), so that an ack covers only what the agent has: a reply is taken when its
+ * prompt is sent. A peer item's text keeps roost's envelope (who sent it, not the user).
+ */
+import type * as acp from "@agentclientprotocol/sdk";
+import type { Reply } from "../agent/index.js";
+import { type AcpRow, errorText } from "./acp-row.js";
+import type { Permissions } from "./permissions.js";
+
+/** The session, as the turns use it (the bridge's, on the ACP connection). */
+export interface AcpSession {
+  prompt(text: string): Promise<acp.StopReason>;
+  cancel(): void;
+  /** `/model NAME`, `/mode NAME`: null when done, else why not. */
+  command(name: "model" | "mode", arg: string): Promise<string | null>;
+}
+
+interface Prompt {
+  seq: number;
+  text: string;
+  steer: boolean;
+}
+
+export class Turns {
+  /** Not yet prompted, steers first, oldest first within each. */
+  private readonly queue: Prompt[] = [];
+  private running: Prompt | null = null;
+  /** Prompts wait until the session is made. */
+  private session: AcpSession | null = null;
+  /** Each arrived seq's "taken", resolved once its prompt was sent (or at once, for an answer or a command). */
+  private readonly takers = new Map<number, { promise: Promise<void>; resolve: () => void }>();
+
+  constructor(
+    private readonly row: AcpRow,
+    private readonly permissions: Permissions,
+  ) {}
+
+  /** The session is made: what came meanwhile is prompted now. */
+  started(session: AcpSession): void {
+    this.session = session;
+    this.pump();
+  }
+
+  /** Nothing waits and no turn runs. */
+  get idle(): boolean {
+    return !this.running && this.queue.length === 0;
+  }
+
+  /** A reply or an item has arrived: it answers, runs as a command, or is queued as a prompt. */
+  arrive(reply: Reply): void {
+    this.taker(reply.seq);
+    if (reply.kind === undefined) {
+      if (this.permissions.pending && this.permissions.answer(reply.text)) {
+        this.took(reply.seq);
+        return;
+      }
+      const command = /^\/(model|mode)(?:\s+([\s\S]*))?$/.exec(reply.text.trim());
+      if (command) {
+        this.command(command[1] as "model" | "mode", (command[2] ?? "").trim());
+        this.took(reply.seq);
+        return;
+      }
+    }
+    const prompt = { seq: reply.seq, text: reply.text, steer: reply.mode === "steer" };
+    if (prompt.steer && this.running) {
+      const firstFollowUp = this.queue.findIndex((p) => !p.steer);
+      this.queue.splice(firstFollowUp === -1 ? this.queue.length : firstFollowUp, 0, prompt);
+      // The turn ends `cancelled`, and the steer is the next prompt (a permission asked meanwhile
+      // is answered cancelled, as ACP asks).
+      this.permissions.cancelAll();
+      this.session?.cancel();
+      return;
+    }
+    this.queue.push(prompt);
+    this.pump();
+  }
+
+  /** Resolves once the reply or item `seq` was taken (the client then records and acks it). */
+  taken(seq: number): Promise<void> {
+    return this.taker(seq).promise.then(() => {
+      this.takers.delete(seq);
+    });
+  }
+
+  private pump(): void {
+    const session = this.session;
+    if (!session || this.running) return;
+    const next = this.queue.shift();
+    if (!next) return;
+    this.running = next;
+    this.took(next.seq);
+    this.row.turnStarted();
+    session.prompt(next.text).then(
+      (stop) => this.ended(() => this.row.turnEnded(stop)),
+      (err: unknown) => this.ended(() => this.row.turnFailed(errorText(err))),
+    );
+  }
+
+  /** A turn ended: the next prompt starts at once (the row stays working), else the row settles. */
+  private ended(settle: () => void): void {
+    this.running = null;
+    this.permissions.cancelAll(); // none outlives its turn
+    if (this.queue.length) this.pump();
+    else settle();
+  }
+
+  private command(name: "model" | "mode", arg: string): void {
+    const session = this.session;
+    if (!session) this.row.note(`/${name}: the agent is still starting; say it again once it is ready`);
+    else if (!arg) this.row.note(`/${name}: say which`);
+    else this.run(session, name, arg);
+  }
+
+  private run(session: AcpSession, name: "model" | "mode", arg: string): void {
+    void session.command(name, arg).then(
+      (refused) => {
+        if (refused) this.row.note(refused);
+      },
+      (err: unknown) => this.row.note(`/${name}: ${errorText(err)}`),
+    );
+  }
+
+  private taker(seq: number) {
+    let t = this.takers.get(seq);
+    if (!t) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      t = { promise, resolve };
+      this.takers.set(seq, t);
+    }
+    return t;
+  }
+
+  private took(seq: number): void {
+    this.taker(seq).resolve();
+  }
+}

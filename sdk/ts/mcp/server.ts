@@ -1,0 +1,139 @@
+/**
+ * `roost mcp` (docs/agents.md): roost's tools for any agent that takes MCP servers, over stdio,
+ * through the official MCP SDK. The tools are a session's (the peer ops and the task board), so
+ * each call goes through the tool relay of the process that holds the session's connection (roost's
+ * ACP bridge passes its socket in the environment, `ROOST_TOOLS_SOCKET`): the session acts as
+ * itself. A refusal of roost's comes back as a tool error whose text has the wire's code, so the
+ * model can read what to do.
+ */
+import path from "node:path";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import {
+  BOARD_ACTIONS,
+  boardAction,
+  boardText,
+  peerLine,
+  RELAY_ENV,
+  RelayClient,
+  refusal,
+  type SessionOps,
+} from "../agent/index.js";
+
+const text = (value: unknown): CallToolResult => ({
+  content: [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value, null, 2) }],
+});
+
+/** The MCP server of roost's tools, for the session `ops` speaks for (not yet connected). */
+export function roostMcpServer(ops: SessionOps, opts: { version: string; cwd: string }): McpServer {
+  const server = new McpServer({ name: "roost", version: opts.version });
+  /** A tool whose call is one call of the session's: its refusal returned as a tool error. */
+  const tool = <Shape extends z.ZodRawShape>(
+    name: string,
+    description: string,
+    inputSchema: Shape,
+    run: (args: z.infer<z.ZodObject<Shape>>) => Promise<unknown>,
+  ) =>
+    server.registerTool(name, { description, inputSchema }, (async (args: z.infer<z.ZodObject<Shape>>) => {
+      try {
+        return text(await run(args));
+      } catch (err) {
+        return { ...text(refusal(name, err).message), isError: true };
+      }
+    }) as never);
+
+  tool(
+    "roost_peers",
+    "List the other sessions (agents) roost runs: id, name, profile, state, what each is doing, and whose child it is. Yours is marked [you].",
+    {},
+    async () => (await ops.peers()).map(peerLine).join("\n"),
+  );
+  tool(
+    "roost_send",
+    "Send a message to another session (an id or a unique name from roost_peers). mode steer interrupts its work; followUp (the default) waits until it is done.",
+    {
+      to: z.string().describe("the session's id (j3) or name"),
+      text: z.string().describe("the message"),
+      mode: z.enum(["steer", "followUp"]).optional().describe("steer: urgent"),
+    },
+    ({ to, text: message, mode }) => ops.send(to, message, mode ? { mode } : {}),
+  );
+  tool(
+    "roost_spawn",
+    "Start a helper session (a child) with a task: a roost profile (yours unless said), the task, and optionally its name and working directory. Its handback comes back to you as a message; use roost_watch to be told when it stops.",
+    {
+      task: z.string().describe("what the helper is to do"),
+      profile: z.string().optional().describe("the roost profile to run (default: your own)"),
+      name: z.string().optional().describe("a name for the helper"),
+      cwd: z.string().optional().describe("its working directory (absolute; default: yours)"),
+    },
+    async ({ task, profile, name, cwd }) => {
+      const own = profile || (await ops.peers()).find((p) => p.self)?.profile;
+      if (!own) throw new Error("say which profile: this session has none of its own");
+      const { job } = await ops.spawn({
+        profile: own,
+        task,
+        ...(name ? { name } : {}),
+        cwd: cwd || opts.cwd,
+      });
+      return `started ${job.id} "${job.name}" (${job.profile}): its handback will come to you as a message`;
+    },
+  );
+  tool(
+    "roost_handback",
+    "Give your result to the session that started you (your parent). done (the default, true) ends this session once the parent has it; done false hands back a part and goes on.",
+    {
+      text: z.string().describe("the result"),
+      done: z.boolean().optional().describe("true (default): this ends your session"),
+    },
+    ({ text: result, done }) => ops.handback(result, done === undefined ? {} : { done }),
+  );
+  tool(
+    "roost_watch",
+    "Be told once (a notice message) when a session next stops (when: idle: done, a question, failed, stopped) or has ended (when: ended).",
+    {
+      id: z.string().describe("the session's id or name"),
+      when: z.enum(["idle", "ended"]).describe("idle or ended"),
+    },
+    ({ id, when }) => ops.watch(id, when),
+  );
+  tool(
+    "roost_tasks",
+    "The shared task board: action list (every task), add (title, detail, after: ids it waits for), claim (id: it is yours), done (id, result), release (id: give it back).",
+    {
+      action: z.enum(BOARD_ACTIONS),
+      id: z.union([z.string(), z.number()]).optional().describe("the task's id (claim, done, release)"),
+      title: z.string().optional().describe("a new task's title (add)"),
+      detail: z.string().optional().describe("a new task's detail (add)"),
+      after: z
+        .array(z.union([z.string(), z.number()]))
+        .optional()
+        .describe("ids the new task waits for (add)"),
+      result: z.string().optional().describe("what came of it (done)"),
+    },
+    async (p) => boardText(await boardAction(ops, p)),
+  );
+  return server;
+}
+
+/** Why `roost mcp` cannot serve here, or null when it can. */
+export function relayOf(env: NodeJS.ProcessEnv): string | null {
+  const file = env[RELAY_ENV];
+  return file && path.isAbsolute(file) ? file : null;
+}
+
+/** Serves roost's tools over stdio until the agent closes the connection. */
+export async function serveMcp(file: string, opts: { version: string; cwd: string }): Promise<void> {
+  const ops = new RelayClient(file);
+  const server = roostMcpServer(ops, opts);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.on("end", () => resolve());
+  });
+  await server.connect(transport);
+  await closed;
+  ops.close();
+}
