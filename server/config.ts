@@ -41,6 +41,17 @@ const ConfigSchema = Type.Object({
     }),
   ),
   concierge: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  // The task board in PostgreSQL, shared by every daemon that names the same database
+  // (docs/fleet.md); without it, the board is this daemon's, in roost.db.
+  board: Type.Optional(
+    Type.Object({
+      url: Type.String({ pattern: "^postgres(ql)?://" }),
+      // This daemon's name on the board (its sessions' ids there are `name:id`): the host's by default.
+      name: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9_.-]{1,40}$" })),
+      // How long another daemon waits, once this one stopped renewing, before releasing its claims.
+      leaseMs: Type.Optional(Type.Integer({ minimum: 1000, maximum: 3600000 })),
+    }),
+  ),
 });
 /** `profiles`: a Map, so that a name from a request ("__proto__", "toString") finds only a profile. */
 export type Config = Static<typeof ConfigSchema> & {
@@ -52,6 +63,9 @@ export type Config = Static<typeof ConfigSchema> & {
 const checkConfig = compileCheck<Static<typeof ConfigSchema>>(ConfigSchema, "", "the file");
 
 export class ConfigError extends Error {}
+
+/** How long a daemon's claims on a shared board outlive its last renewal, unless `board.leaseMs` says. */
+export const DEFAULT_LEASE_MS = 30000;
 
 /** roost's extension for pi, as built (sdk/ts/pi): the `pi` profile loads it, `roost pi install` links it. */
 export const PI_EXTENSION = path.join(PACKAGE_ROOT, "dist/sdk/ts/pi/index.js");
