@@ -41,6 +41,18 @@ const ConfigSchema = Type.Object({
     }),
   ),
   concierge: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  // Other daemons whose rows the hub shows among this one's (docs/fleet.md): each with a token made
+  // on it (`roost remote add NAME URL` writes one, the token read from stdin).
+  remotes: Type.Optional(
+    Type.Array(
+      Type.Object({
+        name: Type.String({ pattern: "^[A-Za-z0-9_.-]{1,40}$" }),
+        url: Type.String({ pattern: "^https?://[^/]+" }),
+        token: Type.String({ minLength: 1, maxLength: 256 }),
+      }),
+      { maxItems: 50 },
+    ),
+  ),
   // The task board in PostgreSQL, shared by every daemon that names the same database
   // (docs/fleet.md); without it, the board is this daemon's, in roost.db.
   board: Type.Optional(
@@ -63,6 +75,9 @@ export type Config = Static<typeof ConfigSchema> & {
 const checkConfig = compileCheck<Static<typeof ConfigSchema>>(ConfigSchema, "", "the file");
 
 export class ConfigError extends Error {}
+
+/** What the faces call this daemon among its remotes (`roost ls --daemon local`, the hub's filter). */
+export const LOCAL_DAEMON = "local";
 
 /** How long a daemon's claims on a shared board outlive its last renewal, unless `board.leaseMs` says. */
 export const DEFAULT_LEASE_MS = 30000;
@@ -164,6 +179,18 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
         throw new ConfigError(`${file}: agentProfiles.${name}.blockedPattern: ${(err as Error).message}`);
       }
     }
+  }
+  const seen = new Set<string>();
+  for (const [i, r] of (config.remotes ?? []).entries()) {
+    if (seen.has(r.name))
+      throw new ConfigError(
+        `${file}: remotes[${i}].name: ${JSON.stringify(r.name)} is named twice: each remote its own name`,
+      );
+    if (r.name === LOCAL_DAEMON)
+      throw new ConfigError(
+        `${file}: remotes[${i}].name: "${LOCAL_DAEMON}" is this daemon's: give the remote another name`,
+      );
+    seen.add(r.name);
   }
   const profiles = new Map([
     ...Object.entries(builtinProfiles(env)),

@@ -20,6 +20,7 @@ import { HostLink } from "./core/host-link.js";
 import { PeerRules } from "./core/peer-rules.js";
 import { Pushes } from "./core/pushes.js";
 import { Registry } from "./core/registry.js";
+import { Remotes } from "./core/remotes.js";
 import { Schedules } from "./core/schedules.js";
 import { loadJobs, recordSetAside } from "./core/stored-jobs.js";
 import { TaskBoard } from "./core/task-board.js";
@@ -78,6 +79,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
       foreground: new Foreground(() => core, graceMs),
     },
     board: new TaskBoard(() => core, board, await board.load(), graceMs),
+    remotes: new Remotes(pushes, config.remotes ?? []),
     terminals: () => hostLink.terminals(),
     stopGraceMs: Number(env.ROOST_STOP_GRACE_MS) || 3000,
     tokens,
@@ -109,6 +111,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     if (stopping) return;
     stopping = true;
     clock.close();
+    core.remotes.close();
     await Promise.all([bridge.close().catch(() => {}), closeSoon(http?.close())]);
     registry.flush();
     await board.close();
@@ -133,6 +136,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   // started while the HTTP face's modules were still loading was seen to make node's import of
   // fastify (CommonJS) answer an empty module, and the daemon fail to start.
   core.schedules.start();
+  core.remotes.start(); // the other daemons' rows, followed from now on
 }
 
 /** The task board in PostgreSQL (docs/fleet.md): this daemon named on it by its host, by default. */

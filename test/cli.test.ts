@@ -39,6 +39,7 @@ const COMMANDS = [
   "schedules",
   "open",
   "token",
+  "remote",
   "start",
   "shutdown",
   "daemon",

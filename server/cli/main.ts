@@ -17,6 +17,7 @@ import { log } from "./commands/log.js";
 import { ls } from "./commands/ls.js";
 import { pi } from "./commands/pi.js";
 import { profiles } from "./commands/profiles.js";
+import { remote } from "./commands/remote.js";
 import { reply } from "./commands/reply.js";
 import { schedule } from "./commands/schedule.js";
 import { shutdown, start } from "./commands/start.js";
@@ -64,6 +65,7 @@ const COMMANDS: readonly Command[] = [
   schedule,
   open,
   token,
+  remote,
   start,
   shutdown,
   daemon,
