@@ -5,10 +5,10 @@
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { freePort } from "./processes.js";
 
 export interface TestPostgres {
   port: number;
@@ -34,15 +34,6 @@ function binDir(): string {
       "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): the shared board's tests need it; apt-get install postgresql (.ci/run does)",
     );
   return path.join(root, versions[0]!, "bin");
-}
-
-/** A port free now on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export async function startPostgres(): Promise<TestPostgres> {
