@@ -211,12 +211,14 @@ class RemoteLink {
       if ("ok" in msg) this.answered(msg);
       else this.pushed(msg as PushEvent);
     });
+    let refused = false;
     ws.on("unexpected-response", (_req, res) => {
+      refused = true;
       this.error = `it answered HTTP ${res.statusCode}${res.statusCode === 401 ? ": its token in roost.json is not (or no longer) one of its tokens" : ""}`;
       ws.terminate();
     });
     ws.on("error", (err) => {
-      this.error = `${err.message}`;
+      if (!refused) this.error = err.message; // else what it answered says more
     });
     ws.on("close", () => this.lost(ws));
   }
