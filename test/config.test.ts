@@ -87,7 +87,7 @@ describe("roost.json", () => {
     [
       "a remote's url that is not http",
       '{"remotes": [{"name": "b", "url": "ftp://x/", "token": "t"}]}',
-      /url/,
+      /remotes\[0\]\.url must match/,
     ],
     [
       "two remotes of one name",
