@@ -2,6 +2,7 @@
  * roost.json (control-plane.md, "roost.json"): optional; a bad one is refused at start with the
  * file, the path inside it and what is wrong. The daemon never starts on half a config.
  */
+import fs from "node:fs";
 import path from "node:path";
 import Type, { type Static } from "typebox";
 import { oneOf } from "../sdk/ts/protocol/index.js";
@@ -147,6 +148,31 @@ export const blockedPatterns = (p: Profile): string[] =>
 /** What `approve` may name: a tool (`bash`, `roost_send`), or `*` for every one. */
 const TOOL_NAME = /^(\*|[A-Za-z0-9_.-]{1,100})$/;
 
+/**
+ * A roost.json that holds secrets (the remotes' tokens, the board's password) must be readable by
+ * its owner alone: one others may read has leaked them, as ssh refuses a key others may read.
+ */
+function secretsKept(file: string, config: Static<typeof ConfigSchema>): void {
+  const what = [
+    ...((config.remotes?.length ?? 0) > 0 ? ["the remotes' tokens"] : []),
+    ...(config.board && passwordIn(config.board.url) ? ["the board's password"] : []),
+  ];
+  if (what.length === 0) return;
+  const mode = fs.statSync(file).mode & 0o777;
+  if (mode & 0o077)
+    throw new ConfigError(
+      `${file}: it holds ${what.join(" and ")}, and others may read it (mode ${mode.toString(8).padStart(4, "0")}): chmod 600 ${file} (and make new ones if others have read it)`,
+    );
+}
+
+const passwordIn = (url: string) => {
+  try {
+    return new URL(url).password !== "";
+  } catch {
+    return false;
+  }
+};
+
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Config {
   let raw: string | null = null;
   try {
@@ -192,6 +218,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
       );
     seen.add(r.name);
   }
+  secretsKept(file, config);
   const profiles = new Map([
     ...Object.entries(builtinProfiles(env)),
     ...Object.entries(config.agentProfiles ?? {}),

@@ -109,6 +109,21 @@ describe("roost.json", () => {
     });
   }
 
+  it("refuses one that holds remotes' tokens or the board's password and others may read, saying chmod 600", () => {
+    const remotes = '{"remotes": [{"name": "b", "url": "http://x/", "token": "t"}]}';
+    const board = '{"board": {"url": "postgres://roost:secret@db/roost"}}';
+    for (const content of [remotes, board]) {
+      const file = writeConfig(content);
+      fs.chmodSync(file, 0o644);
+      expect(() => loadConfig(file, {})).toThrow(`others may read it (mode 0644): chmod 600 ${file}`);
+      fs.chmodSync(file, 0o600);
+      expect(() => loadConfig(file, {})).not.toThrow();
+    }
+    const file = writeConfig('{"board": {"url": "postgres://db/roost"}}'); // no password in it
+    fs.chmodSync(file, 0o644);
+    expect(() => loadConfig(file, {})).not.toThrow();
+  });
+
   it("keeps the daemon from starting at all: no socket, no store, exit 2", async () => {
     const file = writeConfig('{"agentProfiles": {"mine": {"command": ["x"], "protocol": "yes"}}}');
     const env = { ...process.env, ROOST_HOME: home };
