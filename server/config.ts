@@ -2,6 +2,7 @@
  * roost.json (control-plane.md, "roost.json"): optional; a bad one is refused at start with the
  * file, the path inside it and what is wrong. The daemon never starts on half a config.
  */
+import fs from "node:fs";
 import path from "node:path";
 import Type, { type Static } from "typebox";
 import { oneOf } from "../sdk/ts/protocol/index.js";
@@ -47,6 +48,29 @@ const ConfigSchema = Type.Object({
     }),
   ),
   concierge: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  // Other daemons whose rows the hub shows among this one's (docs/fleet.md): each with a token made
+  // on it (`roost remote add NAME URL` writes one, the token read from stdin).
+  remotes: Type.Optional(
+    Type.Array(
+      Type.Object({
+        name: Type.String({ pattern: "^[A-Za-z0-9_.-]{1,40}$" }),
+        url: Type.String({ pattern: "^https?://[^/]+" }),
+        token: Type.String({ minLength: 1, maxLength: 256 }),
+      }),
+      { maxItems: 50 },
+    ),
+  ),
+  // The task board in PostgreSQL, shared by every daemon that names the same database
+  // (docs/fleet.md); without it, the board is this daemon's, in roost.db.
+  board: Type.Optional(
+    Type.Object({
+      url: Type.String({ pattern: "^postgres(ql)?://" }),
+      // This daemon's name on the board (its sessions' ids there are `name:id`): the host's by default.
+      name: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9_.-]{1,40}$" })),
+      // How long another daemon waits, once this one stopped renewing, before releasing its claims.
+      leaseMs: Type.Optional(Type.Integer({ minimum: 1000, maximum: 3600000 })),
+    }),
+  ),
 });
 /** `profiles`: a Map, so that a name from a request ("__proto__", "toString") finds only a profile. */
 export type Config = Static<typeof ConfigSchema> & {
@@ -58,6 +82,12 @@ export type Config = Static<typeof ConfigSchema> & {
 const checkConfig = compileCheck<Static<typeof ConfigSchema>>(ConfigSchema, "", "the file");
 
 export class ConfigError extends Error {}
+
+/** What the faces call this daemon among its remotes (`roost ls --daemon local`, the hub's filter). */
+export const LOCAL_DAEMON = "local";
+
+/** How long a daemon's claims on a shared board outlive its last renewal, unless `board.leaseMs` says. */
+export const DEFAULT_LEASE_MS = 30000;
 
 /** roost's extension for pi, as built (sdk/ts/pi): the `pi` profile loads it, `roost pi install` links it. */
 export const PI_EXTENSION = path.join(PACKAGE_ROOT, "dist/sdk/ts/pi/index.js");
@@ -160,6 +190,31 @@ export const blockedPatterns = (p: Profile): string[] =>
 /** What `approve` may name: a tool (`bash`, `roost_send`), or `*` for every one. */
 const TOOL_NAME = /^(\*|[A-Za-z0-9_.-]{1,100})$/;
 
+/**
+ * A roost.json that holds secrets (the remotes' tokens, the board's password) must be readable by
+ * its owner alone: one others may read has leaked them, as ssh refuses a key others may read.
+ */
+function secretsKept(file: string, config: Static<typeof ConfigSchema>): void {
+  const what = [
+    ...((config.remotes?.length ?? 0) > 0 ? ["the remotes' tokens"] : []),
+    ...(config.board && passwordIn(config.board.url) ? ["the board's password"] : []),
+  ];
+  if (what.length === 0) return;
+  const mode = fs.statSync(file).mode & 0o777;
+  if (mode & 0o077)
+    throw new ConfigError(
+      `${file}: it holds ${what.join(" and ")}, and others may read it (mode ${mode.toString(8).padStart(4, "0")}): chmod 600 ${file} (and make new ones if others have read it)`,
+    );
+}
+
+const passwordIn = (url: string) => {
+  try {
+    return new URL(url).password !== "";
+  } catch {
+    return false;
+  }
+};
+
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Config {
   let raw: string | null = null;
   try {
@@ -193,6 +248,19 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
       }
     }
   }
+  const seen = new Set<string>();
+  for (const [i, r] of (config.remotes ?? []).entries()) {
+    if (seen.has(r.name))
+      throw new ConfigError(
+        `${file}: remotes[${i}].name: ${JSON.stringify(r.name)} is named twice: each remote its own name`,
+      );
+    if (r.name === LOCAL_DAEMON)
+      throw new ConfigError(
+        `${file}: remotes[${i}].name: "${LOCAL_DAEMON}" is this daemon's: give the remote another name`,
+      );
+    seen.add(r.name);
+  }
+  secretsKept(file, config);
   const profiles = new Map([
     ...Object.entries(builtinProfiles(env)),
     ...Object.entries(config.agentProfiles ?? {}),

@@ -4,11 +4,12 @@
  * jobs found again, then the socket opened.
  */
 import fs from "node:fs";
+import os from "node:os";
 import type { FastifyInstance } from "fastify";
 import { Bridge } from "../bridge/server.js";
 import { socketAnswers } from "../sdk/ts/client/socket-client.js";
 import { LIMITS } from "../sdk/ts/protocol/index.js";
-import { loadConfig } from "./config.js";
+import { type Config, DEFAULT_LEASE_MS, loadConfig } from "./config.js";
 import { connectionClosed } from "./core/agents.js";
 import { Clock, timeSourceOf } from "./core/clock.js";
 import type { Core } from "./core/core.js";
@@ -19,6 +20,7 @@ import { HostLink } from "./core/host-link.js";
 import { PeerRules } from "./core/peer-rules.js";
 import { Pushes } from "./core/pushes.js";
 import { Registry } from "./core/registry.js";
+import { Remotes } from "./core/remotes.js";
 import { Schedules } from "./core/schedules.js";
 import { loadJobs, recordSetAside } from "./core/stored-jobs.js";
 import { TaskBoard } from "./core/task-board.js";
@@ -32,6 +34,7 @@ import { secureHome } from "./home.js";
 import { listenAddress } from "./http/address.js";
 import { runOp } from "./ops/index.js";
 import { roostPaths } from "./paths.js";
+import type { BoardStore } from "./store/board.js";
 import { Store } from "./store/store.js";
 import { ROOST_VERSION } from "./version.js";
 
@@ -46,9 +49,12 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     throw new Error(`roost is already running (its socket ${paths.socket} answers)`);
   fs.rmSync(paths.socket, { force: true });
 
+  // The shared board's database answers before anything starts, or the daemon does not start.
+  const boardStore = config.board ? await openSharedBoard(config.board, paths.home) : null;
   // ROOST_TEST_SYNC_LOG: power-cut tests only (wal-sync.ts); said in the log below.
   const syncLog = env.ROOST_TEST_SYNC_LOG || undefined;
   const store = new Store(paths.db, { checkpoints: "thread", ...(syncLog ? { syncLog } : {}) });
+  const board = boardStore ?? store.board;
   const tokens = new Tokens(store, paths.token); // the owner's token is made here on first start
   let urlKnown: (url: string) => void = () => {};
   const hubUrl = new Promise<string>((resolve) => {
@@ -76,8 +82,9 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
       watches: new Watches(() => core, store, registry),
       foreground: new Foreground(() => core, graceMs),
     },
-    board: new TaskBoard(() => core, store.board, graceMs),
+    board: new TaskBoard(() => core, board, await board.load(), graceMs),
     worktrees: new WorktreeStats(() => core),
+    remotes: new Remotes(pushes, config.remotes ?? []),
     terminals: () => hostLink.terminals(),
     stopGraceMs: Number(env.ROOST_STOP_GRACE_MS) || 3000,
     tokens,
@@ -117,8 +124,10 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     if (stopping) return;
     stopping = true;
     clock.close();
+    core.remotes.close();
     await Promise.all([bridge.close().catch(() => {}), closeSoon(http?.close())]);
     registry.flush();
+    await board.close();
     store.close();
     await hostLink.close();
     fs.rmSync(paths.socket, { force: true });
@@ -140,6 +149,25 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   // started while the HTTP face's modules were still loading was seen to make node's import of
   // fastify (CommonJS) answer an empty module, and the daemon fail to start.
   core.schedules.start();
+  core.remotes.start(); // the other daemons' rows, followed from now on
+}
+
+/** The task board in PostgreSQL (docs/fleet.md): this daemon named on it by its host, by default. */
+async function openSharedBoard(board: NonNullable<Config["board"]>, home: string): Promise<BoardStore> {
+  const { PgBoard } = await import("./store/pg-board.js");
+  const name =
+    board.name ??
+    (os
+      .hostname()
+      .replace(/[^A-Za-z0-9_.-]/g, "-")
+      .slice(0, 40) ||
+      "roost");
+  return PgBoard.open({
+    url: board.url,
+    name,
+    leaseMs: board.leaseMs ?? DEFAULT_LEASE_MS,
+    instance: `${os.hostname()}:${home}`,
+  });
 }
 
 /** A close that waits at most a moment: a shutdown never hangs on a slow client. */

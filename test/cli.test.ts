@@ -40,6 +40,7 @@ const COMMANDS = [
   "schedules",
   "open",
   "token",
+  "remote",
   "start",
   "shutdown",
   "daemon",

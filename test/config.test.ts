@@ -75,6 +75,30 @@ describe("roost.json", () => {
       '{"agentProfiles": {"m": {"command": ["x"], "approve": ["rm -rf"]}}}',
       /agentProfiles\.m\.approve\[0\]: "rm -rf" is not a tool's name/,
     ],
+    // docs/fleet.md: remotes and the shared board
+    ["a board that is not PostgreSQL", '{"board": {"url": "mysql://db/roost"}}', /board\.url/],
+    ["a board name with a colon", '{"board": {"url": "postgres://db/r", "name": "a:b"}}', /board\.name/],
+    ["a lease under a second", '{"board": {"url": "postgres://db/r", "leaseMs": 10}}', /board\.leaseMs/],
+    [
+      "a remote without a token",
+      '{"remotes": [{"name": "b", "url": "http://x/"}]}',
+      /remotes\[0\]\.token is required/,
+    ],
+    [
+      "a remote's url that is not http",
+      '{"remotes": [{"name": "b", "url": "ftp://x/", "token": "t"}]}',
+      /remotes\[0\]\.url must match/,
+    ],
+    [
+      "two remotes of one name",
+      '{"remotes": [{"name": "b", "url": "http://x/", "token": "t"}, {"name": "b", "url": "http://y/", "token": "u"}]}',
+      /remotes\[1\]\.name: "b" is named twice/,
+    ],
+    [
+      "a remote named as this daemon",
+      '{"remotes": [{"name": "local", "url": "http://x/", "token": "t"}]}',
+      /remotes\[0\]\.name: "local" is this daemon's/,
+    ],
   ];
   for (const [what, content, message] of bad) {
     it(`refuses ${what}, naming the file and the path inside it`, () => {
@@ -84,6 +108,21 @@ describe("roost.json", () => {
       expect(() => loadConfig(file, {})).toThrow(file);
     });
   }
+
+  it("refuses one that holds remotes' tokens or the board's password and others may read, saying chmod 600", () => {
+    const remotes = '{"remotes": [{"name": "b", "url": "http://x/", "token": "t"}]}';
+    const board = '{"board": {"url": "postgres://roost:secret@db/roost"}}';
+    for (const content of [remotes, board]) {
+      const file = writeConfig(content);
+      fs.chmodSync(file, 0o644);
+      expect(() => loadConfig(file, {})).toThrow(`others may read it (mode 0644): chmod 600 ${file}`);
+      fs.chmodSync(file, 0o600);
+      expect(() => loadConfig(file, {})).not.toThrow();
+    }
+    const file = writeConfig('{"board": {"url": "postgres://db/roost"}}'); // no password in it
+    fs.chmodSync(file, 0o644);
+    expect(() => loadConfig(file, {})).not.toThrow();
+  });
 
   it("keeps the daemon from starting at all: no socket, no store, exit 2", async () => {
     const file = writeConfig('{"agentProfiles": {"mine": {"command": ["x"], "protocol": "yes"}}}');

@@ -9,12 +9,16 @@
  * how many claims lost the race, and the checks (the one figure with a target): no task done twice
  * (each won once and done once, the board all done) and none claimed before its `after` was done.
  * No baseline: no bare program does what the board does (a claim's rules, saved, fed, pushed).
+ *
+ * Run twice in the same run: on roost.db's board, then on a board in PostgreSQL (docs/fleet.md; a
+ * server of Debian's started for it on a temp directory), whose figures say "on PostgreSQL".
  */
 import { performance } from "node:perf_hooks";
 import { claimable } from "../../sdk/ts/protocol/board-view.js";
 import type { BoardTask } from "../../sdk/ts/protocol/ops/task.js";
+import { startPostgres } from "../../test/helpers/postgres.js";
 import { type Figure, info } from "../figures.js";
-import { BenchDaemon, dispatchJobs, type InertJob, sleep } from "../harness.js";
+import { BenchDaemon, dispatchJobs, INERT_CONFIG, type InertJob, sleep } from "../harness.js";
 import type { Conn } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
 import { Contention, cpuMs, median, percentile, round } from "../stats.js";
@@ -103,7 +107,29 @@ async function work(job: InertJob, conn: Conn, tally: Tally): Promise<void> {
 }
 
 async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
-  const d = await BenchDaemon.start({ profileDir: ctx.profileDir });
+  const sqlite = await runOn(ctx, null);
+  ctx.log("the same on a board in PostgreSQL");
+  const pg = await startPostgres();
+  try {
+    const url = await pg.database("bench");
+    const onPg = await runOn(ctx, { url, name: "bench" });
+    return {
+      figures: [...sqlite.figures, ...onPg.figures],
+      detail: { ...sqlite.detail, postgres: onPg.detail },
+    };
+  } finally {
+    pg.cleanup();
+  }
+}
+
+/** One race, on roost.db's board (`board` null) or on a PostgreSQL one. */
+async function runOn(
+  ctx: ScenarioContext,
+  board: { url: string; name: string } | null,
+): Promise<ScenarioResult> {
+  const config = board ? { ...INERT_CONFIG, board } : INERT_CONFIG;
+  const d = await BenchDaemon.start({ profileDir: ctx.profileDir, config });
+  const on = board ? " on PostgreSQL" : "";
   const conns: Conn[] = [];
   try {
     const hub = await d.connect();
@@ -152,7 +178,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const wonCount = [...tally.won.values()].reduce((a, b) => a + b, 0);
     const rate = (wonCount / wall) * 1000;
     ctx.log(
-      `${wonCount} claims won in ${round(wall / 1000, 2)} s (${round(rate, 0)}/s), ${tally.lost} lost the race, ` +
+      `${board ? "PostgreSQL: " : "SQLite: "}${wonCount} claims won in ${round(wall / 1000, 2)} s (${round(rate, 0)}/s), ${tally.lost} lost the race, ` +
         `${tally.lists} board reads; claim p50 ${round(median(tally.claimMs), 2)} ms, ` +
         `p99 ${round(percentile(tally.claimMs, 99), 2)} ms; done twice ${twice}, not done ${notDone}, ` +
         `claimed before its after ${early}; other processes used ${busy.otherCpus} CPUs`,
@@ -161,7 +187,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const S = "board";
     const checks: Figure = {
       scenario: S,
-      name: "tasks done twice, not done, or claimed before their after",
+      name: `tasks done twice, not done, or claimed before their after${on}`,
       unit: "",
       roost: twice + notDone + early,
       baseline: null,
@@ -170,11 +196,11 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       met: twice + notDone + early === 0,
     };
     const figures: Figure[] = [
-      info(S, `claims won/s (${SESSIONS} sessions, ${TASKS} tasks)`, "/s", round(rate, 0)),
-      info(S, "claim's answer, p50", "ms", round(median(tally.claimMs), 2)),
-      info(S, "claim's answer, p99", "ms", round(percentile(tally.claimMs, 99), 2)),
-      info(S, "claims that lost the race (conflict, done meanwhile)", "", tally.lost),
-      info(S, "daemon CPU per task (its reads, claims, done)", "ms", round(cpu / TASKS, 2)),
+      info(S, `claims won/s (${SESSIONS} sessions, ${TASKS} tasks)${on}`, "/s", round(rate, 0)),
+      info(S, `claim's answer, p50${on}`, "ms", round(median(tally.claimMs), 2)),
+      info(S, `claim's answer, p99${on}`, "ms", round(percentile(tally.claimMs, 99), 2)),
+      info(S, `claims that lost the race (conflict, done meanwhile)${on}`, "", tally.lost),
+      info(S, `daemon CPU per task (its reads, claims, done)${on}`, "ms", round(cpu / TASKS, 2)),
       checks,
     ];
     return {
@@ -204,6 +230,6 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
 export const boardScenario: Scenario = {
   name: "board",
   aliases: ["tasks"],
-  title: "board: 50 sessions racing to claim 200 tasks with dependencies",
+  title: "board: 50 sessions racing to claim 200 tasks with dependencies, on SQLite and on PostgreSQL",
   run,
 };

@@ -20,6 +20,7 @@ import { mcp } from "./commands/mcp.js";
 import { merge } from "./commands/merge.js";
 import { pi } from "./commands/pi.js";
 import { profiles } from "./commands/profiles.js";
+import { remote } from "./commands/remote.js";
 import { reply } from "./commands/reply.js";
 import { schedule } from "./commands/schedule.js";
 import { shutdown, start } from "./commands/start.js";
@@ -70,6 +71,7 @@ const COMMANDS: readonly Command[] = [
   schedule,
   open,
   token,
+  remote,
   start,
   shutdown,
   daemon,

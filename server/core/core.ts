@@ -9,6 +9,7 @@ import type { Foreground } from "./foreground.js";
 import type { PeerRules } from "./peer-rules.js";
 import type { Pushes } from "./pushes.js";
 import type { Registry } from "./registry.js";
+import type { Remotes } from "./remotes.js";
 import type { Schedules } from "./schedules.js";
 import type { TaskBoard } from "./task-board.js";
 import type { Tokens } from "./tokens.js";
@@ -59,6 +60,8 @@ export interface Core {
   board: TaskBoard;
   /** The rows' `worktree.stat`, taken as jobs come to rest (worktree-stat.ts). */
   worktrees: WorktreeStats;
+  /** Other daemons' rows, and what a hub does to them sent on (roost.json's remotes). */
+  remotes: Remotes;
   terminals: () => Promise<Terminals>;
   /** How long `stop` waits after SIGTERM before SIGKILL. */
   stopGraceMs: number;

@@ -3,7 +3,14 @@
  * `schedule`. Row and board pushes are coalesced: a job (or the task board) that changes many
  * times in one turn of the event loop is pushed once, as it is then.
  */
-import type { BoardCounts, FeedEntry, PushEvent, Row, Schedule } from "../../sdk/ts/protocol/index.js";
+import type {
+  BoardCounts,
+  FeedEntry,
+  PushEvent,
+  RemoteStatus,
+  Row,
+  Schedule,
+} from "../../sdk/ts/protocol/index.js";
 
 export type Listener = (event: PushEvent) => void;
 
@@ -47,6 +54,11 @@ export class Pushes {
 
   feed(entry: FeedEntry): void {
     this.emit({ event: "feed", entry });
+  }
+
+  /** A remote daemon became reachable or stopped answering (core/remotes.ts). Rare: pushed as it comes. */
+  remote(status: RemoteStatus): void {
+    this.emit({ event: "remote", ...status });
   }
 
   /** A schedule added or changed (null: removed). Rare: pushed as it comes. */

@@ -37,7 +37,7 @@ function needed<K extends keyof Args>(args: Args, key: K): NonNullable<Args[K]> 
 export async function task(core: Core, conn: AgentConnection | null, args: Args): Promise<OpResult<"task">> {
   const actor = boardActor(core, conn);
   const board = core.board;
-  if (args.action === "list") return { tasks: board.tasks };
+  if (args.action === "list") return { tasks: await board.list() };
   if (args.action === "assign") return assign(core, actor, idOf(needed(args, "id")), needed(args, "to"));
   const done = await board.apply(actor, actionOf(args));
   if (actor.kind === "user" || actor.kind === "concierge")

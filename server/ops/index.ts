@@ -154,6 +154,10 @@ export function runOp(
     const checked = op.check(args ?? {});
     if (!checked.ok) throw new RoostError("bad_request", `${name}: ${checked.message}`);
     if (typeof op.acts === "function" && op.acts(checked.value as never)) mayAct(name, caller, op.looks);
+    // A hub's op about another daemon's job (`name:id`) goes to it (core/remotes.ts), as checked here.
+    const routed =
+      side === "hub" ? core.remotes.route(caller, name, checked.value as Record<string, unknown>) : null;
+    if (routed) return routed.then(success, outcomeOfThrown);
     const result = op.handler(core, checked.value as never, caller);
     return result instanceof Promise ? result.then(success, outcomeOfThrown) : success(result);
   } catch (err) {

@@ -1,4 +1,7 @@
-/** `list` (protocol.md, "The hub's ops"): the rows in the user's order (core/registry.ts), or one job's. */
+/**
+ * `list` (protocol.md, "The hub's ops"): the rows in the user's order (core/registry.ts), then the
+ * remotes' (core/remotes.ts); or one job's (a remote's is asked of it, by runOp).
+ */
 import { defineOp } from "./define.js";
 
 export const listOp = defineOp({
@@ -6,6 +9,9 @@ export const listOp = defineOp({
   allow: ["hub"],
   acts: false,
   handler: (core, args) => ({
-    rows: args.id === undefined ? core.registry.rows() : [core.registry.row(core.registry.get(args.id))],
+    rows:
+      args.id === undefined
+        ? [...core.registry.rows(), ...core.remotes.rows()]
+        : [core.registry.row(core.registry.get(args.id))],
   }),
 });

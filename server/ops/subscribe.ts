@@ -12,6 +12,7 @@ export const subscribeOp = defineOp({
   handler: (core, _args, caller) => {
     const { push, onClose } = streamOf(caller);
     onClose(core.pushes.subscribe(push));
-    return { rows: core.registry.rows() };
+    const rows = [...core.registry.rows(), ...core.remotes.rows()];
+    return core.remotes.any ? { rows, remotes: core.remotes.status() } : { rows };
   },
 });

@@ -1,8 +1,9 @@
 /**
  * Where the task board is kept (agent-protocol.md, "The task board (M47)"). The core speaks to a
- * `BoardStore`, not to SQLite: the board is the one part of roost that several daemons may one day
- * share (a fleet's), and a PostgreSQL board can then stand beside this one without the core
- * changing. This one keeps a row a task in roost.db, written in the commit a turn's writes share.
+ * `BoardStore`, not to SQLite: the board is the one part of roost that several daemons may share
+ * (a fleet's, docs/fleet.md), and a PostgreSQL board (pg-board.ts) stands beside this one. This one
+ * keeps a row a task in roost.db, written in the commit a turn's writes share; it is this daemon's
+ * alone, so the board in memory is the truth and a write never finds it changed.
  */
 import type { BoardTask } from "../../sdk/ts/protocol/index.js";
 import type { GroupCommit } from "./group-commit.js";
@@ -25,18 +26,50 @@ export interface BoardChange {
   removed: readonly number[];
   nextId: number;
   whole: boolean;
+  /** The change as the feed says it, for the other daemons' feeds (a shared store's). */
+  notes: readonly BoardNote[];
 }
 
+/** One change as a `task` feed entry says it: the session it is about, why, the text, who acted. */
+export interface BoardNote {
+  about: string | null;
+  why: string;
+  text: string;
+  actor: { who: string; whoId: string | null };
+}
+
+/**
+ * A shared store's write that found the board changed by another daemon since it was read: nothing
+ * was written, and the step is to be taken again on the board as it now is.
+ */
+export class StaleBoard extends Error {}
+
 export interface BoardStore {
-  load(): StoredBoard;
+  /**
+   * Whether other daemons write it too (PostgreSQL): the board is then read again before each step,
+   * and a write may throw `StaleBoard`.
+   */
+  readonly shared: boolean;
+  load(): StoredBoard | Promise<StoredBoard>;
   /**
    * Writes the change, with `also` (its feed entries) in the same commit when the two share a
-   * store; resolved once it has committed, rejected (nothing written) when it could not be.
+   * store (else once the change has committed); resolved once it has committed, rejected
+   * (nothing written) when it could not be.
    */
   save(change: BoardChange, also: () => void): Promise<void>;
+  /**
+   * Whether the session `id` holds its claims, when it is another daemon's (its daemon's lease
+   * runs); `null` for one of this daemon's, which the daemon judges itself.
+   */
+  elsewhereLive(id: string): boolean | null;
+  /** Calls `changed` with what other daemons changed, each time they do (and at each lease renewal). */
+  watch(changed: (notes: BoardNote[]) => void): void;
+  close(): Promise<void>;
 }
 
 export class SqliteBoard implements BoardStore {
+  readonly shared = false;
+
   constructor(
     private readonly sql: Statements,
     private readonly commits: GroupCommit,
@@ -57,4 +90,12 @@ export class SqliteBoard implements BoardStore {
       also();
     });
   }
+
+  elsewhereLive(): null {
+    return null; // every session on this board is this daemon's
+  }
+
+  watch(): void {} // no one else writes it
+
+  async close(): Promise<void> {} // roost.db is the Store's to close
 }

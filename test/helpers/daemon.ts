@@ -123,7 +123,9 @@ export async function daemonRefusal(
 
 export async function startDaemon(opts: DaemonOptions = {}): Promise<TestDaemon> {
   const home = opts.home ?? fs.mkdtempSync(path.join(os.tmpdir(), "roost-test-"));
-  if (opts.config !== undefined) fs.writeFileSync(path.join(home, "roost.json"), JSON.stringify(opts.config));
+  // Owner-only, as `roost remote add` writes it: one holding remotes' tokens must be (config.ts).
+  if (opts.config !== undefined)
+    fs.writeFileSync(path.join(home, "roost.json"), JSON.stringify(opts.config), { mode: 0o600 });
   const daemon = new TestDaemon(home, daemonEnv(home, opts.env), opts.wrap);
   await daemon.start();
   return daemon;

@@ -5,9 +5,22 @@
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A port free right now on 127.0.0.1 (for a server that must come back on the same one). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
 
 /** Polls until `check` returns a truthy value (or throws after `ms`, saying what it waited for). */
 export async function until<T>(

@@ -4,7 +4,6 @@
  * sets them up with hub-setup.ts.
  */
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { ROOT, type TestDaemon } from "../helpers/daemon.js";
@@ -84,17 +83,7 @@ export async function shot(page: Page, name: string, fullPage = false): Promise<
   return file;
 }
 
-/** A port free right now (for a daemon that must come back on the same one). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from "../helpers/processes.js";
 
 /** `GET /api/<path>` with the owner's token, from the test (not the page). */
 export async function api(d: TestDaemon, p: string): Promise<any> {

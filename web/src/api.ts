@@ -6,9 +6,9 @@
 import type { BoardTask } from "../../sdk/ts/protocol/ops/task.js";
 import type { OpResult } from "../../sdk/ts/protocol/ops.js";
 import type { Schedule, ScheduleEvent } from "../../sdk/ts/protocol/schedules.js";
-import type { BoardCounts, FeedEntry, Row } from "../../sdk/ts/protocol/schema.js";
+import type { BoardCounts, FeedEntry, RemoteStatus, Row } from "../../sdk/ts/protocol/schema.js";
 
-export type { BoardCounts, BoardTask, FeedEntry, Row, Schedule, ScheduleEvent };
+export type { BoardCounts, BoardTask, FeedEntry, RemoteStatus, Row, Schedule, ScheduleEvent };
 /** A `when` read by the daemon (`schedule-when`): in words, its time zone, its next runs. */
 export type WhenPreview = OpResult<"schedule-when">;
 

@@ -10,6 +10,7 @@ import {
   get,
   type Message,
   onMessages,
+  type RemoteStatus,
   type Row,
   type ScheduleEvent,
   wsUrl,
@@ -28,6 +29,8 @@ const MAX_BACKOFF_MS = 2000;
 
 export class Live {
   rows = new Map<string, Row>();
+  /** The other daemons whose rows come with this one's (docs/fleet.md), by name: whether each answers. */
+  remotes = new Map<string, RemoteStatus>();
   /** Feed entries seen live since the page opened, oldest first. */
   feed: FeedEntry[] = [];
   connection: Connection = "connecting";
@@ -127,7 +130,8 @@ export class Live {
       ws.close();
       return;
     }
-    const rows = (msg.result as { rows: Row[] }).rows;
+    const { rows, remotes = [] } = msg.result as { rows: Row[]; remotes?: RemoteStatus[] };
+    this.remotes = new Map(remotes.map((r) => [r.name, r]));
     const before = this.rows;
     this.rows = new Map(rows.map((r) => [r.id, r]));
     const again = this.everLive;
@@ -158,6 +162,11 @@ export class Live {
     } else if (msg.event === "board") {
       const { open, claimed, blocked, done } = msg as unknown as BoardCounts;
       for (const fn of this.boardListeners) fn({ open, claimed, blocked, done });
+    } else if (msg.event === "remote") {
+      // A remote stopped answering or answers again: its rows follow, greyed or not, as `row`s.
+      const { event: _event, ...status } = msg as unknown as RemoteStatus & { event: string };
+      this.remotes.set(status.name, status);
+      this.changed();
     } else if (msg.event === "schedule") {
       for (const fn of this.scheduleListeners) fn(msg as unknown as ScheduleEvent);
     }

@@ -8,6 +8,11 @@ import type { Row } from "./api.js";
 import { type Child, h, timeAgo } from "./dom.js";
 import { displayName, stateOf } from "./row-words.js";
 
+/** Another daemon's job is marked with its daemon's name (docs/fleet.md); this daemon's are not. */
+export function daemonTag(row: Row): Child {
+  return row.daemon ? h("span", { class: "daemon", title: `on the daemon ${row.daemon}` }, row.daemon) : null;
+}
+
 /** What the line says of the row: the question, the error, or the summary. */
 function saying(row: Row): { text: string; kind: string } {
   if (row.state === "blocked" && row.question) return { text: row.question, kind: "q" };
@@ -35,6 +40,7 @@ export function lineCells(row: Row, choices: Child, tree: { toggle: Child; notes
         { class: "name", id: `name-${row.id}`, href: `#/jobs/${row.id}`, title: `${name} (${row.id})` },
         name,
       ),
+      daemonTag(row),
       tree.notes,
     ),
     h(

@@ -11,7 +11,7 @@ import { RenameForm } from "./rename-form.js";
 import { ReplyForm } from "./reply-form.js";
 import { type ActionsHost, RowActions } from "./row-actions.js";
 import { detailsList, metaLine } from "./row-details.js";
-import { lineCells } from "./row-line.js";
+import { daemonTag, lineCells } from "./row-line.js";
 import { Choices, type ChoicesHost } from "./row-question.js";
 import { foldToggle, NO_TREE, samePlace, type TreePlace, treeNotes } from "./row-tree.js";
 import { displayName, isRunning, stateOf } from "./row-words.js";
@@ -220,7 +220,9 @@ export class RowView implements ActionsHost, ChoicesHost {
     const { word, tone, exit } = stateOf(row);
     const dense = this.opts.dense ? " dense" : "";
     const child = this.tree.depth ? " child" : "";
-    this.el.className = `row${dense}${child} t-${tone}${word === "starting" ? " starting" : ""}${row.pinned ? " pinned" : ""}${this.selected ? " selected" : ""}`;
+    this.el.className = `row${dense}${child} t-${tone}${word === "starting" ? " starting" : ""}${row.pinned ? " pinned" : ""}${this.selected ? " selected" : ""}${row.reachable === false ? " unreachable" : ""}`;
+    this.el.title =
+      row.reachable === false ? `${row.daemon} does not answer: the row as it was last seen` : "";
     const toggle = foldToggle(row, this.tree, this.opts.fold, !!this.opts.dense);
     const notes = treeNotes(this.tree);
     if (this.opts.dense) {
@@ -239,6 +241,7 @@ export class RowView implements ActionsHost, ChoicesHost {
         exit ? h("span", { class: "muted exit" }, exit) : null,
         toggle,
         h("a", { class: "name", id: `name-${row.id}`, href: `#/jobs/${row.id}` }, displayName(row)),
+        daemonTag(row),
         row.pinned ? h("span", { class: "pin" }, "pinned") : null,
         notes,
         h("span", { class: "muted ident" }, row.id, h("span", { class: "profile" }, ` · ${row.profile}`)),

@@ -6,7 +6,7 @@
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
 import { type Prefs, prefs } from "./prefs.js";
-import { isFiltered, NO_FILTER, STATE_CHOICES } from "./triage.js";
+import { isFiltered, LOCAL_DAEMON, NO_FILTER, STATE_CHOICES } from "./triage.js";
 
 export interface ToolbarHost {
   /** Selects every row shown (or none). */
@@ -26,6 +26,8 @@ export interface Counts {
   selected: number;
   /** The profiles the rows and the daemon know, for the profile filter. */
   profiles: string[];
+  /** The remotes (docs/fleet.md), for the daemon filter: none, and it is not shown. */
+  remotes: { name: string; reachable: boolean }[];
 }
 
 const labelled = (label: string, control: HTMLElement) =>
@@ -37,6 +39,9 @@ export class RowsToolbar {
   private readonly all: HTMLInputElement | null;
   private readonly state: HTMLSelectElement;
   private readonly profile: HTMLSelectElement;
+  private readonly daemon: HTMLSelectElement;
+  private readonly daemonTool: HTMLElement;
+  private daemonsShown = "";
   private readonly order: HTMLSelectElement;
   private readonly density: HTMLButtonElement[];
   private readonly reset: HTMLButtonElement;
@@ -84,6 +89,12 @@ export class RowsToolbar {
       class: "profile-filter",
       onchange: () => triage.set({ profile: this.profile.value }),
     });
+    this.daemon = h("select", {
+      class: "daemon-filter",
+      onchange: () => triage.set({ daemon: this.daemon.value }),
+    });
+    this.daemonTool = labelled("Daemon", this.daemon);
+    this.daemonTool.hidden = true;
     this.order = h(
       "select",
       {
@@ -118,6 +129,7 @@ export class RowsToolbar {
       this.search,
       labelled("State", this.state),
       labelled("Profile", this.profile),
+      this.daemonTool,
       this.reset,
       this.count,
       h("span", { class: "spacer" }),
@@ -137,6 +149,7 @@ export class RowsToolbar {
     if (this.search.value !== f.text && document.activeElement !== this.search) this.search.value = f.text;
     this.state.value = f.state;
     this.showProfiles(counts.profiles, f.profile);
+    this.showDaemons(counts.remotes, f.daemon);
     this.reset.hidden = !isFiltered(f);
     this.count.textContent =
       counts.matched === counts.total ? `${counts.total} jobs` : `${counts.matched} of ${counts.total} jobs`;
@@ -148,6 +161,23 @@ export class RowsToolbar {
     for (const b of this.density)
       b.setAttribute("aria-pressed", String(b.textContent?.toLowerCase() === prefs().density));
     this.order.value = prefs().order;
+  }
+
+  /** The daemon filter, shown once there are remotes: this daemon, then each remote (one not answering says so). */
+  private showDaemons(remotes: Counts["remotes"], chosen: string): void {
+    this.daemonTool.hidden = remotes.length === 0 && !chosen;
+    const key = remotes.map((r) => `${r.name} ${r.reachable}`).join("\n");
+    if (key !== this.daemonsShown) {
+      this.daemonsShown = key;
+      this.daemon.replaceChildren(
+        h("option", { value: "" }, "every daemon"),
+        h("option", { value: LOCAL_DAEMON }, "this daemon"),
+        ...remotes.map((r) =>
+          h("option", { value: r.name }, r.reachable ? r.name : `${r.name} (not answering)`),
+        ),
+      );
+    }
+    this.daemon.value = chosen;
   }
 
   private showProfiles(names: string[], chosen: string): void {

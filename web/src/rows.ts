@@ -297,6 +297,7 @@ class RowsView implements View {
       shown: shown.length,
       selected,
       profiles: this.profiles(all),
+      remotes: [...this.ctx.live.remotes.values()],
     });
     this.toolbar.el.hidden = all.length === 0 && !isFiltered(filter);
     this.empty.hidden = all.length > 0;

@@ -15,7 +15,13 @@ export interface Filter {
   profile: string;
   /** Words each found in the row's name, id, profile, summary, question or error; "" for all. */
   text: string;
+  /** A remote's name (docs/fleet.md), `local` for this daemon's own jobs; "" for every daemon's. */
+  daemon: string;
 }
+
+/** The daemon filter's value for this daemon's own jobs (config.ts's LOCAL_DAEMON). */
+export const LOCAL_DAEMON = "local";
+export const daemonOf = (row: Row) => row.daemon ?? LOCAL_DAEMON;
 
 /** The state filter's choices, in the select's order: [value, label]. */
 export const STATE_CHOICES: [string, string][] = [
@@ -32,14 +38,14 @@ export const STATE_CHOICES: [string, string][] = [
   ["ended", "ended"],
 ];
 
-export const NO_FILTER: Filter = { state: "", profile: "", text: "" };
+export const NO_FILTER: Filter = { state: "", profile: "", text: "", daemon: "" };
 
 /** The text a row is searched in, lower-cased: made once per pushed row (rows are replaced, never changed). */
 const haystacks = new WeakMap<Row, string>();
 function haystack(row: Row): string {
   let text = haystacks.get(row);
   if (text === undefined) {
-    text = [row.name, row.id, row.profile, row.summary, row.question, row.error]
+    text = [row.name, row.id, row.profile, row.summary, row.question, row.error, row.daemon]
       .filter(Boolean)
       .join("\n")
       .toLowerCase();
@@ -55,10 +61,11 @@ export function matcher(f: Filter): (row: Row) => boolean {
   return (row) =>
     (!states || states.includes(viewState(row))) &&
     (!f.profile || row.profile === f.profile) &&
+    (!f.daemon || daemonOf(row) === f.daemon) &&
     words.every((w) => haystack(row).includes(w));
 }
 
-export const isFiltered = (f: Filter) => !!(f.state || f.profile || f.text.trim());
+export const isFiltered = (f: Filter) => !!(f.state || f.profile || f.daemon || f.text.trim());
 
 /** The page's filter, and who wants to know when it changes. */
 export class Triage {
@@ -70,6 +77,7 @@ export class Triage {
     if (
       next.state === this.filter.state &&
       next.profile === this.filter.profile &&
+      next.daemon === this.filter.daemon &&
       next.text === this.filter.text
     )
       return;

@@ -150,8 +150,25 @@ export const Row = Type.Object({
   startedAt: nullable(Type.String()),
   endedAt: nullable(Type.String()),
   updatedAt: Type.String(),
+  /**
+   * Another daemon's job (a remote in roost.json, docs/fleet.md): the remote's name, its id then
+   * `name:id`; absent for this daemon's own.
+   */
+  daemon: Type.Optional(Type.String()),
+  /** Another daemon's job: false while that daemon does not answer (the row as it was last seen). */
+  reachable: Type.Optional(Type.Boolean()),
 });
 export type Row = Static<typeof Row>;
+
+/** A remote daemon (roost.json's `remotes`, docs/fleet.md) as this daemon sees it now. */
+export const RemoteStatus = Type.Object({
+  name: Type.String(),
+  url: Type.String(),
+  reachable: Type.Boolean(),
+  /** Why it is not reachable (what connecting to it said), or null. */
+  error: nullable(Type.String()),
+});
+export type RemoteStatus = Static<typeof RemoteStatus>;
 
 /** One entry of the events feed (agent-protocol.md, `events`). */
 export const FeedEntry = Type.Object({
@@ -207,7 +224,10 @@ export const BoardCounts = Type.Object({
 export type BoardCounts = Static<typeof BoardCounts>;
 /** Pushed to subscribers on every change of the board (coalesced per turn of the event loop). */
 export const BoardEvent = Type.Object({ event: Type.Literal("board"), ...BoardCounts.properties });
+/** A remote daemon became reachable, or stopped answering (its rows come again with `reachable`). */
+export const RemoteEvent = Type.Object({ event: Type.Literal("remote"), ...RemoteStatus.properties });
 export type PushEvent =
+  | Static<typeof RemoteEvent>
   | Static<typeof RowEvent>
   | Static<typeof RemovedEvent>
   | Static<typeof FeedEvent>

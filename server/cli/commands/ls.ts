@@ -1,4 +1,5 @@
 /** `roost ls`: the rows, as a table or as `list`'s result, filtered, in triage's order, as trees. */
+import { LOCAL_DAEMON } from "../../config.js";
 import { type Command, out, printJson, str } from "../command.js";
 import { callOnce } from "../connect.js";
 import { table, terminalWidth, wantsColour } from "../format.js";
@@ -20,18 +21,27 @@ export const ls: Command = {
     "job would, as in the hub.",
     `--state takes words separated by commas: ${STATE_WORDS.join(", ")}`,
     "(idle is your-turn; ended is done and stopped; need is blocked and failed; running is not ended).",
+    "Other daemons' jobs (roost.json's remotes: roost remote) are listed too, as NAME:ID;",
+    `--daemon NAME shows one daemon's (${LOCAL_DAEMON}: this one's), and ID may be NAME:ID.`,
     "--json prints the rows shown, in the same order.",
   ].join("\n"),
   options: {
     state: { type: "string", value: "WORDS", help: "only rows in these states (blocked,idle ...)" },
     profile: { type: "string", value: "NAMES", help: "only jobs of these profiles (shell,py ...)" },
     sort: { type: "string", value: "triage|list", help: "triage (the default) or the hub's order" },
+    daemon: {
+      type: "string",
+      value: "NAME",
+      help: `only one daemon's jobs (a remote's name; ${LOCAL_DAEMON}: this one's)`,
+    },
   },
   examples: [
     "roost ls",
     "roost ls --state blocked,idle",
     "roost ls --profile shell --sort list",
     "roost ls j3 --json",
+    "roost ls --daemon build",
+    "roost ls build:j7",
   ],
   async run({ positionals: [id], values, json, env }) {
     const rawStates = str(values, "state");
@@ -41,7 +51,12 @@ export const ls: Command = {
       ...(rawProfiles !== undefined ? { profiles: parseProfiles(rawProfiles) } : {}),
       order: parseOrder(str(values, "sort")),
     };
-    const result = await callOnce(env, "list", id === undefined ? {} : { id });
+    const daemon = str(values, "daemon");
+    const listed = await callOnce(env, "list", id === undefined ? {} : { id });
+    const result =
+      daemon === undefined
+        ? listed
+        : { ...listed, rows: listed.rows.filter((r) => (r.daemon ?? LOCAL_DAEMON) === daemon) };
     const { rows, depth } = arrange(pick(result.rows, filters), result.rows, filters.order);
     if (json) {
       printJson({ ...result, rows });

@@ -1,0 +1,437 @@
+/**
+ * The task board in PostgreSQL (`board: {url}` in roost.json; docs/fleet.md): one board for every
+ * daemon that names the same database. The rules stay board.ts's `step`, taken by each daemon on
+ * the board as stored; what makes them hold across daemons is here:
+ *
+ * - Every write is conditional: a task is written only if its `version` is still the one read (and
+ *   a claim only while none of its `after` is neither done nor dropped, in the same statement), a
+ *   new id only if `next_id` is still the one read. A write that finds the board changed writes
+ *   nothing and throws `StaleBoard`: the daemon reads the board again and takes the step again, so
+ *   of two daemons' claims of one task, one wins and the other is refused `conflict`.
+ * - Each daemon holds a lease (`roost_board_daemons`), renewed every third of it. A claim is live
+ *   while its session's daemon holds its lease (that daemon judges its own sessions, and releases
+ *   the claims of those that end); a claim of a daemon whose lease ran out is released by any other.
+ * - A write says what it changed (its feed entries, `roost_board_changes`) and `NOTIFY`s; the
+ *   others `LISTEN`, read the board again, put the entries in their own feeds and push `board`.
+ *
+ * Session ids are kept qualified by their daemon's board name (`alpha:3`); each daemon reads its
+ * own back as they are (`3`), another's qualified, so the same `step` tells them apart.
+ */
+import pg from "pg";
+import { type BoardTask, RoostError } from "../../sdk/ts/protocol/index.js";
+import { ConfigError } from "../config.js";
+import { type BoardChange, type BoardNote, type BoardStore, StaleBoard, type StoredBoard } from "./board.js";
+import { PG_MIGRATIONS } from "./pg-migrations.js";
+
+export interface PgBoardOptions {
+  url: string;
+  /** This daemon's name on the board (no `:`). */
+  name: string;
+  /** How long a claim outlives its daemon's last renewal. */
+  leaseMs: number;
+  /** Who this daemon is (its machine and home): a daemon restarted takes back its own lease. */
+  instance: string;
+}
+
+const CHANNEL = "roost_board";
+const COLUMNS = [
+  "id",
+  "title",
+  "detail",
+  "state",
+  "after",
+  "by_who",
+  "by_who_id",
+  "at",
+  "owner_id",
+  "owner_name",
+  "claimed_at",
+  "done_at",
+  "result",
+  "assigned_id",
+  "assigned_name",
+  "assigned_at",
+] as const;
+const PLACES = COLUMNS.map((_, i) => `$${i + 1}`).join(", ");
+const SETS = COLUMNS.slice(1)
+  .map((c, i) => `${c} = $${i + 2}`)
+  .join(", ");
+const VERSION = `$${COLUMNS.length + 1}`;
+/** One statement: the task as read (its version), and, to become claimed, every `after` over. */
+const UPDATE_TASK = `UPDATE roost_board_tasks AS t SET ${SETS}, version = t.version + 1
+  WHERE t.id = $1 AND t.version = ${VERSION}
+    AND ($4::text <> 'claimed' OR NOT EXISTS (
+      SELECT 1 FROM roost_board_tasks a WHERE a.id = ANY(t.after) AND a.state NOT IN ('done', 'dropped')))`;
+const INSERT_TASK = `INSERT INTO roost_board_tasks (${COLUMNS.join(", ")}) VALUES (${PLACES})`;
+/** What the board keeps of changes, for the feeds of daemons that were away a moment. */
+const CHANGES_KEPT = 1000;
+
+/** The url as it may be shown (its password left out). */
+export function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(a url that does not parse)";
+  }
+}
+
+export class PgBoard implements BoardStore {
+  readonly shared = true;
+  /** Each task's version as last read or written. */
+  private versions = new Map<number, number>();
+  private nextId = 1;
+  /** The other daemons holding a lease, as last read. */
+  private live = new Set<string>();
+  private lastChange = 0;
+  private listener: pg.Client | null = null;
+  private renewal: NodeJS.Timeout | null = null;
+  private onChanged: (notes: BoardNote[]) => void = () => {};
+  private fetching: Promise<void> | null = null;
+  private fetchAgain = false;
+  private closed = false;
+  private failing = false;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly opts: PgBoardOptions,
+  ) {}
+
+  /**
+   * Connects, migrates, takes this daemon's lease and listens. Refused (ConfigError) when another
+   * daemon holds the name; throws when the database does not answer: the daemon then does not start.
+   */
+  static async open(opts: PgBoardOptions): Promise<PgBoard> {
+    const pool = new pg.Pool({ connectionString: opts.url, max: 4 });
+    // An idle connection that breaks (the server restarted) is dropped by the pool; the next
+    // query opens another. Without a listener node would throw it.
+    pool.on("error", (err) => console.error(`roost: the board's database: ${err.message}`));
+    const board = new PgBoard(pool, opts);
+    try {
+      await board.migrate();
+      await board.takeLease();
+      const { rows } = await pool.query("SELECT coalesce(max(id), 0)::bigint AS id FROM roost_board_changes");
+      board.lastChange = Number(rows[0].id);
+      await board.listen();
+    } catch (err) {
+      await pool.end().catch(() => {});
+      if (err instanceof ConfigError) throw err;
+      throw new Error(`the board's database ${shownUrl(opts.url)} did not answer: ${(err as Error).message}`);
+    }
+    board.renewal = setInterval(() => void board.renew(), Math.max(200, Math.floor(opts.leaseMs / 3)));
+    board.renewal.unref();
+    return board;
+  }
+
+  private async migrate(): Promise<void> {
+    const c = await this.pool.connect();
+    try {
+      await c.query("BEGIN");
+      await c.query("SELECT pg_advisory_xact_lock(7426901)"); // daemons starting at once: one migrates
+      await c.query("CREATE TABLE IF NOT EXISTS roost_board_version (version INTEGER NOT NULL)");
+      const { rows } = await c.query("SELECT version FROM roost_board_version");
+      let version = rows.length > 0 ? (rows[0].version as number) : 0;
+      if (rows.length === 0) await c.query("INSERT INTO roost_board_version VALUES (0)");
+      if (version > PG_MIGRATIONS.length)
+        throw new ConfigError(
+          `the board's database ${shownUrl(this.opts.url)} is at version ${version}, newer than this roost knows (${PG_MIGRATIONS.length}): update roost`,
+        );
+      for (; version < PG_MIGRATIONS.length; version++) {
+        await c.query(PG_MIGRATIONS[version]!);
+        await c.query("UPDATE roost_board_version SET version = $1", [version + 1]);
+      }
+      await c.query("COMMIT");
+    } catch (err) {
+      await c.query("ROLLBACK").catch(() => {});
+      throw err;
+    } finally {
+      c.release();
+    }
+  }
+
+  /** This daemon's lease: taken if free, run out, or its own (the same machine and home). */
+  private async takeLease(): Promise<void> {
+    const { rows } = await this.pool.query(
+      `INSERT INTO roost_board_daemons (name, instance, lease_until)
+         VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+       ON CONFLICT (name) DO UPDATE SET instance = excluded.instance, lease_until = excluded.lease_until
+         WHERE roost_board_daemons.instance = excluded.instance OR roost_board_daemons.lease_until < now()
+       RETURNING name`,
+      [this.opts.name, this.opts.instance, this.opts.leaseMs],
+    );
+    if (rows.length === 0) {
+      const held = await this.pool.query("SELECT instance FROM roost_board_daemons WHERE name = $1", [
+        this.opts.name,
+      ]);
+      throw new ConfigError(
+        `board.name ${JSON.stringify(this.opts.name)} is another daemon's on this board (${held.rows[0]?.instance}): give each daemon its own board.name`,
+      );
+    }
+  }
+
+  /** Renews the lease, then reads what others changed (and who still holds a lease). */
+  private async renew(): Promise<void> {
+    try {
+      await this.pool.query(
+        "UPDATE roost_board_daemons SET lease_until = now() + $3 * interval '1 millisecond' WHERE name = $1 AND instance = $2",
+        [this.opts.name, this.opts.instance, this.opts.leaseMs],
+      );
+      if (this.failing) console.error("roost: the board's database answers again");
+      this.failing = false;
+    } catch (err) {
+      if (!this.failing)
+        console.error(`roost: could not renew this daemon's lease on the board: ${(err as Error).message}`);
+      this.failing = true;
+      return;
+    }
+    this.poke();
+  }
+
+  private async listen(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({ connectionString: this.opts.url });
+    const lost = () => {
+      if (this.listener !== client) return;
+      this.listener = null;
+      client.end().catch(() => {});
+      // Notifications sent meanwhile are lost: the renewals read the board again until then.
+      if (!this.closed) setTimeout(() => void this.listen().catch(() => {}), 1000).unref();
+    };
+    client.on("error", lost);
+    client.on("end", lost);
+    client.on("notification", (n) => {
+      if (n.payload !== this.opts.name) this.poke();
+    });
+    this.listener = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (err) {
+      lost();
+      throw err;
+    }
+    this.poke(); // what changed while it was not listening
+  }
+
+  watch(changed: (notes: BoardNote[]) => void): void {
+    this.onChanged = changed;
+  }
+
+  /** Reads what others changed since, once at a time (a poke meanwhile reads again after). */
+  private poke(): void {
+    if (this.fetching) {
+      this.fetchAgain = true;
+      return;
+    }
+    this.fetching = (async () => {
+      do {
+        this.fetchAgain = false;
+        try {
+          const { rows } = await this.pool.query(
+            "SELECT id, daemon, notes FROM roost_board_changes WHERE id > $1 ORDER BY id",
+            [this.lastChange],
+          );
+          const notes: BoardNote[] = [];
+          for (const r of rows) {
+            this.lastChange = Math.max(this.lastChange, Number(r.id));
+            if (r.daemon !== this.opts.name)
+              notes.push(...(r.notes as BoardNote[]).map((n) => this.noteHere(n)));
+          }
+          if (!this.closed) this.onChanged(notes);
+        } catch (err) {
+          if (!this.failing)
+            console.error(`roost: could not read the board's changes: ${(err as Error).message}`);
+        }
+      } while (this.fetchAgain && !this.closed);
+    })().finally(() => {
+      this.fetching = null;
+    });
+  }
+
+  async load(): Promise<StoredBoard> {
+    const results = (await this.query(
+      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
+       SELECT * FROM roost_board_tasks ORDER BY id;
+       SELECT next_id FROM roost_board_meta;
+       SELECT name FROM roost_board_daemons WHERE lease_until > now();
+       COMMIT`,
+    )) as unknown as pg.QueryResult[];
+    const [, tasks, meta, daemons] = results;
+    this.versions = new Map(tasks!.rows.map((r) => [Number(r.id), Number(r.version)]));
+    this.nextId = Number(meta!.rows[0].next_id);
+    this.live = new Set(daemons!.rows.map((r) => r.name as string).filter((n) => n !== this.opts.name));
+    return { tasks: tasks!.rows.map((r) => this.taskHere(r)), nextId: this.nextId };
+  }
+
+  save(change: BoardChange, also: () => void): Promise<void> {
+    return this.write(change).then(also);
+  }
+
+  private async write(change: BoardChange): Promise<void> {
+    const c = await this.connect();
+    const written = new Map<number, number>();
+    try {
+      await c.query("BEGIN");
+      const stale = (what: string) => {
+        throw new StaleBoard(what);
+      };
+      for (const id of change.removed) {
+        const r = await c.query("DELETE FROM roost_board_tasks WHERE id = $1 AND version = $2", [
+          id,
+          this.versions.get(id) ?? 0,
+        ]);
+        if (r.rowCount !== 1) stale(`#${id} changed`);
+      }
+      if (change.nextId !== this.nextId) {
+        const r = await c.query("UPDATE roost_board_meta SET next_id = $2 WHERE next_id = $1", [
+          this.nextId,
+          change.nextId,
+        ]);
+        if (r.rowCount !== 1) stale("a task was added");
+      }
+      for (const t of change.saved) {
+        const params = this.taskParams(t);
+        const version = this.versions.get(t.id);
+        if (version === undefined) {
+          await c.query(INSERT_TASK, params);
+          written.set(t.id, 1);
+        } else {
+          const r = await c.query(UPDATE_TASK, [...params, version]);
+          if (r.rowCount !== 1) stale(`#${t.id} changed`);
+          written.set(t.id, version + 1);
+        }
+      }
+      const notes = change.notes.map((n) => this.noteThere(n));
+      const { rows } = await c.query(
+        "INSERT INTO roost_board_changes (daemon, notes) VALUES ($1, $2) RETURNING id",
+        [this.opts.name, JSON.stringify(notes)],
+      );
+      await c.query("DELETE FROM roost_board_changes WHERE id <= $1", [Number(rows[0].id) - CHANGES_KEPT]);
+      await c.query("SELECT pg_notify($1, $2)", [CHANNEL, this.opts.name]);
+      await c.query("COMMIT");
+    } catch (err) {
+      await c.query("ROLLBACK").catch(() => {});
+      if (err instanceof StaleBoard) throw err;
+      // Another daemon's insert of the same id, between our read of next_id and ours: stale too.
+      if ((err as { code?: string }).code === "23505") throw new StaleBoard("a task was added");
+      throw this.unanswered(err);
+    } finally {
+      c.release();
+    }
+    for (const id of change.removed) this.versions.delete(id);
+    for (const [id, v] of written) this.versions.set(id, v);
+    this.nextId = change.nextId;
+  }
+
+  elsewhereLive(id: string): boolean | null {
+    const daemon = daemonOf(id);
+    return daemon === null ? null : this.live.has(daemon);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.renewal) clearInterval(this.renewal);
+    const listener = this.listener;
+    this.listener = null;
+    // The lease is left to run out: a daemon restarting takes it back, its sessions' claims kept.
+    await Promise.all([listener?.end().catch(() => {}), this.pool.end().catch(() => {})]);
+  }
+
+  private async query(text: string): Promise<unknown> {
+    try {
+      return await this.pool.query(text);
+    } catch (err) {
+      throw this.unanswered(err);
+    }
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (err) {
+      throw this.unanswered(err);
+    }
+  }
+
+  private unanswered(err: unknown): RoostError {
+    return new RoostError(
+      "busy",
+      `the board's database ${shownUrl(this.opts.url)} did not answer (${(err as Error).message}): try again once it does`,
+    );
+  }
+
+  // Ids as stored (qualified by their daemon) and as this daemon knows them (its own bare).
+
+  private there(id: string): string;
+  private there(id: string | null): string | null;
+  private there(id: string | null): string | null {
+    return id === null || daemonOf(id) !== null ? id : `${this.opts.name}:${id}`;
+  }
+
+  private here(id: string): string;
+  private here(id: string | null): string | null;
+  private here(id: string | null): string | null {
+    const mine = `${this.opts.name}:`;
+    return id?.startsWith(mine) ? id.slice(mine.length) : id;
+  }
+
+  private taskParams(t: BoardTask): unknown[] {
+    return [
+      t.id,
+      t.title,
+      t.detail,
+      t.state,
+      t.after,
+      t.by.who,
+      this.there(t.by.whoId),
+      t.at,
+      this.there(t.owner?.id ?? null),
+      t.owner?.name ?? null,
+      t.claimedAt,
+      t.doneAt,
+      t.result,
+      this.there(t.assigned?.id ?? null),
+      t.assigned?.name ?? null,
+      t.assigned?.at ?? null,
+    ];
+  }
+
+  private taskHere(r: Record<string, unknown>): BoardTask {
+    const s = (k: string) => r[k] as string | null;
+    return {
+      id: Number(r.id),
+      title: r.title as string,
+      detail: s("detail"),
+      state: r.state as BoardTask["state"],
+      after: (r.after as string[]).map(Number),
+      by: { who: r.by_who as string, whoId: this.here(s("by_who_id")) },
+      at: r.at as string,
+      owner: r.owner_id ? { id: this.here(r.owner_id as string), name: r.owner_name as string } : null,
+      claimedAt: s("claimed_at"),
+      doneAt: s("done_at"),
+      result: s("result"),
+      assigned: r.assigned_id
+        ? {
+            id: this.here(r.assigned_id as string),
+            name: r.assigned_name as string,
+            at: r.assigned_at as string,
+          }
+        : null,
+    };
+  }
+
+  private noteThere(n: BoardNote): BoardNote {
+    return { ...n, about: this.there(n.about), actor: { ...n.actor, whoId: this.there(n.actor.whoId) } };
+  }
+
+  private noteHere(n: BoardNote): BoardNote {
+    return { ...n, about: this.here(n.about), actor: { ...n.actor, whoId: this.here(n.actor.whoId) } };
+  }
+}
+
+/** The daemon a session id names (`alpha:3`'s is alpha), or null for one of this daemon's (`3`). */
+export function daemonOf(id: string): string | null {
+  const at = id.indexOf(":");
+  return at < 0 ? null : id.slice(0, at);
+}

@@ -1,0 +1,80 @@
+/**
+ * A real PostgreSQL server for the shared board's tests: Debian's package (.ci/run installs it),
+ * a fresh cluster in a temp directory on a free local port, stopped and removed at teardown. A
+ * machine without it fails the tests that need it, saying so: nothing is skipped.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { freePort } from "./processes.js";
+
+export interface TestPostgres {
+  port: number;
+  /** A url for a new, empty database of its own. */
+  database(name: string): Promise<string>;
+  /** Stops the server (`-m immediate`), its data kept, and starts it again. */
+  stop(): void;
+  start(): void;
+  cleanup(): void;
+}
+
+/** Debian's newest installed PostgreSQL's programs, or an error that says what to install. */
+function binDir(): string {
+  const root = "/usr/lib/postgresql";
+  const versions = fs.existsSync(root)
+    ? fs
+        .readdirSync(root)
+        .filter((v) => fs.existsSync(path.join(root, v, "bin/initdb")))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (versions.length === 0)
+    throw new Error(
+      "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): the shared board's tests need it; apt-get install postgresql (.ci/run does)",
+    );
+  return path.join(root, versions[0]!, "bin");
+}
+
+export async function startPostgres(): Promise<TestPostgres> {
+  const bin = binDir();
+  // PostgreSQL refuses to run as root: as root, its programs run as the postgres user.
+  const asPostgres = process.getuid?.() === 0 ? ["runuser", "-u", "postgres", "--"] : [];
+  const run = (program: string, args: string[]) => {
+    const argv = [...asPostgres, path.join(bin, program), ...args];
+    execFileSync(argv[0]!, argv.slice(1), { stdio: "pipe" });
+  };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "roost-pg-"));
+  if (asPostgres.length > 0) execFileSync("chown", ["postgres:", dir]);
+  const data = path.join(dir, "data");
+  const port = await freePort();
+  run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const start = () => run("pg_ctl", ["-D", data, "-o", options, "-l", path.join(dir, "log"), "-w", "start"]);
+  const stop = () => run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+  start();
+  const url = (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`;
+  return {
+    port,
+    async database(name) {
+      const c = new pg.Client({ connectionString: url("postgres") });
+      await c.connect();
+      try {
+        await c.query(`CREATE DATABASE "${name}"`);
+      } finally {
+        await c.end();
+      }
+      return url(name);
+    },
+    stop,
+    start,
+    cleanup() {
+      try {
+        stop();
+      } catch {
+        // stopped already
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
