@@ -75,7 +75,13 @@ export function boardRules(store: string, board: () => Promise<Record<string, un
         await fresh.ok("hello", { protocol: 1 });
         expectError(await task(fresh, { action: "list" }), "unauthorized", "report first");
         await hub.ok("stop", { id: a.id });
-        expectError(await task(a.c, { action: "list" }), "unauthorized", `${a.id} has ended`);
+        await a.c.closed; // its connection ends with its job
+        const late = await d.client();
+        expectError(
+          await late.request("report", { id: a.id, token: a.token, report: { state: "working" } }),
+          "unauthorized",
+          `${a.id} has ended`,
+        );
       });
 
       it("the concierge is its role's job: it adds as itself, may not claim, may drop and assign", async () => {

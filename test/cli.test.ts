@@ -56,17 +56,24 @@ afterEach(async () => {
 beforeAll(needsBuild);
 
 describe("help and usage", () => {
-  it("prints each command's usage, options and example on --help, exit 0", async () => {
+  // One test a command: a CLI start is a second or more on a loaded machine, and there are many.
+  it.each(COMMANDS)("%s --help prints its usage, options and examples, exit 0", async (name) => {
     const { home, env } = freshEnv();
     try {
-      for (const name of COMMANDS) {
-        const r = await roost([name, "--help"], env);
-        expect(r.code, name).toBe(0);
-        const shown = name === "list" ? "ls" : name === "schedules" ? "schedule" : name;
-        expect(r.stdout, name).toContain(`usage: roost ${shown}`);
-        expect(r.stdout, name).toContain("options:");
-        expect(r.stdout, name).toMatch(/examples?:\n {2}roost/);
-      }
+      const r = await roost([name, "--help"], env);
+      expect(r.code, name).toBe(0);
+      const shown = name === "list" ? "ls" : name === "schedules" ? "schedule" : name;
+      expect(r.stdout, name).toContain(`usage: roost ${shown}`);
+      expect(r.stdout, name).toContain("options:");
+      expect(r.stdout, name).toMatch(/examples?:\n {2}roost/);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it("help lists every command; -h, help COMMAND and --help on a wrong line print the usage", async () => {
+    const { home, env } = freshEnv();
+    try {
       expect((await roost(["reply", "-h"], env)).stdout).toBe(await ok(["reply", "--help"], env));
       const all = await roost(["help"], env);
       expect(all.code).toBe(0);
