@@ -84,7 +84,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     },
     board: new TaskBoard(() => core, board, await board.load(), graceMs),
     worktrees: new WorktreeStats(() => core),
-    remotes: new Remotes(pushes, config.remotes ?? []),
+    remotes: new Remotes(pushes, config.remotes ?? [], () => loadConfig(paths.config, env).remotes ?? []),
     terminals: () => hostLink.terminals(),
     stopGraceMs: Number(env.ROOST_STOP_GRACE_MS) || 3000,
     tokens,

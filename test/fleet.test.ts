@@ -3,7 +3,8 @@
  * `far` as a remote (`roost remote add`, the token read from stdin). `here` lists both's rows (far's
  * marked and named `far:ID`); a reply, a stop and a terminal go through `here` to far with far's
  * token, which the hub's callers never see; far taken down is shown as such, its rows kept greyed,
- * and comes back by itself. The CLI's ls, reply, stop and attach take `far:ID`.
+ * and comes back by itself. The CLI's ls, reply, stop and attach take `far:ID`. `roost remote add`
+ * and `rm` take effect in the running daemon (`remotes-reload`), with no restart.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -12,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INERT } from "./helpers/board.js";
 import { json, ok, roost } from "./helpers/cli.js";
 import { CLI, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
-import { TestSocket } from "./helpers/http.js";
+import { api, TestSocket } from "./helpers/http.js";
 import { bashProfile, untilRow } from "./helpers/jobs.js";
 import { freePort } from "./helpers/processes.js";
 import type { RawClient } from "./helpers/raw-client.js";
@@ -36,13 +37,12 @@ beforeAll(async () => {
   farHub = await far.client();
   const made = await farHub.ok("token", { action: "create", name: "here" });
   farToken = new URL(made.link).searchParams.get("token")!;
-  // here's roost.json, written by `roost remote add` before here starts.
+  // here's roost.json, written by `roost remote add` while here runs: followed at once.
   here = await startDaemon({ config: { agentProfiles: { inert: INERT } } });
-  await here.kill("SIGTERM");
   const added = await remoteCommand(here.env, ["add", "far", far.url], `${farToken}\n`);
   expect(added.code, added.stderr).toBe(0);
   expect(added.stdout).toContain(`added far (${far.url})`);
-  await here.start();
+  expect(added.stdout).toContain("the daemon follows far now");
   hub = await here.client();
 });
 afterAll(async () => {
@@ -226,5 +226,69 @@ describe("a remote that goes away", () => {
     await sub.waitFor(() => sub.events.find((e) => e.event === "remote" && e.reachable === true), "far back");
     await until("its row live again", async () => (await hereRow(qid))?.reachable === true);
     expect((await hub.ok("reply", { id: qid, text: "once it is back" })).saved).toBe(true);
+  });
+});
+
+describe("roost.json's remotes changed while here runs", () => {
+  it("rm lets far go: its rows removed from here's hubs, its terminals ended, a remote push gone; add follows it again", async () => {
+    const theirs = (await farHub.ok("dispatch", { profile: "inert", name: "followed" })).job.id;
+    const qid = `far:${theirs}`;
+    await until("far's row on here", async () => (await hereRow(qid))?.reachable === true);
+    const sub = await here.client();
+    await sub.ok("subscribe", {});
+    const viewer = await here.client();
+    await viewer.ok("attach", { id: qid });
+    const rm = await remoteCommand(here.env, ["rm", "far"], "");
+    expect(rm.code, rm.stderr).toBe(0);
+    expect(rm.stdout).toContain("the daemon follows no remote now");
+    await sub.waitFor(
+      () => sub.events.find((e) => e.event === "removed" && e.id === qid),
+      "far's row removed",
+    );
+    const gone = await sub.waitFor(
+      () => sub.events.find((e) => e.event === "remote" && e.name === "far" && e.gone === true),
+      "far let go",
+    );
+    expect(gone).toMatchObject({ url: far.url });
+    const detached = await viewer.waitFor(
+      () => viewer.events.find((e) => e.event === "detached" && e.id === qid),
+      "the relayed terminal ended",
+    );
+    expect(detached.why).toContain("the remote far is no longer followed: it was removed from roost.json");
+    expect(await hereRow(qid)).toBeUndefined();
+    expect(await hub.request("reply", { id: qid, text: "to nobody" })).toMatchObject({
+      ok: false,
+      code: "not_found",
+    });
+    expect((await farHub.ok("list", { id: theirs })).rows[0].life).toBe("running"); // far itself untouched
+
+    const added = await remoteCommand(here.env, ["add", "far", far.url], `${farToken}\n`);
+    expect(added.stdout).toContain("the daemon follows far now");
+    await sub.waitFor(
+      () => sub.events.find((e) => e.event === "remote" && e.name === "far" && e.reachable === true),
+      "far followed again",
+    );
+    await until("its row back, live", async () => (await hereRow(qid))?.reachable === true);
+  });
+
+  it("remotes-reload is the owner socket's alone; a roost.json that does not read changes nothing", async () => {
+    const overHttp = await api(here, "remotes-reload", {});
+    expect(overHttp.status).toBe(405);
+    expect(overHttp.body).toMatchObject({ ok: false, code: "unsupported" });
+    const file = path.join(here.home, "roost.json");
+    const before = fs.readFileSync(file, "utf8");
+    fs.writeFileSync(file, "{ not json");
+    try {
+      const bad = await hub.request("remotes-reload", {});
+      expect(bad).toMatchObject({ ok: false, code: "bad_request" });
+      expect(bad.error).toContain("not valid JSON");
+      expect(bad.error).toContain("the remotes followed are as they were");
+    } finally {
+      fs.writeFileSync(file, before);
+    }
+    const { remotes } = await hub.ok("remotes-reload", {});
+    expect(remotes).toEqual([{ name: "far", url: far.url, reachable: true, error: null }]);
+    const text = await ok(["remote", "reload"], here.env);
+    expect(text.trim()).toBe(`far                  ${far.url}`);
   });
 });

@@ -56,8 +56,11 @@ export class Pushes {
     this.emit({ event: "feed", entry });
   }
 
-  /** A remote daemon became reachable or stopped answering (core/remotes.ts). Rare: pushed as it comes. */
-  remote(status: RemoteStatus): void {
+  /**
+   * A remote daemon became reachable or stopped answering, or was added or let go (`gone`) by
+   * `remotes-reload` (core/remotes.ts). Rare: pushed as it comes.
+   */
+  remote(status: RemoteStatus & { gone?: true }): void {
     this.emit({ event: "remote", ...status });
   }
 

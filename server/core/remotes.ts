@@ -58,8 +58,14 @@ export class Remotes {
   private readonly links = new Map<string, RemoteLink>();
   /** Each viewer's relayed terminals, by the job's id here. */
   private readonly terminals = new WeakMap<object, Map<string, RemoteTerminal>>();
+  private started = false;
 
-  constructor(pushes: Pushes, configs: readonly RemoteConfig[]) {
+  /** `reread`: roost.json's remotes as they are now (for `remotes-reload`); throws what is wrong with it. */
+  constructor(
+    private readonly pushes: Pushes,
+    configs: readonly RemoteConfig[],
+    private readonly reread: () => readonly RemoteConfig[],
+  ) {
     for (const c of configs) this.links.set(c.name, new RemoteLink(c, pushes));
   }
 
@@ -68,7 +74,43 @@ export class Remotes {
   }
 
   start(): void {
+    this.started = true;
     for (const link of this.links.values()) link.connect();
+  }
+
+  /**
+   * `remotes-reload`: roost.json's remotes read again, so that `roost remote add` and `rm` take
+   * effect without a restart. A remote gone from it, or whose url or token changed, is let go: its
+   * rows removed from the hubs, its relayed terminals ended, a `remote` push with `gone`. A new one
+   * (or the changed one again) is followed from now on. A roost.json that does not read changes
+   * nothing: `bad_request` saying what is wrong with it.
+   */
+  reload(): { remotes: RemoteStatus[] } {
+    let configs: readonly RemoteConfig[];
+    try {
+      configs = this.reread();
+    } catch (err) {
+      throw new RoostError(
+        "bad_request",
+        `${(err as Error).message} (the remotes followed are as they were: fix it, then reload)`,
+      );
+    }
+    const wanted = new Map(configs.map((c) => [c.name, c]));
+    for (const [name, link] of this.links) {
+      const now = wanted.get(name);
+      if (now && now.url === link.config.url && now.token === link.config.token) continue;
+      this.links.delete(name);
+      link.forget(now ? "its url or token changed in roost.json" : "it was removed from roost.json");
+      if (!now) this.pushes.remote({ ...link.status(), gone: true });
+    }
+    for (const c of configs) {
+      if (this.links.has(c.name)) continue;
+      const link = new RemoteLink(c, this.pushes);
+      this.links.set(c.name, link);
+      this.pushes.remote(link.status());
+      if (this.started) link.connect();
+    }
+    return { remotes: this.status() };
   }
 
   close(): void {
@@ -139,6 +181,8 @@ export class Remotes {
 /** One remote: its rows as it pushes them, whether it answers, and calls to its API. */
 class RemoteLink {
   private rows = new Map<string, Row>();
+  /** The terminals relayed from it, to any viewer. */
+  readonly terminals = new Set<RemoteTerminal>();
   private reachable = false;
   private error: string | null = "not connected yet";
   private ws: WebSocket | null = null;
@@ -276,6 +320,14 @@ class RemoteLink {
     this.ws?.terminate();
   }
 
+  /** Let go (`remotes-reload`): closed, its rows removed from the hubs, its viewers told `why`. */
+  forget(why: string): void {
+    this.close();
+    for (const id of this.rows.keys()) this.pushes.removed(qualified(this.name, id));
+    this.rows.clear();
+    for (const t of this.terminals) t.end(`the remote ${this.name} is no longer followed: ${why}`);
+  }
+
   /** One op of the remote's API, with its token: its result, or its refusal as ours (named). */
   async call(op: string, args: Record<string, unknown>): Promise<unknown> {
     let body: { ok?: boolean; result?: unknown; error?: string; code?: string };
@@ -327,6 +379,8 @@ class RemoteTerminal {
     this.ws = new WebSocket(link.address(`api/jobs/${encodeURIComponent(theirs)}/terminal`, true), {
       headers: link.headers,
     });
+    link.terminals.add(this);
+    this.ends.push(() => link.terminals.delete(this));
     let answered = false;
     this.opened = new Promise((resolve, reject) => {
       this.ws.on("message", (data) => {
@@ -378,7 +432,7 @@ class RemoteTerminal {
   }
 
   /** The job ended, or the remote went: the viewer is told, once. */
-  private end(why: string): void {
+  end(why: string): void {
     if (this.ended) return;
     this.ended = true;
     if (this.attached) this.push({ event: "detached", id: this.ours, why });

@@ -23,6 +23,7 @@ import { peersOp } from "./peers.js";
 import { pendingOp } from "./pending.js";
 import { pinOp } from "./pin.js";
 import { profilesOp } from "./profiles.js";
+import { remotesReloadOp } from "./remotes-reload.js";
 import { renameOp } from "./rename.js";
 import { reorderOp } from "./reorder.js";
 import { replyOp } from "./reply.js";
@@ -46,7 +47,7 @@ import { tokenOp } from "./token.js";
 import { watchOp } from "./watch.js";
 import { whoamiOp } from "./whoami.js";
 
-const SOCKET_ONLY_WHY = "the agent protocol, and HTTP tokens, are for the owner's socket";
+const SOCKET_ONLY_WHY = "the agent protocol, HTTP tokens and the remotes' tokens are for the owner's socket";
 const STREAM_ROUTES = "GET /api/subscribe, or GET /api/jobs/ID/terminal to attach";
 
 type AnyOp = OpDef<OpName> & { check: ReturnType<typeof compileCheck> };
@@ -102,10 +103,11 @@ const defs = [
   schedulePauseOp,
   scheduleRunOp,
   scheduleWhenOp,
-  // the hub's pages, and the HTTP tokens
+  // the hub's pages, the HTTP tokens, and the remotes
   profilesOp,
   whoamiOp,
   tokenOp,
+  remotesReloadOp,
 ] as unknown as OpDef<OpName>[];
 
 // Every op of the schema set has its handler, and no handler is without its schema.

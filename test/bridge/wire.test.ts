@@ -467,6 +467,7 @@ describe("a session connection", () => {
     profiles: () => ({}),
     whoami: () => ({}),
     token: () => ({ action: "create", name: "from-a-session" }),
+    "remotes-reload": () => ({}),
     shutdown: () => ({}),
     schedules: () => ({}),
     "schedule-add": () => ({ when: "every 1m", launch: { profile: "inert", task: "t", cwd: "/tmp" } }),

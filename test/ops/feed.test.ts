@@ -277,7 +277,7 @@ describe("subscribe", () => {
     const core = {
       pushes,
       registry: { rows: () => [] },
-      remotes: new Remotes(pushes, []),
+      remotes: new Remotes(pushes, [], () => []),
     } as unknown as Core;
     const bridge = new Bridge((caller, op, args) => runOp(core, caller, op, args));
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "roost-subscribe-"));

@@ -61,6 +61,7 @@ describe("DaemonClient", () => {
     const made = await speak("token", () => c.token({ action: "create", name: "dash", readOnly: true }));
     expect(made.link).toMatch(new RegExp(`^${d.url}login\\?token=`));
     expect((await c.token({ action: "list" })).tokens).toEqual([made.token]);
+    expect(await speak("remotes-reload", () => c.remotesReload())).toEqual({ remotes: [] });
     const { schedule } = await speak("schedule-add", () =>
       c.scheduleAdd({
         when: "daily 07:00",

@@ -164,8 +164,17 @@ export class Live {
       for (const fn of this.boardListeners) fn({ open, claimed, blocked, done });
     } else if (msg.event === "remote") {
       // A remote stopped answering or answers again: its rows follow, greyed or not, as `row`s.
-      const { event: _event, ...status } = msg as unknown as RemoteStatus & { event: string };
-      this.remotes.set(status.name, status);
+      // One let go (`gone`: removed from roost.json) is forgotten; its rows are `removed` already.
+      const {
+        event: _event,
+        gone,
+        ...status
+      } = msg as unknown as RemoteStatus & {
+        event: string;
+        gone?: true;
+      };
+      if (gone) this.remotes.delete(status.name);
+      else this.remotes.set(status.name, status);
       this.changed();
     } else if (msg.event === "schedule") {
       for (const fn of this.scheduleListeners) fn(msg as unknown as ScheduleEvent);

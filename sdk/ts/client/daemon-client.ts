@@ -117,6 +117,10 @@ export class DaemonClient {
   merge(args: OpArgs<"merge">) {
     return this.call("merge", args);
   }
+  /** roost.json's remotes read again and followed from now on (the owner's socket only): see docs/fleet.md. */
+  remotesReload() {
+    return this.call("remotes-reload", {});
+  }
   /** HTTP tokens and login links (the owner's socket only): see docs/http.md. */
   token(args: OpArgs<"token">) {
     return this.call("token", args);

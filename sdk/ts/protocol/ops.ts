@@ -21,6 +21,7 @@ import { peers } from "./ops/peers.js";
 import { pending } from "./ops/pending.js";
 import { pin } from "./ops/pin.js";
 import { profiles } from "./ops/profiles.js";
+import { remotesReload } from "./ops/remotes-reload.js";
 import { rename } from "./ops/rename.js";
 import { reorder } from "./ops/reorder.js";
 import { reply } from "./ops/reply.js";
@@ -77,8 +78,9 @@ export const OPS = {
   pending,
   profiles,
   whoami,
-  // -- HTTP tokens (http.md): on the unix socket only, the owner's --
+  // -- HTTP tokens (http.md), and roost.json's remotes (fleet.md): on the unix socket only, the owner's --
   token,
+  "remotes-reload": remotesReload,
   // -- a job's live terminal (`roost attach`; the hub's terminal view) --
   attach,
   detach,

@@ -225,7 +225,12 @@ export type BoardCounts = Static<typeof BoardCounts>;
 /** Pushed to subscribers on every change of the board (coalesced per turn of the event loop). */
 export const BoardEvent = Type.Object({ event: Type.Literal("board"), ...BoardCounts.properties });
 /** A remote daemon became reachable, or stopped answering (its rows come again with `reachable`). */
-export const RemoteEvent = Type.Object({ event: Type.Literal("remote"), ...RemoteStatus.properties });
+export const RemoteEvent = Type.Object({
+  event: Type.Literal("remote"),
+  ...RemoteStatus.properties,
+  /** Let go by `remotes-reload` (gone from roost.json): the hub forgets it. */
+  gone: Type.Optional(Type.Literal(true)),
+});
 export type PushEvent =
   | Static<typeof RemoteEvent>
   | Static<typeof RowEvent>

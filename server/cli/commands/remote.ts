@@ -1,5 +1,5 @@
 /**
- * `roost remote add NAME URL | rm NAME | ls`: the other daemons this one's hub shows
+ * `roost remote add NAME URL | rm NAME | ls | reload`: the other daemons this one's hub shows
  * (roost.json's `remotes`; docs/fleet.md). `add` reads the remote's token from stdin (asked for,
  * unechoed, on a terminal), never from the command line, where the shell's history and `ps` would
  * keep it; it checks the token with the remote when it answers, and writes roost.json owner-only.
@@ -10,6 +10,7 @@ import { LOCAL_DAEMON } from "../../config.js";
 import { readOwn } from "../../home.js";
 import { roostPaths } from "../../paths.js";
 import { CliError, type Command, out, printJson, UsageError } from "../command.js";
+import { callOnce, NotRunning } from "../connect.js";
 
 interface Remote {
   name: string;
@@ -77,6 +78,26 @@ async function readToken(name: string): Promise<string> {
   return chars.join("").trim();
 }
 
+/**
+ * The running daemon told to follow roost.json's remotes as they are now (`remotes-reload`): what
+ * it follows, or null when no daemon runs (it reads them when it starts).
+ */
+async function reloaded(env: NodeJS.ProcessEnv): Promise<{ name: string; reachable: boolean }[] | null> {
+  try {
+    return (await callOnce(env, "remotes-reload", {})).remotes;
+  } catch (err) {
+    if (err instanceof NotRunning) return null;
+    throw err;
+  }
+}
+
+/** Says what the daemon does now about the remotes (a line), after roost.json changed. */
+function sayReloaded(now: { name: string; reachable: boolean }[] | null): void {
+  if (now === null) out("  roost is not running: it follows roost.json's remotes when it starts");
+  else if (now.length === 0) out("  the daemon follows no remote now");
+  else out(`  the daemon follows ${now.map((r) => r.name).join(", ")} now`);
+}
+
 /** Whether the remote takes the token: true, false (it refused it), or why it could not be asked. */
 async function tokenWorks(url: string, token: string): Promise<true | false | string> {
   try {
@@ -93,7 +114,7 @@ async function tokenWorks(url: string, token: string): Promise<true | false | st
 
 export const remote: Command = {
   name: "remote",
-  args: "add NAME URL | rm NAME | ls",
+  args: "add NAME URL | rm NAME | ls | reload",
   arity: [1, 3],
   summary:
     "Join other daemons to this one's hub: add one (its token read from stdin), remove one, list them.",
@@ -102,16 +123,19 @@ export const remote: Command = {
     "token, made on it (roost token --name NAME, or --read-only for one that may only look), is",
     "read from stdin, asked for unechoed on a terminal, so that it stays out of the shell's",
     "history. It is tried on the remote first: one the remote refuses is not written. roost.json",
-    "keeps it (owner-only); the daemon follows the remotes it had at its start: restart it",
-    `(roost shutdown; roost start). NAME is letters, digits, _ . - (not "${LOCAL_DAEMON}"); its jobs`,
-    "are then NAME:ID here (roost ls, reply, stop, attach). rm NAME: forgets it. ls: the remotes",
-    "(never their tokens). --json: {remotes: [{name, url}]}.",
+    "keeps it (owner-only), and a running daemon follows it at once (no restart). NAME is",
+    `letters, digits, _ . - (not "${LOCAL_DAEMON}"); its jobs are then NAME:ID here (roost ls,`,
+    "reply, stop, attach). rm NAME: forgets it; the hub lets its rows go. ls: the remotes (never",
+    "their tokens). reload: the daemon reads roost.json's remotes again, after an edit by hand.",
+    "--json: {remotes: [{name, url}]} (reload: as the daemon follows them, {name, url, reachable,",
+    "error}).",
   ].join("\n"),
   examples: [
     "roost remote add build https://build.example.ts.net/",
     "pass show roost/build | roost remote add build https://build.example.ts.net/",
     "roost remote ls",
     "roost remote rm build",
+    "roost remote reload",
   ],
   async run({ positionals: [action, name, url], json, env }) {
     const file = roostPaths(env).config;
@@ -124,16 +148,30 @@ export const remote: Command = {
       else for (const r of remotes) out(`${r.name.padEnd(20)} ${r.url}`);
       return 0;
     }
+    if (action === "reload") {
+      if (name !== undefined) throw new UsageError("remote reload takes no NAME");
+      const now = await callOnce(env, "remotes-reload", {});
+      if (json) printJson(now);
+      else if (now.remotes.length === 0) out("the daemon follows no remote");
+      else
+        for (const r of now.remotes)
+          out(`${r.name.padEnd(20)} ${r.url}${r.reachable ? "" : `  (${r.error ?? "not answering"})`}`);
+      return 0;
+    }
     if (action === "rm") {
       if (name === undefined || url !== undefined) throw new UsageError("remote rm takes one NAME");
       if (!remotes.some((r) => r.name === name))
         throw new CliError(`no remote named ${name}: roost remote ls lists them`);
       writeConfig(file, { ...config, remotes: remotes.filter((r) => r.name !== name) });
+      const now = await reloaded(env);
       if (json) printJson({ remotes: listed().filter((r) => r.name !== name) });
-      else out(`removed ${name} (restart the daemon for it to stop following it)`);
+      else {
+        out(`removed ${name} from ${file}`);
+        sayReloaded(now);
+      }
       return 0;
     }
-    if (action !== "add") throw new UsageError(`no action ${JSON.stringify(action)}: add, rm or ls`);
+    if (action !== "add") throw new UsageError(`no action ${JSON.stringify(action)}: add, rm, ls or reload`);
     if (name === undefined || url === undefined) throw new UsageError("remote add takes NAME and URL");
     if (!NAME.test(name) || name === LOCAL_DAEMON)
       throw new UsageError(
@@ -150,11 +188,12 @@ export const remote: Command = {
     if (works === false)
       throw new CliError(`${url} refused that token (401): make one there with roost token --name NAME`);
     writeConfig(file, { ...config, remotes: [...remotes, { name, url, token }] });
+    const now = await reloaded(env);
     if (json) printJson({ remotes: [...listed(), { name, url }] });
     else {
       out(`added ${name} (${url}) to ${file}`);
       if (works !== true) out(`  it did not answer now (${works}): the hub shows it greyed until it does`);
-      out("  restart the daemon (roost shutdown; roost start) for its hub to show it");
+      sayReloaded(now);
     }
     return 0;
   },
