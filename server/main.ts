@@ -11,6 +11,7 @@ import { LIMITS } from "../sdk/ts/protocol/index.js";
 import { loadConfig } from "./config.js";
 import { connectionClosed } from "./core/agents.js";
 import { Clock, timeSourceOf } from "./core/clock.js";
+import { Concierge } from "./core/concierge.js";
 import type { Core } from "./core/core.js";
 import { Feed } from "./core/feed.js";
 import { findJobsAgain } from "./core/find-again.js";
@@ -73,6 +74,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
       foreground: new Foreground(() => core, graceMs),
     },
     board: new TaskBoard(() => core, store.board, graceMs),
+    concierge: new Concierge(() => core, store.conciergeKept(), config, clock),
     terminals: () => hostLink.terminals(),
     stopGraceMs: Number(env.ROOST_STOP_GRACE_MS) || 3000,
     tokens,
@@ -81,6 +83,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   };
 
   const hostLink = new HostLink(core, paths.home, () => stopping);
+  feed.observe((entry) => core.concierge.digests.observed(entry));
 
   // The HTTP face is loaded and built while the jobs are found again (mostly a wait on the pty
   // host), and listens once the socket does: agents and the CLI never wait on it.
@@ -127,6 +130,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   // started while the HTTP face's modules were still loading was seen to make node's import of
   // fastify (CommonJS) answer an empty module, and the daemon fail to start.
   core.schedules.start();
+  core.concierge.start(); // its orders on the clock, as the schedules
 }
 
 /** A close that waits at most a moment: a shutdown never hangs on a slow client. */

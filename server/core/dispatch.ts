@@ -18,24 +18,29 @@ import { newJobRecord } from "./new-job.js";
 import { missingProgram } from "./programs.js";
 import { excerpt } from "./text.js";
 
-/** A new job; `parent`: the session that spawned it (`spawn`), null for the user's. */
+/**
+ * A new job; `parent`: the session that spawned it (`spawn`), null for the user's. `as`: roost's own
+ * agent (the concierge: its role, and its name, which no session may take) and the profile it runs
+ * when roost.json has none for it.
+ */
 export async function dispatch(
   core: Core,
   args: OpArgs<"dispatch">,
   actor: Actor,
   parent: string | null = null,
+  as: { role?: Row["role"]; profile?: Profile } = {},
 ): Promise<{ job: Row; duplicate?: boolean }> {
   if (args.requestId) {
     const id = core.store.jobForDispatchRequest(args.requestId);
     const existing = id ? core.registry.find(id) : undefined;
     if (existing) return { job: core.registry.row(existing), duplicate: true };
   }
-  const { profile, cwd, name } = checkLaunch(core, args);
+  const { profile, cwd, name } = checkLaunch(core, args, as.profile);
   const task = args.task?.trim() ? args.task : undefined;
   const launch = launchOf(profile, cwd, task);
   const firstReply = task !== undefined && launch.task === "type" ? { text: task, mode: null } : null;
   const { job: rec, lastSeq } = core.store.createJob(
-    (num) => newRecord(core, `j${num}`, args, { launch, name, task, parent }),
+    (num) => newRecord(core, `j${num}`, args, { launch, name, task, parent, role: as.role ?? null }),
     firstReply,
   );
   rec.lastSeq = lastSeq; // committed: the first task's seq is the job's
@@ -59,8 +64,9 @@ export async function dispatch(
 export function checkLaunch(
   core: Core,
   args: Pick<OpArgs<"dispatch">, "profile" | "cwd" | "name">,
+  given?: Profile,
 ): { profile: Profile; cwd: string; name: string | null } {
-  const profile = profileNamed(core, args.profile);
+  const profile = given ?? profileNamed(core, args.profile);
   const cwd = checkCwd(args.cwd ?? profile.cwd ?? os.homedir());
   // Refused before a row is made: a job whose program is not there could only fail.
   const missing = missingProgram(profile, cwd);
@@ -110,13 +116,22 @@ function newRecord(
     name,
     task,
     parent,
-  }: { launch: Launch; name: string | null; task: string | undefined; parent: string | null },
+    role,
+  }: {
+    launch: Launch;
+    name: string | null;
+    task: string | undefined;
+    parent: string | null;
+    role: Row["role"];
+  },
 ): JobRecord {
   return newJobRecord({
     id,
     profile: args.profile,
     launch,
-    userName: name,
+    role,
+    // The concierge's name is its own: reserved (names.ts), so never a session's.
+    userName: role === "concierge" ? "concierge" : name,
     defaultName: task !== undefined ? excerpt(task, 60) : args.profile,
     parent,
     order: core.registry.topOrder(),

@@ -10,7 +10,7 @@ export type NewJob = Pick<JobRecord, "id" | "profile" | "launch" | "defaultName"
   Partial<
     Pick<
       JobRecord,
-      "token" | "userName" | "parent" | "life" | "pid" | "kind" | "dispatchRequestId" | "sessionKey"
+      "token" | "userName" | "role" | "parent" | "life" | "pid" | "kind" | "dispatchRequestId" | "sessionKey"
     >
   >;
 

@@ -93,6 +93,8 @@ export interface ReplyRecord {
   peer: PeerMeta | null;
   /** A child's handback with `done`: that child is stopped once this is delivered. */
   thenStop: string | null;
+  /** A digest's reason (`events`, `order`), on its delivery; null for the rest. */
+  why: string | null;
 }
 
 export interface NewReply {
@@ -102,6 +104,7 @@ export interface NewReply {
   requestId?: string | null;
   peer?: PeerMeta | null;
   thenStop?: string | null;
+  why?: string | null;
 }
 
 /** A session's watch on another (`watch`): kept across restarts until it fires or expires. */

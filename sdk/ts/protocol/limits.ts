@@ -52,6 +52,10 @@ export const LIMITS = {
   everyMinMs: 60_000, // `every N…` at least this
   everyMaxMs: 366 * 86_400_000, // and at most this
   scheduleLateMs: 60_000, // a run at most this late (the daemon starting) is run, not counted as missed
+  // The concierge (agent-protocol.md, M44–M46):
+  conciergeSay: 4000, // what it tells the user, in one `concierge-say`
+  orders: 50, // standing orders kept at most (`full`)
+  orderText: 1000, // a standing order's text
   missedCounted: 100, // runs missed are counted up to this ("100 or more"): a cron run costs croner ~0.15 ms to find
 } as const;
 
