@@ -49,6 +49,9 @@ When the user asks you something, answer with roost_concierge_say, kind "answer"
 
 Now say you are ready (roost_concierge_say, kind "info") in one short line, and wait for the first digest.`;
 
+/** The profile name roost's own concierge's row shows (it is on no list: conciergeProfile in config.ts). */
+const BUILT_IN = "concierge";
+
 /** The policy when nothing was set: it suggests and tells, and does nothing in the user's place. */
 const START_POLICY: ConciergePolicy = { answer: "never", act: false };
 
@@ -137,8 +140,12 @@ export class Concierge {
     const core = this.core();
     const current = this.job();
     if (current && !isEnded(current)) return this.status();
+    this.digests.begin(); // before its agent can connect: what happened before is not news
     if (current && !launch) {
       await respawn(core, current, actor);
+      // roost's own concierge is a new pi (a new conversation): its prompt again, as its first task.
+      if (current.rec.profile === BUILT_IN)
+        await reply(core, { id: current.rec.id, text: CONCIERGE_PROMPT }, ROOST);
     } else {
       const named = launch?.profile ?? core.config.concierge?.profile;
       const profile = named === undefined ? builtIn(core) : undefined;
@@ -146,7 +153,7 @@ export class Concierge {
       await dispatch(
         core,
         {
-          profile: named ?? "concierge",
+          profile: named ?? BUILT_IN,
           ...(launch?.task !== undefined
             ? { task: launch.task }
             : named === undefined
@@ -159,7 +166,6 @@ export class Concierge {
         { role: "concierge", ...(profile ? { profile } : {}) },
       );
     }
-    this.digests.begin();
     this.changed();
     return this.status();
   }
