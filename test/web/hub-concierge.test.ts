@@ -63,15 +63,16 @@ describe("the concierge panel", () => {
 
     // A need: raised at the top, and counted as a job that needs you.
     await concierge.c.ok("concierge-say", { kind: "need", text: "j9 wants the staging password" });
-    await page.getByRole("alert").getByText("j9 wants the staging password").waitFor();
+    const need = page.locator(".concierge-need");
+    await need.getByText("j9 wants the staging password").waitFor();
     await expect.poll(() => page.title(), { timeout: WAIT }).toMatch(/^\(1\) roost/);
     await shot(page, "concierge-panel");
 
     // The policy: its switches, each saying what it allows.
     await page.getByText("It answers the questions it judges routine").waitFor();
-    await page.getByRole("radio", { name: /Routine ones/ }).check();
+    await page.getByRole("radio", { name: /Routine ones/ }).click();
     await until("answer: routine", async () => (await status()).policy.answer === "routine");
-    await page.getByRole("checkbox", { name: /stop, respawn and dispatch/ }).check();
+    await page.getByRole("checkbox", { name: /stop, respawn and dispatch/ }).click();
     await until("act: true", async () => (await status()).policy.act === true);
     await page.getByText("it may, when it judges it right").waitFor();
 
@@ -84,7 +85,7 @@ describe("the concierge panel", () => {
       why: "a dev database",
     });
     await page.goto(`${d.url}#/`);
-    const suggested = page.getByRole("button", { name: /Concierge suggests: .yes, on staging./ });
+    const suggested = page.getByRole("button", { name: /Concierge suggests:.*yes, on staging/ });
     await suggested.waitFor();
     expect(await suggested.getAttribute("title")).toBe("a dev database: answer with it");
     await shot(page, "concierge-suggestion");
@@ -119,7 +120,7 @@ describe("the concierge panel", () => {
     // Asking answers its need: the alert goes.
     await page.getByRole("textbox", { name: "Conversation" }).fill("Here: hunter2");
     await page.getByRole("button", { name: "Ask", exact: true }).click();
-    await page.getByRole("alert").waitFor({ state: "hidden" });
+    await need.waitFor({ state: "hidden" });
     expect(pageErrors(page)).toEqual([]);
     await context.close();
   });

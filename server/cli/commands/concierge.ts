@@ -97,7 +97,7 @@ export const ask: Command = {
 };
 
 function orderLine(o: StandingOrder): string {
-  const clock = o.words ? ` [${o.words}${o.nextAt ? `, next in ${dueIn(o.nextAt)}` : ""}]` : "";
+  const clock = o.words ? ` [${o.words}${o.nextAt ? `, next ${dueIn(o.nextAt)}` : ""}]` : "";
   const applied = o.count ? `; applied ${o.count}×, last ${ago(o.lastAt!)} ago` : "";
   return `#${o.id}${clock} ${o.text} (by ${o.by}${applied})`;
 }
