@@ -127,6 +127,10 @@ describe("digests", () => {
     const { d, hub } = await world();
     const a = await session(d, hub, "asker");
     const c = await conciergeOn(d, hub, { items: false });
+    // Its greeting (the fleet: one session), a reply like any other: acked as one.
+    const start = await c.c.event((e) => e.event === "deliver", "the start digest");
+    expect(start.kind).toBeUndefined();
+    await c.c.ok("ack", { id: c.id, token: c.token, seq: start.seq });
     await blockedOn(a, "Which branch?");
     const got = await c.c.event(
       (e) => e.event === "deliver" && e.text.includes("Which branch?"),
@@ -152,8 +156,9 @@ describe("standing orders on the clock", () => {
     expect(order.nextAt).toBe(
       new Date(Date.parse(order.at) - (Date.parse(order.at) % 1000) + 60_000).toISOString(),
     );
-    // Down, and back ten minutes later: the concierge's job ran on (the pty host kept it).
-    Object.assign(w.d.env, clockAt(10 * 60_000));
+    // Down, and back ten and a half minutes later (half a minute off its grid, so that its next
+    // time is not a moment away): the concierge's job ran on (the pty host kept it).
+    Object.assign(w.d.env, clockAt(10.5 * 60_000));
     await w.d.restart();
     hub = await w.d.client();
     expect((await hub.ok("concierge-order", { action: "list" })).orders[0].nextAt).toBe(order.nextAt);
