@@ -202,6 +202,10 @@ describe("concierge-ask and concierge-say", () => {
     await c.c.ok("concierge-say", { kind: "need", text: "j9 wants a database password" });
     expect((await status()).need).toMatchObject({ text: "j9 wants a database password" });
     await sub.event((e) => e.event === "concierge" && e.status.need !== null, "the need pushed");
+    // Said again while it is raised: not said again.
+    await c.c.ok("concierge-say", { kind: "need", text: "j9 wants a database password" });
+    const needs = (await feed("concierge")).filter((e: any) => e.why === "need" && e.whoId === c.id);
+    expect(needs).toHaveLength(1);
     await hub.ok("concierge-ask", { text: "I will give it" });
     expect((await status()).need).toBe(null);
   });

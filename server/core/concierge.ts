@@ -208,11 +208,17 @@ export class Concierge {
     };
   }
 
-  /** `concierge-say`: what it tells the user, in the feed; a `need` is raised in the hub until the user asks. */
+  /**
+   * `concierge-say`: what it tells the user, in the feed; a `need` is raised in the hub until the
+   * user asks. The need raised already, said again, is not said again: one escalation, not one an
+   * hour.
+   */
   say(job: LiveJob, args: OpArgs<"concierge-say">, actor: Actor): OpResult<"concierge-say"> {
+    const need = args.kind === "need" ? excerpt(args.text, 500) : null;
+    if (need !== null && this.need?.text === need) return {};
     this.core().feed.record(job.rec.id, "concierge", args.text, actor, args.kind);
-    if (args.kind === "need") {
-      this.need = { text: excerpt(args.text, 500), at: new Date().toISOString() };
+    if (need !== null) {
+      this.need = { text: need, at: new Date().toISOString() };
       this.keep("need", this.need);
       this.changed();
     }
