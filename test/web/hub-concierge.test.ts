@@ -102,6 +102,12 @@ describe("the concierge panel", () => {
     await page.getByText("Why: it is Friday evening").waitFor();
     await page.getByRole("button", { name: "Undo this answer" }).click();
     await page.getByText("undone", { exact: true }).waitFor();
+    // Back on the page: the conversation loaded again, each thing said once.
+    expect(await talk.locator("li.said").allTextContents()).toEqual([
+      expect.stringContaining("What needs me?"),
+      expect.stringContaining("Nothing yet: both sessions are working."),
+      expect.stringContaining("j9 wants the staging password"),
+    ]);
     expect((await status()).answered.undone).toBe(true);
     expect((await nextDelivery(other, 2)).mode).toBe("steer");
 

@@ -90,7 +90,7 @@ class ConciergeView implements View {
       }),
       ctx.live.onFeed((e) => {
         if (e.kind === "concierge" && e.why?.startsWith("order")) void this.loadOrders();
-        if (!spoken(e, this.status?.id ?? null)) return;
+        if (!spoken(e, this.status?.id ?? null) || this.said.some((s) => s.cursor === e.cursor)) return;
         this.said.push(e);
         this.renderTalk();
       }),
@@ -107,20 +107,24 @@ class ConciergeView implements View {
 
   private async load(): Promise<void> {
     try {
-      this.show(await get<ConciergeStatus>("concierge?action=status"));
+      this.show(await get<ConciergeStatus>("concierge?action=status"), true);
       await Promise.all([this.loadTalk(), this.loadOrders()]);
     } catch (err) {
       this.state.textContent = `Could not load the concierge: ${(err as Error).message}`;
     }
   }
 
+  /** The conversation loaded whole, in place of what was shown (an entry pushed meanwhile is kept once). */
   private async loadTalk(): Promise<void> {
     const id = this.status?.id;
-    this.said.length = 0;
-    if (id) {
-      const { events } = await get<{ events: FeedEntry[] }>(`events?id=${encodeURIComponent(id)}&limit=200`);
-      this.said.push(...events.filter((e) => spoken(e, id)));
-    }
+    const loaded = id
+      ? (await get<{ events: FeedEntry[] }>(`events?id=${encodeURIComponent(id)}&limit=200`)).events.filter(
+          (e) => spoken(e, id),
+        )
+      : [];
+    const last = loaded.at(-1)?.cursor ?? 0;
+    const since = this.said.filter((e) => e.cursor > last && e.id === id);
+    this.said.splice(0, this.said.length, ...loaded, ...since);
     this.renderTalk();
   }
 
@@ -129,8 +133,9 @@ class ConciergeView implements View {
     this.renderOrders();
   }
 
-  private show(s: ConciergeStatus): void {
-    const newJob = s.id !== this.status?.id;
+  /** `loading`: the whole page is being loaded (its conversation with it). */
+  private show(s: ConciergeStatus, loading = false): void {
+    const newJob = !loading && s.id !== this.status?.id;
     this.status = s;
     this.state.textContent = s.on
       ? `On: ${s.id} is ${s.state}.`
