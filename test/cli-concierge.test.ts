@@ -49,6 +49,17 @@ describe("roost concierge, ask, orders", () => {
     expect((await json(["orders", "rm", "1"], env)).orders.map((o: any) => o.id)).toEqual([2]);
   });
 
+  it("each has its usage, options and examples on --help, and is in roost help", async () => {
+    const all = await ok(["help"], d.env);
+    for (const name of ["concierge", "ask", "orders"]) {
+      const help = await ok([name, "--help"], d.env);
+      expect(help, name).toContain(`usage: roost ${name}`);
+      expect(help, name).toContain("options:");
+      expect(help, name).toMatch(/examples?:\n {2}roost/);
+      expect(all).toContain(`  ${name} `);
+    }
+  });
+
   it("a wrong command line is a usage error; a refusal of the daemon's says why", async () => {
     const bad = await roost(["concierge", "answer", "sometimes"], d.env);
     expect(bad.code).toBe(64);
