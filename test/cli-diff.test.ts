@@ -5,23 +5,12 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { spawn as ptySpawn } from "@lydell/node-pty";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, needsBuild, ok, roost } from "./helpers/cli.js";
-import { CLI, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
+import { atTerminal, json, needsBuild, ok, roost } from "./helpers/cli.js";
+import { startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
 import { branches, commitFile, editorProfile, GIT_IDENTITY, git, head, makeRepo } from "./helpers/git.js";
 
 beforeAll(needsBuild);
-
-/** `roost ARGS...` at a terminal of its own: everything it wrote there, once it has exited. */
-function atTerminal(args: string[], env: Record<string, string>): Promise<string> {
-  const term = ptySpawn(process.execPath, [CLI, ...args], { cols: 160, rows: 40, env });
-  let seen = "";
-  term.onData((data) => {
-    seen += data;
-  });
-  return new Promise((resolve) => term.onExit(() => resolve(seen)));
-}
 
 const ESC = "\u001b";
 

@@ -6,27 +6,16 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { spawn as ptySpawn } from "@lydell/node-pty";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { viewState } from "../sdk/ts/protocol/index.js";
-import { json, needsBuild, ok, PLAIN_SHELL, roost, rowOf } from "./helpers/cli.js";
-import { agentProfile, CLI, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
+import { atTerminal, json, needsBuild, ok, PLAIN_SHELL, roost, rowOf } from "./helpers/cli.js";
+import { agentProfile, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
 import { rawAgent } from "./helpers/jobs.js";
 
 /** A protocol job whose process does nothing: a raw client speaks for it. */
 const INERT = { command: ["sleep", "600"], task: "type", protocol: true };
 
 beforeAll(needsBuild);
-
-/** `roost ARGS...` at a terminal of its own: everything it wrote there, once it has exited. */
-function atTerminal(args: string[], env: Record<string, string>): Promise<string> {
-  const term = ptySpawn(process.execPath, [CLI, ...args], { cols: 160, rows: 40, env });
-  let seen = "";
-  term.onData((data) => {
-    seen += data;
-  });
-  return new Promise((resolve) => term.onExit(() => resolve(seen)));
-}
 
 /** One job of each state, named after the word `roost ls` must show for it. */
 async function oneOfEach(env: Record<string, string>): Promise<Record<string, string>> {

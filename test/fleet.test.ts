@@ -23,22 +23,9 @@ let farHub: RawClient;
 let hub: RawClient;
 let farToken: string;
 
-/** `roost remote ...` on `home`'s, `stdin` written to it and closed. */
-function remoteCommand(env: Record<string, string>, args: string[], stdin: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const proc = spawn(process.execPath, [CLI, "remote", ...args], { env, stdio: "pipe" });
-    let stdout = "";
-    let stderr = "";
-    proc.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    proc.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    proc.on("close", (code) => resolve({ code, stdout, stderr }));
-    proc.stdin.end(stdin);
-  });
-}
+/** `roost remote ...` with `env`, `stdin` written to it and closed. */
+const remoteCommand = (env: Record<string, string>, args: string[], stdin: string) =>
+  roost(["remote", ...args], env, undefined, stdin);
 
 beforeAll(async () => {
   // far on a port of its own, so that it comes back where `here` looks for it.

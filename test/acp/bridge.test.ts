@@ -227,7 +227,8 @@ describe("an ACP job", { timeout: 4 * ACP_WAIT }, () => {
     });
     // The agent's stderr went to the job's transcript too.
     const { pid } = w.log(work).find((e) => e.prompt);
-    expect(isAlive(pid)).toBe(false);
+    // Gone: a process that exited is alive to kill(0) until its parent has reaped it.
+    await until("the agent reaped", () => !isAlive(pid));
     const transcript = path.join(w.d.home, "jobs", id, "transcript.log");
     await until(
       "the transcript",

@@ -6,6 +6,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { spawn as ptySpawn } from "@lydell/node-pty";
 import { CLI } from "./daemon.js";
 
 export interface Ran {
@@ -14,14 +15,35 @@ export interface Ran {
   stderr: string;
 }
 
-/** `roost ARGS...`: its exit code (-1 for a signal) and output. */
-export function roost(args: string[], env: Record<string, string>, cwd?: string): Promise<Ran> {
+/** `roost ARGS...`: its exit code (-1 for a signal) and output; `stdin` written to it and closed. */
+export function roost(
+  args: string[],
+  env: Record<string, string>,
+  cwd?: string,
+  stdin?: string,
+): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env, cwd, timeout: 60000 }, (err, stdout, stderr) => {
-      const code = err ? (err as { code?: unknown }).code : 0;
-      resolve({ code: typeof code === "number" ? code : -1, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env, cwd, timeout: 60000 },
+      (err, stdout, stderr) => {
+        const code = err ? (err as { code?: unknown }).code : 0;
+        resolve({ code: typeof code === "number" ? code : -1, stdout, stderr });
+      },
+    );
+    if (stdin !== undefined) child.stdin?.end(stdin);
   });
+}
+
+/** `roost ARGS...` at a terminal of its own: everything it wrote there, once it has exited. */
+export function atTerminal(args: string[], env: Record<string, string>): Promise<string> {
+  const term = ptySpawn(process.execPath, [CLI, ...args], { cols: 160, rows: 40, env });
+  let seen = "";
+  term.onData((data) => {
+    seen += data;
+  });
+  return new Promise((resolve) => term.onExit(() => resolve(seen)));
 }
 
 /** `roost ...` that must succeed: its stdout. */

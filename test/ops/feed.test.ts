@@ -11,6 +11,7 @@ import { Bridge } from "../../bridge/server.js";
 import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "../../server/core/core.js";
 import { Pushes } from "../../server/core/pushes.js";
+import { Remotes } from "../../server/core/remotes.js";
 import { runOp } from "../../server/ops/index.js";
 import { agentProfile, until } from "../helpers/daemon.js";
 import { cleanDaemonPerTest, handled, silentProfile, untilRow } from "../helpers/jobs.js";
@@ -273,7 +274,11 @@ describe("subscribe", () => {
     // The daemon does not say how many subscribe, so this runs the bridge and the op table in
     // this process, around a real Pushes: only the rest of the core is left out.
     const pushes = new Pushes();
-    const core = { pushes, registry: { rows: () => [] } } as unknown as Core;
+    const core = {
+      pushes,
+      registry: { rows: () => [] },
+      remotes: new Remotes(pushes, []),
+    } as unknown as Core;
     const bridge = new Bridge((caller, op, args) => runOp(core, caller, op, args));
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "roost-subscribe-"));
     try {

@@ -1,8 +1,10 @@
 /** `pi-roost/client`: DaemonClient against a real daemon, through a restart. */
+import fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { DaemonClient, type Subscribed } from "../../sdk/ts/client/index.js";
 import { OPS, type OpName, RoostError, SESSION_OPS } from "../../sdk/ts/protocol/index.js";
 import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
+import { GIT_IDENTITY, head, makeRepo } from "../helpers/git.js";
 
 let d: TestDaemon;
 let client: DaemonClient | undefined;
@@ -13,7 +15,7 @@ afterEach(async () => {
 
 describe("DaemonClient", () => {
   it("speaks every hub op, typed; errors carry the wire's code", async () => {
-    d = await startDaemon({ env: { SHELL: "/bin/bash" } });
+    d = await startDaemon({ env: { SHELL: "/bin/bash", ...GIT_IDENTITY } });
     client = new DaemonClient({ socket: d.socket });
     const c = client;
     /** The hub ops this test spoke through the client: at the end, every one of the schema set. */
@@ -83,6 +85,25 @@ describe("DaemonClient", () => {
     await c.rm(ran.id);
     expect(await c.stop(id)).toEqual({});
     expect((await c.list(id)).rows[0]?.life).toBe("stopped");
+    // A job in a worktree of its own: its changes, and its branch merged into main.
+    const repo = makeRepo();
+    const { job: edit } = await c.dispatch({
+      profile: "shell",
+      task: "echo added > added.txt && git add added.txt && git commit -qm added && echo committed-$((1+1))",
+      cwd: repo,
+      worktree: true,
+    });
+    expect(edit.worktree).toMatchObject({ branch: `roost/${edit.id}`, base: "main" });
+    await until("the commit", async () => (await c.list(edit.id)).rows[0]?.summary === "committed-2");
+    const diff = await speak("changes", () => c.changes(edit.id));
+    expect(diff.files).toEqual([expect.objectContaining({ path: "added.txt", added: 1, removed: 0 })]);
+    expect(diff.diff).toContain("+added");
+    const merged = await speak("merge", () => c.merge({ id: edit.id }));
+    expect(merged).toMatchObject({ into: "main", fastForward: true, files: ["added.txt"] });
+    expect(head(repo, "main")).toBe(merged.commit);
+    await c.stop(edit.id);
+    await c.rm(edit.id);
+    fs.rmSync(repo, { recursive: true, force: true });
     const { job: again } = await speak("respawn", () => c.respawn(id));
     expect(again).toMatchObject({ id, life: "running" });
     expect(await speak("rm", () => c.rm(id))).toEqual({});

@@ -34,6 +34,7 @@ export class ChangesView {
   /** Its directory is in no repository: nothing to fetch, ever (its Refresh aside). */
   private noRepository = false;
   private disposed = false;
+  private readonly fill: () => void;
 
   constructor(
     private readonly ctx: Ctx,
@@ -62,24 +63,29 @@ export class ChangesView {
       { type: "button", "data-action": "refresh-changes", onclick: () => void this.load() },
       "Refresh",
     );
-    this.el.append(
-      h("h2", { id: "changes-title" }, "Changes"),
-      h(
-        "div",
-        { class: "changes-bar" },
-        this.summary,
+    // Its controls join the page only once there is something to show: a job in no repository
+    // has no Changes section at all, not a hidden one with buttons in it.
+    this.fill = () => {
+      if (this.el.childElementCount > 0) return;
+      this.el.append(
+        h("h2", { id: "changes-title" }, "Changes"),
         h(
-          "span",
-          { class: "changes-tools" },
-          this.layoutButtons["line-by-line"],
-          this.layoutButtons["side-by-side"],
-          refresh,
+          "div",
+          { class: "changes-bar" },
+          this.summary,
+          h(
+            "span",
+            { class: "changes-tools" },
+            this.layoutButtons["line-by-line"],
+            this.layoutButtons["side-by-side"],
+            refresh,
+          ),
         ),
-      ),
-      this.mergeBar,
-      this.status,
-      this.body,
-    );
+        this.mergeBar,
+        this.status,
+        this.body,
+      );
+    };
     this.body.addEventListener("click", (ev) => this.onClick(ev));
   }
 
@@ -109,6 +115,7 @@ export class ChangesView {
       const changes = await op<Changes>("changes", { id: this.id });
       if (this.disposed) return;
       this.last = changes;
+      this.fill();
       this.el.hidden = false;
       this.status.textContent = "";
       await this.draw(changes);
@@ -118,6 +125,7 @@ export class ChangesView {
         this.el.hidden = true;
         this.noRepository = true;
       } else {
+        this.fill();
         this.el.hidden = false;
         this.status.textContent = failedText(err, "Refresh to try again");
       }

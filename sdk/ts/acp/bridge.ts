@@ -22,7 +22,7 @@ import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
-import { findJob, type Reply, RoostAgent } from "../agent/index.js";
+import { findJob, type Reply, RoostAgent, withoutJob } from "../agent/index.js";
 import { RELAY_ENV, serveRelay } from "../agent/tool-relay.js";
 import { AcpRow, errorText, modelOf } from "./acp-row.js";
 import { Permissions } from "./permissions.js";
@@ -34,15 +34,6 @@ const VERSION = "roost-acp/1";
 const CAPABILITIES = ["steer", "usage", "context", "model-switch", "peers"];
 /** roost's CLI, as built beside this file: the MCP server the agent starts is `roost mcp`. */
 const ROOST_CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../server/cli/main.js");
-/** The job's identity stays with the bridge: a process the agent starts is not the job. */
-const JOB_VARIABLES = [
-  "ROOST_JOB_ID",
-  "ROOST_JOB_TOKEN",
-  "ROOST_JOB_DIR",
-  "PI_JOB_ID",
-  "PI_JOB_TOKEN",
-  "PI_JOB_DIR",
-];
 /** How many of the agent's last stderr lines the bridge keeps, for the reason of a crash. */
 const STDERR_LINES = 5;
 /** How long the agent has to answer `initialize`: one that speaks no ACP would keep the row starting. */
@@ -98,8 +89,8 @@ async function main(): Promise<number> {
   const relay = job.dir ? path.join(job.dir, "tools.sock") : null;
   if (relay) await serveRelay(relay, agent).catch((err: Error) => say(`no tool relay: ${err.message}`));
 
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of JOB_VARIABLES) delete env[name];
+  // The job's identity stays with the bridge: a process the agent starts is not the job.
+  const env = withoutJob({ ...process.env });
   const child = spawn(command[0]!, command.slice(1), { stdio: ["pipe", "pipe", "pipe"], env });
   const stderr = tailOf(child);
   child.stdin?.on("error", () => {}); // an agent gone mid-write: its close says why

@@ -9,8 +9,10 @@
  * to be taken (`taken`), so that an ack covers only what the agent has: a reply is taken when its
  * prompt is sent. A peer item's text keeps roost's envelope (who sent it, not the user).
  */
+
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Reply } from "../agent/index.js";
+import { Takers } from "../agent/takers.js";
 import { type AcpRow, errorText } from "./acp-row.js";
 import type { Permissions } from "./permissions.js";
 
@@ -35,7 +37,7 @@ export class Turns {
   /** Prompts wait until the session is made. */
   private session: AcpSession | null = null;
   /** Each arrived seq's "taken", resolved once its prompt was sent (or at once, for an answer or a command). */
-  private readonly takers = new Map<number, { promise: Promise<void>; resolve: () => void }>();
+  private readonly takers = new Takers();
 
   constructor(
     private readonly row: AcpRow,
@@ -55,16 +57,16 @@ export class Turns {
 
   /** A reply or an item has arrived: it answers, runs as a command, or is queued as a prompt. */
   arrive(reply: Reply): void {
-    this.taker(reply.seq);
+    this.takers.arrived(reply.seq);
     if (reply.kind === undefined) {
       if (this.permissions.pending && this.permissions.answer(reply.text)) {
-        this.took(reply.seq);
+        this.takers.took(reply.seq);
         return;
       }
       const command = /^\/(model|mode)(?:\s+([\s\S]*))?$/.exec(reply.text.trim());
       if (command) {
         this.command(command[1] as "model" | "mode", (command[2] ?? "").trim());
-        this.took(reply.seq);
+        this.takers.took(reply.seq);
         return;
       }
     }
@@ -84,9 +86,7 @@ export class Turns {
 
   /** Resolves once the reply or item `seq` was taken (the client then records and acks it). */
   taken(seq: number): Promise<void> {
-    return this.taker(seq).promise.then(() => {
-      this.takers.delete(seq);
-    });
+    return this.takers.taken(seq);
   }
 
   private pump(): void {
@@ -95,7 +95,7 @@ export class Turns {
     const next = this.queue.shift();
     if (!next) return;
     this.running = next;
-    this.took(next.seq);
+    this.takers.took(next.seq);
     this.row.turnStarted();
     session.prompt(next.text).then(
       (stop) => this.ended(() => this.row.turnEnded(stop)),
@@ -125,22 +125,5 @@ export class Turns {
       },
       (err: unknown) => this.row.note(`/${name}: ${errorText(err)}`),
     );
-  }
-
-  private taker(seq: number) {
-    let t = this.takers.get(seq);
-    if (!t) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => {
-        resolve = r;
-      });
-      t = { promise, resolve };
-      this.takers.set(seq, t);
-    }
-    return t;
-  }
-
-  private took(seq: number): void {
-    this.taker(seq).resolve();
   }
 }

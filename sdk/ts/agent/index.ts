@@ -39,6 +39,7 @@ export {
   Reporter,
   type ReporterOptions,
   truncate,
+  withoutJob,
 } from "./reporter.js";
 export {
   type BoardTask,

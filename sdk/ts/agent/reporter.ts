@@ -53,6 +53,25 @@ export function findJob(env: NodeJS.ProcessEnv = process.env): JobEnv | null {
   return { id, token, socket, dir: read("ROOST_JOB_DIR", "PI_JOB_DIR") ?? null };
 }
 
+/** The job's identity in the environment, under both names (`findJob` reads them). */
+const JOB_VARIABLES = [
+  "ROOST_JOB_ID",
+  "ROOST_JOB_TOKEN",
+  "ROOST_JOB_DIR",
+  "PI_JOB_ID",
+  "PI_JOB_TOKEN",
+  "PI_JOB_DIR",
+];
+
+/**
+ * `env` without the job's identity (changed in place, and returned): for the processes an agent
+ * starts, which are not the job and must not speak for it. The socket stays.
+ */
+export function withoutJob(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  for (const name of JOB_VARIABLES) delete env[name];
+  return env;
+}
+
 /** An error from the daemon (its wire `code`), or `disconnected` when the connection was lost meanwhile. */
 export class AgentCallError extends Error {
   readonly code: string;

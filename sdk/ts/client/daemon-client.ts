@@ -121,6 +121,14 @@ export class DaemonClient {
   conciergeOrder(args: OpArgs<"concierge-order">) {
     return this.call("concierge-order", args);
   }
+  /** A worktree job's diff against its base (docs/worktrees.md); `stat` alone leaves out the unified diff. */
+  changes(id: string, stat?: boolean) {
+    return this.call("changes", stat === undefined ? { id } : { id, stat });
+  }
+  /** A worktree job's branch merged into its base branch (or `into`), locally. */
+  merge(args: OpArgs<"merge">) {
+    return this.call("merge", args);
+  }
   /** HTTP tokens and login links (the owner's socket only): see docs/http.md. */
   token(args: OpArgs<"token">) {
     return this.call("token", args);

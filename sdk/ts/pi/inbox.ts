@@ -12,7 +12,9 @@
  * has. pi takes a message when it starts it (`message_start`): a user message is known by its text
  * (as pi itself matches its queues), an item by the seq in its details.
  */
+
 import type { Reply } from "../agent/index.js";
+import { Takers } from "../agent/takers.js";
 import type { DeliverAs, PiAPI, PiContext, PiMessage } from "./pi-api.js";
 import type { Questions } from "./questions.js";
 import type { PiRow } from "./row.js";
@@ -53,7 +55,7 @@ export class Inbox {
   private readonly held: Outgoing[] = [];
   private idleSend: Outgoing | null = null;
   /** Each arrived seq's "taken", resolved once pi took it (or at once, for an answer or a command). */
-  private readonly takers = new Map<number, { promise: Promise<void>; resolve: () => void }>();
+  private readonly takers = new Takers();
 
   constructor(
     private readonly pi: PiAPI,
@@ -64,7 +66,7 @@ export class Inbox {
 
   /** A reply or an item has arrived: it goes to pi now (or answers, or is run as a command). */
   arrive(reply: Reply): void {
-    this.taker(reply.seq);
+    this.takers.arrived(reply.seq);
     const deliverAs: DeliverAs = reply.mode === "steer" ? "steer" : "followUp";
     if (reply.kind !== undefined) {
       const details = { roostSeq: reply.seq, kind: reply.kind, from: reply.from, relation: reply.relation };
@@ -82,7 +84,7 @@ export class Inbox {
       return;
     }
     if (this.questions.answer(reply.text) || this.command(reply.text)) {
-      this.took(reply.seq);
+      this.takers.took(reply.seq);
       return;
     }
     this.push({
@@ -96,9 +98,7 @@ export class Inbox {
   /** Resolves once pi has taken the reply or item `seq` (the client then records and acks it). */
   taken(seq: number): Promise<void> {
     // Forgotten once its handler has it (each seq's handler asks once, in order).
-    return this.taker(seq).promise.then(() => {
-      this.takers.delete(seq);
-    });
+    return this.takers.taken(seq);
   }
 
   /** pi started a message: if it is one of ours, pi has taken it. */
@@ -106,7 +106,7 @@ export class Inbox {
     const i = this.waiting.findIndex((o) => o.is(message));
     if (i === -1) return;
     const [out] = this.waiting.splice(i, 1);
-    this.took(out!.seq);
+    this.takers.took(out!.seq);
     if (this.idleSend === out) {
       this.idleSend = null;
       this.flush(); // pi's run is under way now: the rest queue in it with their own delivery
@@ -150,23 +150,6 @@ export class Inbox {
     if (!ctx || ctx.isIdle()) this.idleSend = out;
     this.waiting.push(out);
     out.send(out.deliverAs);
-  }
-
-  private taker(seq: number) {
-    let t = this.takers.get(seq);
-    if (!t) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => {
-        resolve = r;
-      });
-      t = { promise, resolve };
-      this.takers.set(seq, t);
-    }
-    return t;
-  }
-
-  private took(seq: number): void {
-    this.taker(seq).resolve();
   }
 
   /** roost's commands for pi: `/model provider/id`, `/thinking level`, `/name text`. True when it was one. */

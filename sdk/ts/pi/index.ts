@@ -14,7 +14,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { findJob, findSocket, type JobEnv, type Reply, RoostAgent } from "../agent/index.js";
+import { findJob, findSocket, type JobEnv, type Reply, RoostAgent, withoutJob } from "../agent/index.js";
 import { Approvals, approvalList } from "./approvals.js";
 import { conciergeTools } from "./concierge-tools.js";
 import { Inbox } from "./inbox.js";
@@ -37,14 +37,6 @@ const SPEAKING = Symbol.for("pi-roost.pi-extension");
  * new session (`/new`, `/resume`, `/reload`), after the job's identity left the environment.
  */
 const JOB = Symbol.for("pi-roost.pi-job");
-const JOB_VARIABLES = [
-  "ROOST_JOB_ID",
-  "ROOST_JOB_TOKEN",
-  "ROOST_JOB_DIR",
-  "PI_JOB_ID",
-  "PI_JOB_TOKEN",
-  "PI_JOB_DIR",
-];
 
 /** How often a settling pi is looked at (its run ended; it is idle once its retries and queue are done). */
 const SETTLE_POLL_MS = 25;
@@ -67,7 +59,7 @@ export default function roostExtension(pi: PiAPI): void {
   const concierge = job !== null && env.ROOST_CONCIERGE === "1";
   // pi is its job's one speaker: a process pi's tools start (a pi run from pi's bash) must not take
   // the job over, so the job's identity stops here. The socket stays: such a pi joins as its own.
-  for (const name of JOB_VARIABLES) delete env[name];
+  withoutJob(env);
 
   let ctx: PiContext | null = null;
   let agent: RoostAgent;
