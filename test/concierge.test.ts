@@ -166,10 +166,15 @@ describe("who may call what", () => {
     expect(message).toMatchObject({ id: a.id, who: "concierge", whoId: c.id });
   });
 
-  it("its ops before its report are unauthorized; once its job ended too", async () => {
+  it("its ops before its report are a hub's (unsupported); once its job ended, its connection closes and its token is refused", async () => {
     const c = await conciergeOn(d, hub);
+    const fresh = await d.client();
+    expectError(await fresh.request("concierge-policy", {}), "unsupported", "after its report");
     await hub.ok("concierge", { action: "off" });
-    expectError(await c.c.request("concierge-policy", {}), "unauthorized", "has ended");
+    await c.c.closed; // a job's own connection ends with its job
+    const again = await fresh.request("report", { id: c.id, token: c.token, report: { state: "working" } });
+    expectError(again, "unauthorized", "has ended");
+    fresh.close();
   });
 });
 
