@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import Type, { type Static } from "typebox";
-import { oneOf } from "../sdk/ts/protocol/index.js";
+import { ANSWER_POLICIES, oneOf } from "../sdk/ts/protocol/index.js";
 import { readOwn, UnsafeHome } from "./home.js";
 import { compileCheck } from "./validate.js";
 import { PACKAGE_ROOT } from "./version.js";
@@ -47,7 +47,18 @@ const ConfigSchema = Type.Object({
       allowedOrigins: Type.Optional(Type.Array(Type.String({ pattern: "^https?://[^/]+/?$" }))),
     }),
   ),
-  concierge: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  // The concierge (M44–M45): the profile it runs (any protocol agent; default: pi, with roost's
+  // concierge), and its policy at the start (the hub's changes are kept by the daemon after).
+  concierge: Type.Optional(
+    Type.Object(
+      {
+        profile: Type.Optional(Type.String({ minLength: 1 })),
+        answer: Type.Optional(oneOf(ANSWER_POLICIES)),
+        act: Type.Optional(Type.Boolean()),
+      },
+      { additionalProperties: false },
+    ),
+  ),
   // Other daemons whose rows the hub shows among this one's (docs/fleet.md): each with a token made
   // on it (`roost remote add NAME URL` writes one, the token read from stdin).
   remotes: Type.Optional(
@@ -179,6 +190,18 @@ export function builtinProfiles(env: NodeJS.ProcessEnv = process.env): Record<st
   };
 }
 
+/**
+ * The concierge's own profile (M44): pi with roost's extension, which gives it the concierge's tools
+ * (`ROOST_CONCIERGE`). Not on the profiles' list: `concierge {action: "on"}` starts it, nothing else.
+ */
+export const conciergeProfile = (): Profile => ({
+  command: ["pi", "-e", PI_EXTENSION],
+  task: "type",
+  protocol: true,
+  env: { ROOST_CONCIERGE: "1" },
+  description: "roost's concierge: pi, woken by digests of what the sessions did",
+});
+
 /** The patterns of a profile, as a list (roost.json takes one or several). */
 export const blockedPatterns = (p: Profile): string[] =>
   p.blockedPattern === undefined
@@ -265,5 +288,10 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
     ...Object.entries(builtinProfiles(env)),
     ...Object.entries(config.agentProfiles ?? {}),
   ]);
+  const conciergeRuns = config.concierge?.profile;
+  if (conciergeRuns !== undefined && !profiles.has(conciergeRuns))
+    throw new ConfigError(
+      `${file}: concierge.profile: no profile ${JSON.stringify(conciergeRuns)}; the profiles are: ${[...profiles.keys()].sort().join(", ")}`,
+    );
   return { ...config, profiles, fromFile: new Set(Object.keys(config.agentProfiles ?? {})) };
 }

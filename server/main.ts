@@ -12,6 +12,7 @@ import { LIMITS } from "../sdk/ts/protocol/index.js";
 import { type Config, DEFAULT_LEASE_MS, loadConfig } from "./config.js";
 import { connectionClosed } from "./core/agents.js";
 import { Clock, timeSourceOf } from "./core/clock.js";
+import { Concierge } from "./core/concierge.js";
 import type { Core } from "./core/core.js";
 import { Feed } from "./core/feed.js";
 import { findJobsAgain } from "./core/find-again.js";
@@ -85,6 +86,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     board: new TaskBoard(() => core, board, await board.load(), graceMs),
     worktrees: new WorktreeStats(() => core),
     remotes: new Remotes(pushes, config.remotes ?? [], () => loadConfig(paths.config, env).remotes ?? []),
+    concierge: new Concierge(() => core, store.conciergeKept(), config, clock),
     terminals: () => hostLink.terminals(),
     stopGraceMs: Number(env.ROOST_STOP_GRACE_MS) || 3000,
     tokens,
@@ -93,6 +95,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   };
 
   const hostLink = new HostLink(core, paths.home, () => stopping);
+  feed.observe((entry) => core.concierge.digests.observed(entry));
 
   // The HTTP face is loaded and built while the jobs are found again (mostly a wait on the pty
   // host), and listens once the socket does: agents and the CLI never wait on it.
@@ -150,6 +153,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   // fastify (CommonJS) answer an empty module, and the daemon fail to start.
   core.schedules.start();
   core.remotes.start(); // the other daemons' rows, followed from now on
+  core.concierge.start(); // its orders on the clock, as the schedules
 }
 
 /** The task board in PostgreSQL (docs/fleet.md): this daemon named on it by its host, by default. */

@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { ROOST_VERSION } from "../version.js";
 import { type Command, out, UsageError, type Values } from "./command.js";
 import { attach } from "./commands/attach.js";
+import { ask, concierge, orders } from "./commands/concierge.js";
 import { daemon } from "./commands/daemon.js";
 import { diff } from "./commands/diff.js";
 import { dispatch } from "./commands/dispatch.js";
@@ -65,6 +66,9 @@ const COMMANDS: readonly Command[] = [
   merge,
   profiles,
   tasks,
+  concierge,
+  ask,
+  orders,
   pi,
   mcp,
   events,

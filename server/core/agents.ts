@@ -116,6 +116,8 @@ export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">
   else if (said === null && newLink) core.registry.noted(job, false);
   // Sent before this report's answer, so that no newer reply can overtake a pending one.
   if (newLink) sendPending(core, job);
+  // The concierge is back (started, reconnected): what waited for it, a due order's digest.
+  if (newLink && rec.role === "concierge") core.concierge.digests.connected();
   return {};
 }
 

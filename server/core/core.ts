@@ -4,6 +4,7 @@ import type { Paths } from "../paths.js";
 import type { ListResult, ScreenState, Snapshot, SpawnSpec } from "../pty/wire.js";
 import type { Store } from "../store/store.js";
 import type { Clock } from "./clock.js";
+import type { Concierge } from "./concierge.js";
 import type { Feed } from "./feed.js";
 import type { Foreground } from "./foreground.js";
 import type { PeerRules } from "./peer-rules.js";
@@ -62,6 +63,8 @@ export interface Core {
   worktrees: WorktreeStats;
   /** Other daemons' rows, and what a hub does to them sent on (roost.json's remotes). */
   remotes: Remotes;
+  /** The concierge's policy, last answer, standing orders and digests (M44–M46). */
+  concierge: Concierge;
   terminals: () => Promise<Terminals>;
   /** How long `stop` waits after SIGTERM before SIGKILL. */
   stopGraceMs: number;

@@ -19,19 +19,24 @@ import { missingProgram } from "./programs.js";
 import { excerpt } from "./text.js";
 import { addWorktree, plannedWorktree, type WorktreeBase, worktreeBase } from "./worktrees.js";
 
-/** A new job; `parent`: the session that spawned it (`spawn`), null for the user's. */
+/**
+ * A new job; `parent`: the session that spawned it (`spawn`), null for the user's. `as`: roost's own
+ * agent (the concierge: its role, and its name, which no session may take) and the profile it runs
+ * when roost.json has none for it.
+ */
 export async function dispatch(
   core: Core,
   args: OpArgs<"dispatch">,
   actor: Actor,
   parent: string | null = null,
+  as: { role?: Row["role"]; profile?: Profile } = {},
 ): Promise<{ job: Row; duplicate?: boolean }> {
   if (args.requestId) {
     const id = core.store.jobForDispatchRequest(args.requestId);
     const existing = id ? core.registry.find(id) : undefined;
     if (existing) return { job: core.registry.row(existing), duplicate: true };
   }
-  const { profile, cwd, name } = checkLaunch(core, args);
+  const { profile, cwd, name } = checkLaunch(core, args, as.profile);
   const from = wantsWorktree(args, profile) ? await worktreeBase(cwd, args.branch) : null;
   const task = args.task?.trim() ? args.task : undefined;
   const firstReply =
@@ -41,7 +46,7 @@ export async function dispatch(
     // A worktree's place is known from the job's id: the job runs there, where the user's cwd is in it.
     const worktree = from ? plannedWorktree(core.paths, id, from) : null;
     const launch = launchOf(profile, worktree ? path.resolve(worktree.path, from!.prefix) : cwd, task);
-    return newRecord(core, id, args, { launch, name, task, parent, worktree });
+    return newRecord(core, id, args, { launch, name, task, parent, worktree, role: as.role ?? null });
   }, firstReply);
   rec.lastSeq = lastSeq; // committed: the first task's seq is the job's
   if (from) await makeWorktree(core, rec, from);
@@ -90,8 +95,9 @@ async function makeWorktree(core: Core, rec: JobRecord, from: WorktreeBase): Pro
 export function checkLaunch(
   core: Core,
   args: Pick<OpArgs<"dispatch">, "profile" | "cwd" | "name">,
+  given?: Profile,
 ): { profile: Profile; cwd: string; name: string | null } {
-  const profile = profileNamed(core, args.profile);
+  const profile = given ?? profileNamed(core, args.profile);
   const cwd = checkCwd(args.cwd ?? profile.cwd ?? os.homedir());
   // Refused before a row is made: a job whose program is not there could only fail.
   const missing = missingProgram(profile, cwd);
@@ -142,19 +148,23 @@ function newRecord(
     task,
     parent,
     worktree,
+    role,
   }: {
     launch: Launch;
     name: string | null;
     task: string | undefined;
     parent: string | null;
     worktree: JobRecord["worktree"];
+    role: Row["role"];
   },
 ): JobRecord {
   return newJobRecord({
     id,
     profile: args.profile,
     launch,
-    userName: name,
+    role,
+    // The concierge's name is its own: reserved (names.ts), so never a session's.
+    userName: role === "concierge" ? "concierge" : name,
     defaultName: task !== undefined ? excerpt(task, 60) : args.profile,
     parent,
     order: core.registry.topOrder(),

@@ -37,13 +37,24 @@ export type FeedKind =
   // the task board (M47): `why` says the change, `id` the session it is about (task-board.ts)
   | "task"
   // a schedule's (core/schedules.ts): `id` the schedule's, the text naming the job a run started
-  | "schedule";
+  | "schedule"
+  // the concierge's (M44–M46; core/concierge.ts): `why` what it said or did (`info`, `need`,
+  // `answer`, `suggest`, `undo`, `on`, `off`) or what became of a standing order (`order`,
+  // `order-kept`, `order-dropped`); `id` the session it is about, else the concierge's job
+  | "concierge";
 
 export class Feed {
+  /** Who learns of each entry as it is recorded, in the daemon (the concierge's digests). */
+  private readonly observers: ((entry: FeedEntry) => void)[] = [];
+
   constructor(
     private readonly store: Store,
     private readonly pushes: Pushes,
   ) {}
+
+  observe(observer: (entry: FeedEntry) => void): void {
+    this.observers.push(observer);
+  }
 
   record(id: string, kind: FeedKind, text: string, actor: Actor, why?: string): FeedEntry {
     const entry = this.store.addEvent({
@@ -55,6 +66,7 @@ export class Feed {
       ...(why === undefined ? {} : { why }),
     });
     this.pushes.feed(entry);
+    for (const observe of this.observers) observe(entry);
     return entry;
   }
 

@@ -12,6 +12,7 @@ export type NewJob = Pick<JobRecord, "id" | "profile" | "launch" | "defaultName"
       JobRecord,
       | "token"
       | "userName"
+      | "role"
       | "parent"
       | "life"
       | "pid"

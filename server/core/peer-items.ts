@@ -58,16 +58,23 @@ export interface NewItem {
   feed: { kind: "message" | "handback" | "notice"; text: string; actor: Actor } | null;
   /** The first line, when not the peers' (`envelope`): the task board's messages say which task. */
   envelope?: string;
+  /** A digest's reason (`events`, `order`), on its delivery. */
+  why?: string;
 }
 
 /**
  * Saves the item to `receiver` (its next seq, its feed entry, in the commit this turn's replies
  * share) and delivers it now if the receiver can take it. `full` at LIMITS.peerItemsWaiting
- * items waiting, but for notices: roost's own, bounded by the watches (20 a session).
+ * items waiting, but for notices and digests: roost's own, bounded by the watches (20 a session)
+ * and by the digests' rule (one waiting at a time, digest.ts).
  */
 export async function sendItem(core: Core, receiver: LiveJob, item: NewItem): Promise<Outcome> {
   const rec = receiver.rec;
-  if (item.peer.kind !== "notice" && itemsWaiting(core, receiver) >= LIMITS.peerItemsWaiting) {
+  if (
+    item.peer.kind !== "notice" &&
+    item.peer.kind !== "digest" &&
+    itemsWaiting(core, receiver) >= LIMITS.peerItemsWaiting
+  ) {
     throw new RoostError(
       "full",
       `${rec.id} has ${LIMITS.peerItemsWaiting} peer items waiting; send again once it has taken some`,
@@ -89,6 +96,7 @@ export async function sendItem(core: Core, receiver: LiveJob, item: NewItem): Pr
         kind: asItem ? item.peer.kind : null,
         peer: item.peer,
         thenStop: item.thenStop ?? null,
+        why: item.why ?? null,
       });
       if (item.feed) core.feed.record(rec.id, item.feed.kind, item.feed.text, item.feed.actor);
       return taken;

@@ -1,10 +1,11 @@
 /**
  * Pushes to subscribers (control-plane.md, `subscribe`): `row`, `removed`, `feed`, `board`,
- * `schedule`. Row and board pushes are coalesced: a job (or the task board) that changes many
+ * `schedule`, `concierge`. Row and board pushes are coalesced: a job (or the task board) that changes many
  * times in one turn of the event loop is pushed once, as it is then.
  */
 import type {
   BoardCounts,
+  ConciergeStatus,
   FeedEntry,
   PushEvent,
   RemoteStatus,
@@ -67,6 +68,11 @@ export class Pushes {
   /** A schedule added or changed (null: removed). Rare: pushed as it comes. */
   schedule(id: string, schedule: Schedule | null): void {
     this.emit({ event: "schedule", id, schedule });
+  }
+
+  /** The concierge's status changed (core/concierge.ts): rare, pushed as it comes. */
+  concierge(status: ConciergeStatus): void {
+    this.emit({ event: "concierge", status });
   }
 
   private flush(): void {

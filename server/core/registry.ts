@@ -76,6 +76,12 @@ export interface LiveJob {
   repliesInFlight: Map<string, Promise<unknown>>;
   /** Its watches not yet fired, as its row shows them (watches.ts keeps it). */
   watches: Watching[];
+  /**
+   * The answer the concierge suggests while it waits (`concierge-suggest`), until it moves on (a
+   * reply, a new state or question). Kept in memory only: after a restart the concierge's next
+   * digest brings a new one.
+   */
+  suggested: Row["suggested"];
 }
 
 const liveJob = (rec: JobRecord, pending: number, awaySince = Date.now()): LiveJob => ({
@@ -93,6 +99,7 @@ const liveJob = (rec: JobRecord, pending: number, awaySince = Date.now()): LiveJ
   size: null,
   repliesInFlight: new Map(),
   watches: [],
+  suggested: null,
 });
 
 const REPORT_FLUSH_MS = 200;
@@ -235,7 +242,7 @@ export class Registry {
       agent: r.agent,
       pending: job.pending,
       lastSeq: r.lastSeq,
-      suggested: null,
+      suggested: job.suggested,
       parent: r.parent,
       watches: job.watches,
       pid: r.pid,

@@ -11,7 +11,8 @@ import type { LiveJob } from "./registry.js";
 
 /** A reply as the agent gets it; a peer item delivered as an agent item carries its kind, sender and relation. */
 export function deliverEvent(
-  r: Pick<ReplyRecord, "jobId" | "seq" | "text" | "mode"> & Partial<Pick<ReplyRecord, "kind" | "peer">>,
+  r: Pick<ReplyRecord, "jobId" | "seq" | "text" | "mode"> &
+    Partial<Pick<ReplyRecord, "kind" | "peer" | "why">>,
 ): DeliverEvent {
   const event: DeliverEvent = { event: "deliver", id: r.jobId, seq: r.seq, text: r.text };
   if (r.mode) event.mode = r.mode;
@@ -19,6 +20,7 @@ export function deliverEvent(
     event.kind = r.peer.kind;
     event.from = r.peer.from;
     event.relation = r.peer.relation;
+    if (r.why) event.why = r.why;
   }
   return event;
 }
@@ -57,5 +59,6 @@ export function ack(core: Core, job: LiveJob, seq: number, exact: boolean): void
   if (taken > 0) {
     job.pending -= taken;
     core.registry.changed(job, false);
+    if (job.rec.role === "concierge") core.concierge.digests.taken(); // a digest owed may go now
   }
 }

@@ -11,7 +11,13 @@ import { deliverEvent } from "./replies.js";
 import { excerpt } from "./text.js";
 import { typePending } from "./typist.js";
 
-export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Promise<OpResult<"reply">> {
+/** `why`: the feed entry's (the concierge's answer in the user's place says why it gave it). */
+export async function reply(
+  core: Core,
+  args: OpArgs<"reply">,
+  actor: Actor,
+  why?: string,
+): Promise<OpResult<"reply">> {
   const job = core.registry.get(args.id);
   const rec = job.rec;
   const requestId = args.requestId;
@@ -70,7 +76,7 @@ export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Pr
     // it once after the restart, and a resend meanwhile finds its id on the reply.
     const typed = !rec.launch.protocol && job.link === null;
     const seq = core.store.addReply(rec.id, { text: args.text, mode: args.mode ?? null, requestId });
-    core.feed.record(rec.id, "reply", excerpt(args.text), actor);
+    core.feed.record(rec.id, "reply", excerpt(args.text), actor, why);
     return { seq, typed };
   });
   if (requestId) job.repliesInFlight.set(requestId, saved);
@@ -86,6 +92,7 @@ export async function reply(core: Core, args: OpArgs<"reply">, actor: Actor): Pr
   }
   // Committed: the seq is the job's now (a write that failed took none).
   rec.lastSeq = Math.max(rec.lastSeq, seq);
+  job.suggested = null; // answered: the concierge's suggestion is past
   core.registry.changed(job, false);
   if (isEnded(job)) {
     await start(core, job); // a reply to an ended job starts it again; it is delivered once it reports

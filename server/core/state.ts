@@ -19,6 +19,9 @@ export function setReport(core: Core, job: LiveJob, next: FullReport): "content"
   const change = previous ? reportChange(previous, next) : "content";
   if (change === null) return null;
   job.rec.report = next;
+  // The concierge's suggestion was for the row as it waited: a new state or question is past it.
+  if (job.suggested && (previous?.state !== next.state || previous?.question !== next.question))
+    job.suggested = null;
   if (change === "content") core.registry.changed(job, false);
   else core.registry.noted(job, false);
   core.peers.watches.changed(job.rec.id);

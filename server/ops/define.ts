@@ -15,8 +15,12 @@ import type { AgentConnection } from "../core/agents.js";
 import type { Core } from "../core/core.js";
 import type { Actor } from "../core/feed.js";
 
-/** `hub`: a connection that has not identified as a session (the CLI, a hub); `session`: one that has. */
-export type Side = "hub" | "session";
+/**
+ * `hub`: a connection that has not identified as a session (the CLI, a hub); `session`: one that
+ * has; `concierge`: the concierge's job's (M44), a session that may also use the ops allowing it.
+ * An op that allows `session` allows the concierge too.
+ */
+export type Side = "hub" | "session" | "concierge";
 
 export interface Caller {
   /** The socket connection's state (null over HTTP: it is never a session). */

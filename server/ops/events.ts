@@ -1,9 +1,12 @@
-/** `events` (protocol.md, "The events feed"): logic in core/feed.ts (`Feed.list`). */
+/**
+ * `events` (protocol.md, "The events feed"): the hub's, and the concierge's (M44: the feed carries
+ * every tree's messages, so another session's connection is refused); logic in core/feed.ts.
+ */
 import { defineOp } from "./define.js";
 
 export const eventsOp = defineOp({
   name: "events",
-  allow: ["hub"],
+  allow: ["hub", "concierge"],
   acts: false,
   handler: (core, args) => core.feed.list(args),
 });

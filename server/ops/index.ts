@@ -8,7 +8,15 @@ import { compileCheck } from "../validate.js";
 import { ackOp } from "./ack.js";
 import { attachOp } from "./attach.js";
 import { changesOp } from "./changes.js";
-import type { Caller, OpDef } from "./define.js";
+import { conciergeOp } from "./concierge.js";
+import { conciergeActOp } from "./concierge-act.js";
+import { conciergeAskOp } from "./concierge-ask.js";
+import { conciergeOrderOp } from "./concierge-order.js";
+import { conciergePolicyOp } from "./concierge-policy.js";
+import { conciergeReplyOp } from "./concierge-reply.js";
+import { conciergeSayOp } from "./concierge-say.js";
+import { conciergeSuggestOp } from "./concierge-suggest.js";
+import type { Caller, OpDef, Side } from "./define.js";
 import { detachOp } from "./detach.js";
 import { dispatchOp } from "./dispatch.js";
 import { eventsOp } from "./events.js";
@@ -72,6 +80,15 @@ const defs = [
   peer_registerOp,
   // the task board, the hub's and every session's
   taskOp,
+  // the concierge (M44–M46): the hub's switch and words, its own ops, the standing orders
+  conciergeOp,
+  conciergeAskOp,
+  conciergeSayOp,
+  conciergeSuggestOp,
+  conciergePolicyOp,
+  conciergeReplyOp,
+  conciergeActOp,
+  conciergeOrderOp,
   // the jobs'
   listOp,
   dispatchOp,
@@ -136,15 +153,9 @@ export function runOp(
       );
     if (caller.holds && !caller.holds())
       throw new RoostError("unauthorized", "this connection's token was revoked: log in again");
-    const side = caller.conn?.session ? "session" : "hub";
-    if (!op.allow.includes(side)) {
-      throw new RoostError(
-        "unsupported",
-        side === "session"
-          ? `${name} is a hub op, refused on a connection that identified as a session: open a connection of your own`
-          : `${name} is a session's op, on an agent's own connection after its report: the user talks to a session with reply`,
-      );
-    }
+    const side = sideOf(core, caller);
+    if (!op.allow.includes(side) && !(side === "concierge" && op.allow.includes("session")))
+      throw new RoostError("unsupported", refusal(name, op.allow, side));
     if (op.socketOnly && !caller.conn)
       throw new RoostError("unsupported", `${name} is only on the unix socket (${SOCKET_ONLY_WHY})`);
     if (op.acts === true) mayAct(name, caller);
@@ -168,6 +179,24 @@ export function runOp(
 }
 
 const success = (result: unknown): OpOutcome => ({ ok: true, result });
+
+/** Which side the caller is on: a hub, a session, or the concierge's job (after its report). */
+function sideOf(core: Core, caller: Caller): Side {
+  if (!caller.conn?.session) return "hub";
+  const jobId = caller.conn.jobId;
+  return jobId !== null && core.registry.find(jobId)?.rec.role === "concierge" ? "concierge" : "session";
+}
+
+/** Why `side` may not call `name`, and where it may. */
+function refusal(name: string, allow: readonly Side[], side: Side): string {
+  if (side === "hub")
+    return allow.includes("session")
+      ? `${name} is a session's op, on an agent's own connection after its report: the user talks to a session with reply`
+      : `${name} is the concierge's op, on its own job's connection after its report: the hub has concierge and concierge-ask`;
+  if (allow.includes("hub"))
+    return `${name} is a hub op${allow.includes("concierge") ? " (and the concierge's)" : ""}, refused on a connection that identified as a session: open a connection of your own`;
+  return `${name} is the concierge's op, refused on another session's connection: message the concierge with send`;
+}
 
 /** An act: refused to a read-only token, and over a GET (`looks`: what of the op may be a GET). */
 function mayAct(name: string, caller: Caller, looks?: string): void {

@@ -96,6 +96,8 @@ export interface ReplyRecord {
   peer: PeerMeta | null;
   /** A child's handback with `done`: that child is stopped once this is delivered. */
   thenStop: string | null;
+  /** A digest's reason (`events`, `order`), on its delivery; null for the rest. */
+  why: string | null;
 }
 
 export interface NewReply {
@@ -105,6 +107,7 @@ export interface NewReply {
   requestId?: string | null;
   peer?: PeerMeta | null;
   thenStop?: string | null;
+  why?: string | null;
 }
 
 /** A session's watch on another (`watch`): kept across restarts until it fires or expires. */

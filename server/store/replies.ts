@@ -46,6 +46,7 @@ export class Replies {
         at,
         peer: reply.peer ?? null,
         thenStop: reply.thenStop ?? null,
+        why: reply.why ?? null,
       };
       const params = replyToParams(record);
       params.acked = handled ? 1 : 0;

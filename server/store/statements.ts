@@ -8,7 +8,7 @@ const JOB_COLUMNS = `id, token, profile, launch, user_name, default_name, role, 
   exit_code, pid, kind, agent, capabilities, report, last_seq, dispatch_request_id, created_at,
   started_at, ended_at, updated_at, session_key, worktree`;
 const REPLY_COLUMNS =
-  "job_id, seq, text, mode, kind, request_id, at, peer_kind, from_id, from_name, relation, then_stop";
+  "job_id, seq, text, mode, kind, request_id, at, peer_kind, from_id, from_name, relation, then_stop, why";
 
 const TASK_COLUMNS = `id, title, detail, state, after, by_who, by_who_id, at, owner_id, owner_name,
   claimed_at, done_at, result, assigned_id, assigned_name, assigned_at`;
@@ -88,6 +88,10 @@ const SQL = {
      ON CONFLICT (id) DO UPDATE SET name = @name, paused = @paused, next_at = @next_at, last_at = @last_at,
        last_job = @last_job, runs = @runs`,
   deleteSchedule: "DELETE FROM schedules WHERE id = ?",
+  // The concierge's (core/concierge.ts): a JSON value a key.
+  allConcierge: "SELECT key, value FROM concierge",
+  putConcierge:
+    "INSERT INTO concierge (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
   allTokens: "SELECT name, hash, read_only, created_at FROM tokens ORDER BY created_at, name",
   insertToken:
     "INSERT INTO tokens (name, hash, read_only, created_at) VALUES (@name, @hash, @read_only, @created_at) ON CONFLICT (name) DO NOTHING",

@@ -281,6 +281,18 @@ export class Store {
     this.commits.run(() => this.sql.deleteSchedule.run(id));
   }
 
+  // ---- the concierge's (core/concierge.ts) ----
+
+  /** What the concierge's parts kept, a value a key (each as its part wrote it). */
+  conciergeKept(): Map<string, unknown> {
+    const rows = this.sql.allConcierge.all() as { key: string; value: string }[];
+    return new Map(rows.map((r) => [r.key, JSON.parse(r.value)]));
+  }
+
+  keepConcierge(key: string, value: unknown): void {
+    this.commits.run(() => this.sql.putConcierge.run(key, JSON.stringify(value)));
+  }
+
   // ---- named HTTP tokens ----
 
   tokens(): TokenRecord[] {

@@ -75,6 +75,14 @@ describe("DaemonClient", () => {
     const { job: ran } = await speak("schedule-run", () => c.scheduleRun("s1"));
     expect(ran).toMatchObject({ id: "j2", profile: "shell" });
     expect(await speak("schedule-rm", () => c.scheduleRm("s1"))).toEqual({});
+    // The concierge: its status, the user's standing order; asking it with none is refused.
+    expect((await speak("concierge", () => c.concierge({ action: "status" }))).on).toBe(false);
+    const { order } = await speak("concierge-order", () =>
+      c.conciergeOrder({ action: "add", text: "watch CI" }),
+    );
+    expect(order).toMatchObject({ id: 1, by: "user" });
+    const off = await speak("concierge-ask", () => c.conciergeAsk("hi")).catch((e) => e);
+    expect(off.code).toBe("bad_request");
     await c.rm(ran.id);
     expect(await c.stop(id)).toEqual({});
     expect((await c.list(id)).rows[0]?.life).toBe("stopped");

@@ -3,12 +3,23 @@
  * sees the token. Paths are relative, so that the hub also works under a tunnel's path prefix.
  */
 
+import type { ConciergeStatus, StandingOrder } from "../../sdk/ts/protocol/concierge.js";
 import type { BoardTask } from "../../sdk/ts/protocol/ops/task.js";
 import type { OpResult } from "../../sdk/ts/protocol/ops.js";
 import type { Schedule, ScheduleEvent } from "../../sdk/ts/protocol/schedules.js";
 import type { BoardCounts, FeedEntry, RemoteStatus, Row } from "../../sdk/ts/protocol/schema.js";
 
-export type { BoardCounts, BoardTask, FeedEntry, RemoteStatus, Row, Schedule, ScheduleEvent };
+export type {
+  BoardCounts,
+  BoardTask,
+  ConciergeStatus,
+  FeedEntry,
+  RemoteStatus,
+  Row,
+  Schedule,
+  ScheduleEvent,
+  StandingOrder,
+};
 /** A `when` read by the daemon (`schedule-when`): in words, its time zone, its next runs. */
 export type WhenPreview = OpResult<"schedule-when">;
 

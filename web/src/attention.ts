@@ -1,6 +1,6 @@
 /**
- * Attention: the jobs that need you (blocked or failed, `needsYou`), counted in the title and the
- * header. A job turning so, or a blocked job asking something new, is said once to screen readers;
+ * Attention: the jobs that need you (blocked or failed, `needsYou`), and what the concierge said
+ * it needs of you (its `need`, raised as a blocked job is), counted in the title and the header. A job turning so, or a blocked job asking something new, is said once to screen readers;
  * and, while the page is in the background and the browser allows it, raised as a notification,
  * as are the jobs turning "your turn" or done when the user asked for those too (prefs.ts).
  */
@@ -15,7 +15,7 @@ import { displayName, needsYou, viewState } from "./row-words.js";
 export const needYouCount = (live: Live) => {
   let n = 0;
   for (const row of live.rows.values()) if (needsYou(row)) n++;
-  return n;
+  return live.concierge?.need ? n + 1 : n;
 };
 
 /** "(2) roost" in the title. */
@@ -69,14 +69,28 @@ export function watchTurns(ctx: Ctx): void {
   });
 }
 
-function notify(row: Row, title: string, body: string): void {
+/** The concierge's need, said once and notified (a need of the user's, as a blocked job is). */
+export function watchConcierge(ctx: Ctx): void {
+  let said: string | null = null;
+  ctx.live.onConcierge((s) => {
+    const at = s.need?.at ?? null;
+    if (!s.need || at === said) return;
+    said = at;
+    const title = "The concierge needs you";
+    ctx.announce(`${title}: ${s.need.text}`);
+    if (prefs().notify.need) notify("concierge", title, s.need.text, "#/concierge");
+  });
+}
+
+function notify(row: Row | "concierge", title: string, body: string, hash?: string): void {
   if (!canNotify() || Notification.permission !== "granted") return;
   if (document.visibilityState === "visible" && document.hasFocus()) return; // the page says it already
+  const id = row === "concierge" ? row : row.id;
   try {
-    const n = new Notification(title, { body, tag: `roost-${row.id}` });
+    const n = new Notification(title, { body, tag: `roost-${id}` });
     n.onclick = () => {
       window.focus();
-      location.hash = `#/jobs/${row.id}`;
+      location.hash = hash ?? `#/jobs/${id}`;
       n.close();
     };
   } catch {

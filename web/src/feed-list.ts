@@ -112,11 +112,13 @@ export class FeedList {
       // A schedule's entry is about the schedule (its id), the job a run started named in its text.
       schedule
         ? h("a", { class: "job", href: "#/schedules" }, e.id)
-        : peer
-          ? this.fromTo(e)
-          : e.id === this.job
-            ? null
-            : this.jobLink(e.id, "job"),
+        : e.id === "concierge" // the concierge's, while it has no job (an order, its policy)
+          ? h("a", { class: "job", href: "#/concierge" }, e.id)
+          : peer
+            ? this.fromTo(e)
+            : e.id === this.job
+              ? null
+              : this.jobLink(e.id, "job"),
       h("span", { class: "text" }, schedule ? this.withJobLinks(e.text) : entryText(e)),
       // A peer entry's sender is said already.
       peer ? null : h("span", { class: "who muted" }, e.who),

@@ -11,7 +11,7 @@ import { openHelp } from "./help.js";
 import type { Live } from "./live.js";
 import { openNotifySettings } from "./notify-settings.js";
 
-export type Nav = "jobs" | "events" | "board" | "schedules";
+export type Nav = "jobs" | "events" | "board" | "schedules" | "concierge";
 
 export interface Frame {
   main: HTMLElement;
@@ -157,6 +157,7 @@ class PageFrame implements Frame {
     h("a", { href: "#/events", "data-nav": "events" }, "Events"),
     h("a", { href: "#/board", "data-nav": "board" }, "Board", this.boardCount),
     h("a", { href: "#/schedules", "data-nav": "schedules" }, "Schedules"),
+    h("a", { href: "#/concierge", "data-nav": "concierge" }, "Concierge"),
   ];
   private readonly banner = h("div", { class: "banner", role: "alert", hidden: true });
   private readonly announcer = h("div", { class: "sr-only", "aria-live": "polite", "aria-atomic": "true" });

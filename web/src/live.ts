@@ -6,6 +6,7 @@
  */
 import {
   type BoardCounts,
+  type ConciergeStatus,
   type FeedEntry,
   get,
   type Message,
@@ -31,6 +32,8 @@ export class Live {
   rows = new Map<string, Row>();
   /** The other daemons whose rows come with this one's (docs/fleet.md), by name: whether each answers. */
   remotes = new Map<string, RemoteStatus>();
+  /** The concierge's status, once loaded (main.ts) or pushed. */
+  concierge: ConciergeStatus | null = null;
   /** Feed entries seen live since the page opened, oldest first. */
   feed: FeedEntry[] = [];
   connection: Connection = "connecting";
@@ -45,6 +48,7 @@ export class Live {
   private readonly feedListeners = new Set<(e: FeedEntry) => void>();
   private readonly boardListeners = new Set<(counts: BoardCounts) => void>();
   private readonly scheduleListeners = new Set<(e: ScheduleEvent) => void>();
+  private readonly conciergeListeners = new Set<(s: ConciergeStatus) => void>();
   private readonly connectedListeners = new Set<(again: boolean) => void>();
 
   start(): void {
@@ -89,6 +93,12 @@ export class Live {
   onSchedule(fn: (e: ScheduleEvent) => void): () => void {
     this.scheduleListeners.add(fn);
     return () => this.scheduleListeners.delete(fn);
+  }
+
+  /** The concierge's status changed (on, off, its policy, its answer, its orders, a need). */
+  onConcierge(fn: (s: ConciergeStatus) => void): () => void {
+    this.conciergeListeners.add(fn);
+    return () => this.conciergeListeners.delete(fn);
   }
 
   /** Retry now (the "reconnect" button). */
@@ -178,7 +188,14 @@ export class Live {
       this.changed();
     } else if (msg.event === "schedule") {
       for (const fn of this.scheduleListeners) fn(msg as unknown as ScheduleEvent);
-    }
+    } else if (msg.event === "concierge") this.setConcierge(msg.status as ConciergeStatus);
+  }
+
+  /** The concierge's status, pushed or loaded: its listeners told, the header drawn again. */
+  setConcierge(status: ConciergeStatus): void {
+    this.concierge = status;
+    for (const fn of this.conciergeListeners) fn(status);
+    this.changed();
   }
 
   private emitRow(change: RowChange): void {

@@ -3,8 +3,8 @@
  * attention and the shortcuts. Each is in its own file; this one only wires them and starts.
  */
 import "./style.css";
-import { ApiError, get, type Profile, type WhoAmI } from "./api.js";
-import { watchTurns } from "./attention.js";
+import { ApiError, type ConciergeStatus, get, type Profile, type WhoAmI } from "./api.js";
+import { watchConcierge, watchTurns } from "./attention.js";
 import { BoardState } from "./board-state.js";
 import type { Ctx } from "./ctx.js";
 import { openDispatch } from "./dispatch.js";
@@ -31,6 +31,7 @@ const ctx: Ctx = {
 const frame = buildFrame(ctx);
 const router = new Router(ctx, frame);
 watchTurns(ctx);
+watchConcierge(ctx);
 
 let lastReadOnly: boolean | null = null;
 async function loadWho(): Promise<void> {
@@ -57,6 +58,11 @@ async function loadWho(): Promise<void> {
 // Again after a reconnection: the daemon may have come back with other tokens.
 live.onConnect((again) => {
   if (again || !ctx.who) void loadWho();
+  // The concierge's status (a need of its counts as a job that needs you); pushed after this.
+  get<ConciergeStatus>("concierge?action=status").then(
+    (s) => live.setConcierge(s),
+    () => {},
+  );
 });
 // A burst of pushes (500 jobs starting) draws the header once: after the burst, by a timer rather
 // than a frame, so that a tab in the background still counts what needs you in its title.

@@ -1,9 +1,10 @@
 /**
  * Hash routing: `#/` the rows, `#/jobs/<id>` a job's page, `#/events[?job=<id>]` the feed,
- * `#/board[?task=<id>]` the task board, `#/schedules` the schedules. Hash routes, so the
+ * `#/board[?task=<id>]` the task board, `#/schedules` the schedules, `#/concierge` the concierge. Hash routes, so the
  * daemon needs no fallback and the page works under any path prefix.
  */
 import { boardView } from "./board.js";
+import { conciergeView } from "./concierge.js";
 import type { Ctx } from "./ctx.js";
 import type { Frame, Nav } from "./frame.js";
 import { eventsView, jobView } from "./pages.js";
@@ -43,6 +44,10 @@ export class Router {
       this.view = boardView(this.ctx, Number.isInteger(task) && task > 0 ? task : null);
       document.title = "roost: board";
       nav = "board";
+    } else if (hash.startsWith("#/concierge")) {
+      this.view = conciergeView(this.ctx);
+      document.title = "roost: concierge";
+      nav = "concierge";
     } else if (hash.startsWith("#/schedules")) {
       this.view = schedulesView(this.ctx);
       document.title = "roost: schedules";

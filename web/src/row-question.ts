@@ -1,5 +1,6 @@
 /**
- * A blocked row's question, its choices as buttons (or, read-only, as text). A choice is never
+ * A blocked row's question, its choices as buttons (or, read-only, as text), and the concierge's
+ * suggestion on a row that waits (`suggested`: one click answers with it). A choice is never
  * queued twice: each has its requestId, made once per question, so a double click or a retry sends
  * the same one; once answered, the choices stay disabled (the chosen one marked) until the agent
  * has taken the answer or asks something else.
@@ -36,7 +37,10 @@ export class Choices {
     // The agent took the answer: what it asks now (the same words, maybe) is a new question.
     if (this.answered !== null && row.pending === 0 && row.lastSeq >= this.answeredSeq) this.reset();
     const q = row.state === "blocked" ? (row.question ?? "") : "";
-    const key = q || row.choices ? `${q}\n${JSON.stringify(row.choices)}\n${row.state}` : "";
+    const key =
+      q || row.choices || row.suggested
+        ? `${q}\n${JSON.stringify(row.choices)}\n${row.state}\n${row.suggested?.at ?? ""}`
+        : "";
     if (key !== this.key) {
       this.key = key;
       this.reset();
@@ -52,7 +56,7 @@ export class Choices {
   /** The question and its choices (a roomy row, a job's page). */
   render(): Child {
     const row = this.host.row;
-    if (row.state !== "blocked" || (!row.question && !row.choices?.length)) return null;
+    if (row.state !== "blocked" || (!row.question && !row.choices?.length)) return this.suggestion();
     return h(
       "div",
       { class: "question" },
@@ -61,10 +65,33 @@ export class Choices {
     );
   }
 
-  /** The choices alone, as buttons (or, read-only, as text); null when there are none. */
+  /**
+   * The concierge's suggestion (`suggested`, while the row waits): its answer as a button, why in
+   * its title; read-only, as text. Null when there is none.
+   */
+  suggestion(): Child {
+    const s = this.host.row.suggested;
+    if (!s) return null;
+    const label = ["Concierge suggests: ", h("q", {}, s.text)];
+    if (this.ctx.readOnly()) return h("p", { class: "suggested muted small", title: s.why }, label);
+    return h(
+      "button",
+      {
+        type: "button",
+        class: `suggested${this.answered === s.text ? " chosen" : ""}`,
+        "data-focus": "suggested",
+        title: s.why ? `${s.why}: answer with it` : "answer with it",
+        disabled: this.answered !== null || this.busy,
+        onclick: () => void this.answer(s.text),
+      },
+      label,
+    );
+  }
+
+  /** The choices alone, as buttons (or, read-only, as text), and the suggestion; null when there are none. */
   buttons(): Child {
     const row = this.host.row;
-    if (row.state !== "blocked" || !row.choices?.length) return null;
+    if (row.state !== "blocked" || !row.choices?.length) return this.suggestion();
     const ro = this.ctx.readOnly();
     const choices = row.choices.map((c, i) =>
       ro
@@ -85,7 +112,12 @@ export class Choices {
     );
     return ro
       ? h("ul", { class: "choices", "aria-label": "Choices" }, choices)
-      : h("div", { class: "choices", role: "group", "aria-label": `Answer ${row.id}` }, choices);
+      : h(
+          "div",
+          { class: "choices", role: "group", "aria-label": `Answer ${row.id}` },
+          choices,
+          this.suggestion(),
+        );
   }
 
   private reset(): void {

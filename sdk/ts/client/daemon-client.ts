@@ -109,6 +109,18 @@ export class DaemonClient {
   scheduleWhen(when: string, count?: number) {
     return this.call("schedule-when", count === undefined ? { when } : { when, count });
   }
+  /** The concierge (docs/protocol.md, "The concierge"): on, off, status, its policy, undo. */
+  concierge(args: OpArgs<"concierge">) {
+    return this.call("concierge", args);
+  }
+  /** The user's words to the concierge. */
+  conciergeAsk(text: string) {
+    return this.call("concierge-ask", { text });
+  }
+  /** Standing orders: list, add, rm. */
+  conciergeOrder(args: OpArgs<"concierge-order">) {
+    return this.call("concierge-order", args);
+  }
   /** A worktree job's diff against its base (docs/worktrees.md); `stat` alone leaves out the unified diff. */
   changes(id: string, stat?: boolean) {
     return this.call("changes", stat === undefined ? { id } : { id, stat });
@@ -128,7 +140,7 @@ export class DaemonClient {
 
   /**
    * The daemon's pushes, on a connection of their own: `{event: "rows"}` first, then `row`,
-   * `removed`, `feed`, `board` and `schedule` events; after a dropped connection, made again (with backoff), the rows
+   * `removed`, `feed`, `board`, `schedule` and `concierge` events; after a dropped connection, made again (with backoff), the rows
    * come again. `return()` (or a `break` out of `for await`) ends it.
    */
   subscribe(): AsyncIterableIterator<Subscribed> {
@@ -152,7 +164,8 @@ export class DaemonClient {
               e.event === "removed" ||
               e.event === "feed" ||
               e.event === "board" ||
-              e.event === "schedule"
+              e.event === "schedule" ||
+              e.event === "concierge"
             )
               push(e);
           };

@@ -16,6 +16,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { findJob, findSocket, type JobEnv, type Reply, RoostAgent, withoutJob } from "../agent/index.js";
 import { Approvals, approvalList } from "./approvals.js";
+import { conciergeTools } from "./concierge-tools.js";
 import { Inbox } from "./inbox.js";
 import type { PiAPI, PiContext } from "./pi-api.js";
 import { Questions } from "./questions.js";
@@ -54,6 +55,8 @@ export default function roostExtension(pi: PiAPI): void {
   const socket = findSocket(env);
   if (!job && !fs.existsSync(socket)) return; // not roost's, and no roost to join
   global[SPEAKING] = true;
+  // roost's concierge (its built-in profile sets it): the concierge's tools too (M44–M46).
+  const concierge = job !== null && env.ROOST_CONCIERGE === "1";
   // pi is its job's one speaker: a process pi's tools start (a pi run from pi's bash) must not take
   // the job over, so the job's identity stops here. The socket stays: such a pi joins as its own.
   withoutJob(env);
@@ -74,6 +77,7 @@ export default function roostExtension(pi: PiAPI): void {
   };
   agent = job ? new RoostAgent(job, options) : RoostAgent.foreground({ ...options, socket });
   for (const tool of roostTools(agent, questions)) pi.registerTool(tool);
+  if (concierge) for (const tool of conciergeTools(agent)) pi.registerTool(tool);
 
   const thinking = () => pi.getThinkingLevel() ?? null;
   let settling: NodeJS.Timeout | null = null;

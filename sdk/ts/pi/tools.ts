@@ -9,10 +9,10 @@ import { boardAction, boardText, peerLine, refusal } from "../agent/tool-text.js
 import type { PiContext, PiTool, PiToolResult } from "./pi-api.js";
 import type { Questions } from "./questions.js";
 
-type Params = Record<string, unknown>;
+export type Params = Record<string, unknown>;
 
-const str = (description: string) => ({ type: "string", description });
-const schema = (properties: Record<string, unknown>, required: string[] = []) => ({
+export const str = (description: string) => ({ type: "string", description });
+export const schema = (properties: Record<string, unknown>, required: string[] = []) => ({
   type: "object",
   properties,
   required,
@@ -28,23 +28,23 @@ const text = (value: unknown): PiToolResult => ({
 export const requestIdOf = (toolCallId: string) =>
   `pi-${toolCallId.replace(/[^A-Za-z0-9_.:-]/g, "_")}`.slice(0, 64);
 
+/** A tool whose execute is one call: its refusal thrown as the model's text. */
+export const tool = (
+  def: Omit<PiTool, "execute">,
+  run: (p: Params, toolCallId: string, ctx: PiContext, signal?: AbortSignal) => Promise<unknown>,
+): PiTool => ({
+  ...def,
+  async execute(toolCallId, params, signal, _onUpdate, ctx) {
+    try {
+      return text(await run(params, toolCallId, ctx, signal));
+    } catch (err) {
+      throw refusal(def.name, err);
+    }
+  },
+});
+
 /** The tools, for an agent that speaks for this pi (a job, or a registered foreground pi). */
 export function roostTools(agent: RoostAgent, questions: Questions): PiTool[] {
-  /** A tool whose execute is one call: its refusal thrown as the model's text. */
-  const tool = (
-    def: Omit<PiTool, "execute">,
-    run: (p: Params, toolCallId: string, ctx: PiContext, signal?: AbortSignal) => Promise<unknown>,
-  ): PiTool => ({
-    ...def,
-    async execute(toolCallId, params, signal, _onUpdate, ctx) {
-      try {
-        return text(await run(params, toolCallId, ctx, signal));
-      } catch (err) {
-        throw refusal(def.name, err);
-      }
-    },
-  });
-
   return [
     tool(
       {

@@ -51,11 +51,24 @@ const WHY_WORDS: Record<string, string> = {
   assign: "assigned",
 };
 
+/** What a `concierge` feed entry's `why` was (its `undo` and `policy` texts say so themselves). */
+const CONCIERGE_WORDS: Record<string, string> = {
+  info: "says:",
+  need: "needs you:",
+  answer: "answers:",
+  suggest: "suggests:",
+  order: "applied order",
+  "order-kept": "keeps order",
+  "order-dropped": "drops order",
+};
+
 /**
  * A feed entry's text as the faces show it: a `task` entry's says what happened to the task (its
- * `why`), which the text itself leaves to that field; any other entry's as it is.
+ * `why`), which the text itself leaves to that field, and so does a `concierge` entry's; any other
+ * entry's as it is.
  */
 export function entryText(e: { kind: string; why?: string | null; text: string }): string {
-  const word = e.kind === "task" && e.why ? (WHY_WORDS[e.why] ?? e.why) : null;
+  const words = e.kind === "task" ? WHY_WORDS : e.kind === "concierge" ? CONCIERGE_WORDS : null;
+  const word = words && e.why ? (words[e.why] ?? (e.kind === "task" ? e.why : null)) : null;
   return word ? `${word} ${e.text}` : e.text;
 }

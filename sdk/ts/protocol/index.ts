@@ -1,4 +1,5 @@
 export * from "./board-view.js";
+export * from "./concierge.js";
 export * from "./errors.js";
 export * from "./ops.js";
 export * from "./row-state.js";

@@ -55,6 +55,10 @@ export const LIMITS = {
   // Worktrees and changes (docs/worktrees.md):
   diffBytes: 1024 * 1024, // `changes`' unified diff is cut here, at a file's start where it can be
   diffFiles: 2000, // `changes` lists at most this many files
+  // The concierge (agent-protocol.md, M44–M46):
+  conciergeSay: 4000, // what it tells the user, in one `concierge-say`
+  orders: 50, // standing orders kept at most (`full`)
+  orderText: 1000, // a standing order's text
   missedCounted: 100, // runs missed are counted up to this ("100 or more"): a cron run costs croner ~0.15 ms to find
 } as const;
 

@@ -8,6 +8,14 @@ import type { Static } from "typebox";
 import { ack } from "./ops/ack.js";
 import { attach } from "./ops/attach.js";
 import { changes } from "./ops/changes.js";
+import { concierge } from "./ops/concierge.js";
+import { conciergeAct } from "./ops/concierge-act.js";
+import { conciergeAsk } from "./ops/concierge-ask.js";
+import { conciergeOrder } from "./ops/concierge-order.js";
+import { conciergePolicy } from "./ops/concierge-policy.js";
+import { conciergeReply } from "./ops/concierge-reply.js";
+import { conciergeSay } from "./ops/concierge-say.js";
+import { conciergeSuggest } from "./ops/concierge-suggest.js";
 import { detach } from "./ops/detach.js";
 import { dispatch } from "./ops/dispatch.js";
 import { events } from "./ops/events.js";
@@ -59,6 +67,15 @@ export const OPS = {
   peer_register,
   // -- the task board (M47): the hub's and every session's --
   task,
+  // -- the concierge (M44–M46): the hub's ops, its own, and the standing orders (both) --
+  concierge,
+  "concierge-ask": conciergeAsk,
+  "concierge-say": conciergeSay,
+  "concierge-suggest": conciergeSuggest,
+  "concierge-policy": conciergePolicy,
+  "concierge-reply": conciergeReply,
+  "concierge-act": conciergeAct,
+  "concierge-order": conciergeOrder,
   // -- the hub's ops --
   list,
   dispatch,
@@ -110,6 +127,12 @@ export const SESSION_OPS: readonly OpName[] = [
   "handback",
   "watch",
   "peer_register",
+  // the concierge's own (M44–M46), on its job's connection only
+  "concierge-say",
+  "concierge-suggest",
+  "concierge-policy",
+  "concierge-reply",
+  "concierge-act",
 ];
 /** Hub ops a session may use too: the task board is everyone's (agent-protocol.md, M47). */
 export const SHARED_OPS: readonly OpName[] = ["task"];

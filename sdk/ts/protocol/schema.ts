@@ -6,8 +6,9 @@
 import Type, { type Static, type TLiteral, type TSchema, type TUnion } from "typebox";
 
 import { jsonBytes, tooDeep } from "./bounds.js";
+// Types only: schedules.ts and concierge.ts build on this file's schemas.
+import type { ConciergeEvent } from "./concierge.js";
 import { LIMITS } from "./limits.js";
-// A type only: schedules.ts builds on this file's schemas.
 import type { ScheduleEvent } from "./schedules.js";
 import { Worktree } from "./worktree.js";
 
@@ -205,6 +206,8 @@ export const DeliverEvent = Type.Object({
   kind: Type.Optional(oneOf(ITEM_KINDS)),
   from: Type.Optional(Type.Object({ id: JobId, name: Type.String() })),
   relation: Type.Optional(oneOf(RELATIONS)),
+  /** A digest's reason: `events` (what happened), `order` (a standing order is due). */
+  why: Type.Optional(Type.String()),
 });
 export type DeliverEvent = Static<typeof DeliverEvent>;
 export const RowEvent = Type.Object({ event: Type.Literal("row"), row: Row });
@@ -237,7 +240,8 @@ export type PushEvent =
   | Static<typeof RemovedEvent>
   | Static<typeof FeedEvent>
   | Static<typeof BoardEvent>
-  | ScheduleEvent;
+  | ScheduleEvent
+  | ConciergeEvent;
 /** A job's terminal output, to a connection that attached to it. */
 export const OutputEvent = Type.Object({ event: Type.Literal("output"), id: JobId, data: Type.String() });
 /** The attachment ended without the viewer asking: the job ended or was removed. */

@@ -186,4 +186,15 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE jobs ADD COLUMN worktree TEXT;
   `,
+  // 9: the concierge (M44–M46). What the daemon keeps of it, a JSON value a key (core/concierge.ts:
+  // its policy, its standing orders and their counter, its last answer, the feed cursor its last
+  // digest reached): a few small values, each written whole when it changes. A digest's `why`
+  // (`events`, `order`) on its reply, for its delivery.
+  `
+  CREATE TABLE concierge (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL               -- JSON
+  ) STRICT;
+  ALTER TABLE replies ADD COLUMN why TEXT;
+  `,
 ];
