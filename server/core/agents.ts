@@ -81,17 +81,25 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">): OpResult<"report"> {
-  const job = authorize(core, args.id, args.token);
-  if (isEnded(job)) throw new RoostError("unauthorized", `${args.id} has ended: stop speaking for it`);
-  if (conn.jobId !== null && conn.jobId !== args.id) {
+/**
+ * The connection made the job's (`report`, `speak_for`), its token checked: `unauthorized` once the
+ * job has ended, `bad_request` when the connection speaks for another job already.
+ */
+function speakingFor(core: Core, conn: AgentConnection, id: string, token: string): LiveJob {
+  const job = authorize(core, id, token);
+  if (isEnded(job)) throw new RoostError("unauthorized", `${id} has ended: stop speaking for it`);
+  if (conn.jobId !== null && conn.jobId !== id)
     throw new RoostError(
       "bad_request",
-      `this connection speaks for ${conn.jobId}; open another one for ${args.id}`,
+      `this connection speaks for ${conn.jobId}; open another one for ${id}`,
     );
-  }
   conn.session = true;
-  conn.jobId = args.id;
+  conn.jobId = id;
+  return job;
+}
+
+export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">): OpResult<"report"> {
+  const job = speakingFor(core, conn, args.id, args.token);
   const rec = job.rec;
   // The known fields only (unknown ones are ignored, not kept), each null when left out; the
   // free-form ones were bounded by the args' check (schema.ts, `freeForm`).
@@ -118,6 +126,21 @@ export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">
   if (newLink) sendPending(core, job);
   // The concierge is back (started, reconnected): what waited for it, a due order's digest.
   if (newLink && rec.role === "concierge") core.concierge.digests.connected();
+  return {};
+}
+
+/**
+ * `speak_for`: this connection acts as the job in the peer ops and on the task board, as a report
+ * would make it, but reports nothing and takes no replies: the job's row stays its reports' (or its
+ * screen's, a terminal agent's), and its deliveries go where they went. For a tool server of the
+ * job's agent (`roost mcp` in a terminal agent's MCP configuration), which is not the agent.
+ */
+export function speakFor(
+  core: Core,
+  conn: AgentConnection,
+  args: OpArgs<"speak_for">,
+): OpResult<"speak_for"> {
+  speakingFor(core, conn, args.id, args.token);
   return {};
 }
 

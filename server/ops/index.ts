@@ -48,6 +48,7 @@ import { schedulesOp } from "./schedules.js";
 import { sendOp } from "./send.js";
 import { shutdownOp } from "./shutdown.js";
 import { spawnOp } from "./spawn.js";
+import { speak_forOp } from "./speak_for.js";
 import { stopOp } from "./stop.js";
 import { subscribeOp } from "./subscribe.js";
 import { taskOp } from "./task.js";
@@ -78,6 +79,7 @@ const defs = [
   handbackOp,
   watchOp,
   peer_registerOp,
+  speak_forOp,
   // the task board, the hub's and every session's
   taskOp,
   // the concierge (M44–M46): the hub's switch and words, its own ops, the standing orders

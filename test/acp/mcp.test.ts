@@ -151,13 +151,13 @@ describe("roost mcp", { timeout: 4 * ACP_WAIT }, () => {
     }
   });
 
-  it("run by hand, with no job's relay, it says what it is for and exits 1", () => {
+  it("run by hand, with no job's relay and no job in its environment, it says what it is for and exits 1", () => {
     const r = spawnSync(process.execPath, [CLI, "mcp"], {
       env: { PATH: process.env.PATH },
       encoding: "utf8",
       input: "",
     });
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^roost: ROOST_TOOLS_SOCKET is not set .*a profile with "acp": true/);
+    expect(r.stderr).toMatch(/^roost: neither ROOST_TOOLS_SOCKET nor ROOST_JOB_ID is set: .*not by hand/);
   });
 });

@@ -50,7 +50,7 @@ export {
   type TaskResult,
   type WatchWhen,
 } from "./session-ops.js";
-export { RELAY_ENV, RELAYED_OPS, RelayClient, serveRelay } from "./tool-relay.js";
+export { RELAY_ENV, RELAYED_OPS, serveRelay, ToolSession } from "./tool-relay.js";
 export {
   BOARD_ACTIONS,
   type BoardParams,

@@ -74,19 +74,36 @@ export async function serveRelay(file: string, session: SessionOps): Promise<net
   return server;
 }
 
-/** The tool server's side: the session's ops, each a call through the relay at `file`. */
-export class RelayClient extends SessionOps {
-  private socket: net.Socket | null = null;
+/**
+ * The tool server's side: the session's ops, each a call on a JSON-lines connection to `file`,
+ * which is either the relay above (an ACP job's: its agent never holds the job's token) or
+ * roost's own socket, where `opening` (`speak_for` with the job's id and token: a terminal
+ * agent's, whose environment holds them) makes the connection the job's first. The wire is the
+ * same. A connection lost (the daemon or the bridge restarting) is made again on the next call.
+ */
+export class ToolSession extends SessionOps {
+  private connecting: Promise<net.Socket> | null = null;
+  private current: net.Socket | null = null;
   private lines = new LineSplitter();
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
 
-  constructor(private readonly file: string) {
+  constructor(
+    private readonly file: string,
+    private readonly opening: { op: string; args: Record<string, unknown> } | null = null,
+  ) {
     super();
   }
 
-  call(op: string, args: Record<string, unknown> = {}): Promise<unknown> {
-    const socket = this.connect();
+  async call(op: string, args: Record<string, unknown> = {}): Promise<unknown> {
+    return this.write(await this.connect(), op, args);
+  }
+
+  close(): void {
+    this.current?.destroy();
+  }
+
+  private write(socket: net.Socket, op: string, args: Record<string, unknown>): Promise<unknown> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
@@ -94,43 +111,49 @@ export class RelayClient extends SessionOps {
     });
   }
 
-  close(): void {
-    this.socket?.destroy();
-    this.socket = null;
+  /** The connection, made (and opened) once; a failed opening fails the calls waiting on it. */
+  private connect(): Promise<net.Socket> {
+    this.connecting ??= this.open().catch((err) => {
+      this.connecting = null;
+      throw err;
+    });
+    return this.connecting;
   }
 
-  private connect(): net.Socket {
-    if (this.socket) return this.socket;
+  private async open(): Promise<net.Socket> {
     const socket = net.connect(this.file);
-    this.socket = socket;
+    this.current = socket;
     this.lines = new LineSplitter();
     socket.on("data", (chunk: Buffer) => {
       this.lines.push(chunk);
       for (let line = this.lines.next(); line !== undefined; line = this.lines.next()) {
         const msg = JSON.parse(line) as {
-          id: number;
+          id?: number;
           ok: boolean;
           result?: unknown;
           code?: string;
           error?: string;
         };
-        const w = this.waiting.get(msg.id);
-        if (!w) continue;
-        this.waiting.delete(msg.id);
+        const w = msg.id === undefined ? undefined : this.waiting.get(msg.id);
+        if (!w) continue; // not an answer of ours (a push on roost's socket)
+        this.waiting.delete(msg.id!);
         if (msg.ok) w.resolve(msg.result);
         else w.reject(new AgentCallError(msg.code ?? "busy", msg.error ?? "refused"));
       }
     });
     socket.on("error", () => {}); // the close that follows says it
     socket.on("close", () => {
-      if (this.socket === socket) this.socket = null;
+      if (this.current !== socket) return; // one let go already
+      this.current = null;
+      this.connecting = null;
       const lost = new AgentCallError(
         "disconnected",
-        "the session's relay closed (its agent's bridge ended, or is starting again): try again",
+        "the session's connection closed (roost, or its agent's bridge, ended or is starting again): try again",
       );
       for (const w of this.waiting.values()) w.reject(lost);
       this.waiting.clear();
     });
+    if (this.opening) await this.write(socket, this.opening.op, this.opening.args);
     return socket;
   }
 }

@@ -1,10 +1,11 @@
 /**
  * `roost mcp` (docs/agents.md): roost's tools for any agent that takes MCP servers, over stdio,
  * through the official MCP SDK. The tools are a session's (the peer ops and the task board), so
- * each call goes through the tool relay of the process that holds the session's connection (roost's
- * ACP bridge passes its socket in the environment, `ROOST_TOOLS_SOCKET`): the session acts as
- * itself. A refusal of roost's comes back as a tool error whose text has the wire's code, so the
- * model can read what to do.
+ * each call acts as the job: through the tool relay of roost's ACP bridge (`ROOST_TOOLS_SOCKET`,
+ * for an ACP job's agent, which never holds the job's token), or on roost's socket with
+ * `speak_for` and the job's identity (a terminal agent's, whose environment has it). A refusal
+ * of roost's comes back as a tool error whose text has the wire's code, so the model can read
+ * what to do.
  */
 import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -15,11 +16,12 @@ import {
   BOARD_ACTIONS,
   boardAction,
   boardText,
+  findJob,
   peerLine,
   RELAY_ENV,
-  RelayClient,
   refusal,
   type SessionOps,
+  ToolSession,
 } from "../agent/index.js";
 
 const text = (value: unknown): CallToolResult => ({
@@ -118,15 +120,20 @@ export function roostMcpServer(ops: SessionOps, opts: { version: string; cwd: st
   return server;
 }
 
-/** Why `roost mcp` cannot serve here, or null when it can. */
-export function relayOf(env: NodeJS.ProcessEnv): string | null {
-  const file = env[RELAY_ENV];
-  return file && path.isAbsolute(file) ? file : null;
+/**
+ * The session whose tools `roost mcp` serves here: an ACP job's through its bridge's relay, else
+ * the job in the environment (a terminal agent's) on roost's socket; null when there is neither.
+ */
+export function toolSessionOf(env: NodeJS.ProcessEnv): ToolSession | null {
+  const relay = env[RELAY_ENV];
+  if (relay && path.isAbsolute(relay)) return new ToolSession(relay);
+  const job = findJob(env);
+  if (!job) return null;
+  return new ToolSession(job.socket, { op: "speak_for", args: { id: job.id, token: job.token } });
 }
 
-/** Serves roost's tools over stdio until the agent closes the connection. */
-export async function serveMcp(file: string, opts: { version: string; cwd: string }): Promise<void> {
-  const ops = new RelayClient(file);
+/** Serves roost's tools over stdio, as the session `ops` speaks for, until the agent closes the connection. */
+export async function serveMcp(ops: ToolSession, opts: { version: string; cwd: string }): Promise<void> {
   const server = roostMcpServer(ops, opts);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {

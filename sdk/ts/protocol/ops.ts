@@ -46,6 +46,7 @@ import { schedules } from "./ops/schedules.js";
 import { send } from "./ops/send.js";
 import { shutdown } from "./ops/shutdown.js";
 import { spawn } from "./ops/spawn.js";
+import { speak_for } from "./ops/speak_for.js";
 import { stop } from "./ops/stop.js";
 import { subscribe } from "./ops/subscribe.js";
 import { task } from "./ops/task.js";
@@ -65,6 +66,7 @@ export const OPS = {
   handback,
   watch,
   peer_register,
+  speak_for,
   // -- the task board (M47): the hub's and every session's --
   task,
   // -- the concierge (M44–M46): the hub's ops, its own, and the standing orders (both) --
@@ -127,6 +129,7 @@ export const SESSION_OPS: readonly OpName[] = [
   "handback",
   "watch",
   "peer_register",
+  "speak_for",
   // the concierge's own (M44–M46), on its job's connection only
   "concierge-say",
   "concierge-suggest",

@@ -1,0 +1,11 @@
+/** `speak_for` (protocol.md, "The peer ops"): a job's tools on a connection of their own; logic in core/agents.ts. */
+import { speakFor } from "../core/agents.js";
+import { defineOp, socketConnection } from "./define.js";
+
+export const speak_forOp = defineOp({
+  name: "speak_for",
+  allow: ["hub", "session"],
+  acts: true,
+  socketOnly: true,
+  handler: (core, args, caller) => speakFor(core, socketConnection(caller), args),
+});
