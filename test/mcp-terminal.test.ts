@@ -5,12 +5,12 @@
  * official MCP client, under a real daemon. And `speak_for`'s own rules, on a raw connection.
  * `npm run build` first.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokenOf } from "./helpers/board.js";
 import { CLI, startDaemon, type TestDaemon } from "./helpers/daemon.js";
 import { untilRow } from "./helpers/jobs.js";
+import { callTool as call, mcpClient } from "./helpers/mcp.js";
 import { procEnv } from "./helpers/processes.js";
 import type { RawClient } from "./helpers/raw-client.js";
 
@@ -35,25 +35,10 @@ async function terminalJob(name: string): Promise<{ id: string; env: Record<stri
 }
 
 /** `roost mcp` started with the job's identity in its environment, as the agent's MCP configuration would. */
-async function mcpAs(env: Record<string, string>): Promise<Client> {
-  const client = new Client({ name: "roost-test", version: "1.0.0" });
+function mcpAs(env: Record<string, string>): Promise<Client> {
   const only = ["PATH", "HOME", "ROOST_JOB_ID", "ROOST_JOB_TOKEN", "ROOST_SOCKET"];
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "mcp"],
-      env: Object.fromEntries(only.filter((k) => env[k]).map((k) => [k, env[k]!])),
-    }),
-  );
-  return client;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const r = (await client.callTool({ name, arguments: args })) as {
-    content: { type: string; text: string }[];
-    isError?: boolean;
-  };
-  return { text: r.content.map((c) => c.text).join(""), isError: r.isError ?? false };
+  const passed = Object.fromEntries(only.filter((k) => env[k]).map((k) => [k, env[k]!]));
+  return mcpClient(process.execPath, [CLI, "mcp"], passed);
 }
 
 describe("roost mcp in a terminal agent's environment", () => {

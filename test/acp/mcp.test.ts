@@ -5,11 +5,11 @@
  * `npm run build` first.
  */
 import { spawnSync } from "node:child_process";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { describe, expect, it } from "vitest";
 import { ACP_WAIT, type AcpWorld, acpWorldPerTest, untilSettled } from "../helpers/acp.js";
 import { CLI } from "../helpers/daemon.js";
+import { callTool as call, mcpClient } from "../helpers/mcp.js";
 
 const world = acpWorldPerTest();
 
@@ -18,20 +18,7 @@ async function mcpOf(w: AcpWorld, work: string): Promise<Client> {
   const server = w.log(work).find((e) => e.sessionNew).sessionNew.mcpServers[0];
   const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
   for (const { name, value } of server.env) env[name] = value;
-  const client = new Client({ name: "roost-test", version: "1.0.0" });
-  await client.connect(
-    new StdioClientTransport({ command: server.command, args: server.args, env, cwd: work }),
-  );
-  return client;
-}
-
-/** A tool call's text, and whether it was an error. */
-async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const r = (await client.callTool({ name, arguments: args })) as {
-    content: { type: string; text: string }[];
-    isError?: boolean;
-  };
-  return { text: r.content.map((c) => c.text).join(""), isError: r.isError ?? false };
+  return mcpClient(server.command, server.args, env, work);
 }
 
 describe("roost mcp", { timeout: 4 * ACP_WAIT }, () => {
