@@ -84,6 +84,56 @@ describe("roost mcp in a terminal agent's environment", () => {
   });
 });
 
+describe("roost mcp for the concierge", () => {
+  it("adds the concierge's own tools for the concierge's job alone; they act as the concierge", async () => {
+    const status = await hub.ok("concierge", { action: "on", launch: { profile: "quiet", cwd: "/tmp" } });
+    const row = await untilRow(hub, status.id, "running", (r) => r.life === "running" && r.pid);
+    await tokenOf(hub, status.id);
+    const client = await mcpAs(procEnv(row.pid));
+    const plain = await mcpAs((await terminalJob("erin")).env);
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(
+        expect.arrayContaining([
+          "roost_peers",
+          "roost_tasks",
+          "roost_concierge_say",
+          "roost_concierge_suggest",
+          "roost_concierge_reply",
+          "roost_concierge_policy",
+          "roost_concierge_act",
+          "roost_concierge_order",
+          "roost_events",
+        ]),
+      );
+      expect((await plain.listTools()).tools.map((t) => t.name)).not.toContain("roost_concierge_say");
+
+      const said = await call(client, "roost_concierge_say", { kind: "need", text: "j9 wants a decision" });
+      expect(said).toEqual({ text: "said", isError: false });
+      const { events } = await hub.ok("events", {});
+      expect(events.at(-1)).toMatchObject({
+        kind: "concierge",
+        why: "need",
+        text: "j9 wants a decision",
+        who: "concierge",
+        whoId: status.id,
+      });
+      const policy = await call(client, "roost_concierge_policy");
+      expect(JSON.parse(policy.text)).toMatchObject({ answer: "never", act: false });
+      // A refusal of the policy's is a tool error with its code.
+      const act = await call(client, "roost_concierge_act", { what: "stop", id: "erin" });
+      expect(act.isError).toBe(true);
+      expect(act.text).toContain("(policy)");
+      const bad = await call(client, "roost_concierge_say", { kind: "shout", text: "x" });
+      expect(bad.isError).toBe(true);
+    } finally {
+      await client.close();
+      await plain.close();
+      await hub.ok("concierge", { action: "off" });
+    }
+  });
+});
+
 describe("speak_for", () => {
   it("needs the job's own token, a job that runs, and a connection that speaks for no other", async () => {
     const carol = await terminalJob("carol");

@@ -26,6 +26,7 @@ import {
 import type { RegisterArgs } from "./session-ops.js";
 import { SessionOps } from "./session-ops.js";
 
+export { CONCIERGE_CALLS, CONCIERGE_OPS, type ConciergeCall } from "./concierge-calls.js";
 export {
   AgentCallError,
   type AgentReport,

@@ -14,11 +14,12 @@
 import fs from "node:fs";
 import net from "node:net";
 import { LineSplitter } from "../protocol/lines.js";
+import { CONCIERGE_OPS } from "./concierge-calls.js";
 import { AgentCallError } from "./reporter.js";
 import { SessionOps } from "./session-ops.js";
 
-/** What a tool server may ask of the session: its peer ops and the board, nothing else. */
-export const RELAYED_OPS = ["peers", "send", "spawn", "handback", "watch", "task"] as const;
+/** What a tool server may ask of the session: its peer ops, the board, and a concierge's own; nothing else. */
+export const RELAYED_OPS = ["peers", "send", "spawn", "handback", "watch", "task", ...CONCIERGE_OPS] as const;
 
 /** The environment variable that tells a tool server where the session's relay listens. */
 export const RELAY_ENV = "ROOST_TOOLS_SOCKET";

@@ -16,6 +16,8 @@ import {
   BOARD_ACTIONS,
   boardAction,
   boardText,
+  CONCIERGE_CALLS,
+  type ConciergeCall,
   findJob,
   peerLine,
   RELAY_ENV,
@@ -28,8 +30,30 @@ const text = (value: unknown): CallToolResult => ({
   content: [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value, null, 2) }],
 });
 
-/** The MCP server of roost's tools, for the session `ops` speaks for (not yet connected). */
-export function roostMcpServer(ops: SessionOps, opts: { version: string; cwd: string }): McpServer {
+/** A concierge call's parameters as the MCP SDK takes them (zod), optional but for the required. */
+function shapeOf(call: ConciergeCall): z.ZodRawShape {
+  return Object.fromEntries(
+    Object.entries(call.params).map(([key, p]) => {
+      const base =
+        p.type === "number"
+          ? z.number()
+          : p.choices
+            ? z.enum(p.choices as [string, ...string[]])
+            : z.string();
+      const described = base.describe(p.description);
+      return [key, call.required.includes(key) ? described : described.optional()];
+    }),
+  );
+}
+
+/**
+ * The MCP server of roost's tools, for the session `ops` speaks for (not yet connected); the
+ * concierge's own too (`concierge`: the session is roost's concierge).
+ */
+export function roostMcpServer(
+  ops: SessionOps,
+  opts: { version: string; cwd: string; concierge?: boolean },
+): McpServer {
   const server = new McpServer({ name: "roost", version: opts.version });
   /** A tool whose call is one call of the session's: its refusal returned as a tool error. */
   const tool = <Shape extends z.ZodRawShape>(
@@ -117,6 +141,9 @@ export function roostMcpServer(ops: SessionOps, opts: { version: string; cwd: st
     },
     async (p) => boardText(await boardAction(ops, p)),
   );
+  if (opts.concierge)
+    for (const call of CONCIERGE_CALLS)
+      tool(call.name, call.description, shapeOf(call), (p) => call.run(ops, p as Record<string, unknown>));
   return server;
 }
 
@@ -134,7 +161,12 @@ export function toolSessionOf(env: NodeJS.ProcessEnv): ToolSession | null {
 
 /** Serves roost's tools over stdio, as the session `ops` speaks for, until the agent closes the connection. */
 export async function serveMcp(ops: ToolSession, opts: { version: string; cwd: string }): Promise<void> {
-  const server = roostMcpServer(ops, opts);
+  // The concierge's own tools for the concierge alone (the daemon refuses them to any other).
+  const concierge = await ops.peers().then(
+    (peers) => peers.find((p) => p.self)?.role === "concierge",
+    () => false,
+  );
+  const server = roostMcpServer(ops, { ...opts, concierge });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
