@@ -49,6 +49,13 @@ export const ConciergeAnswer = Type.Object({
 export type ConciergeAnswer = Static<typeof ConciergeAnswer>;
 
 /** What the concierge said it needs of the user (`concierge-say` of kind `need`), until the user asks it something. */
+/** What the concierge says to a waiting session (`concierge-suggest`, `concierge-reply`): the answer, and why. */
+export const AnswerArgs = Type.Object({
+  id: JobId,
+  text: Type.String({ minLength: 1, maxLength: LIMITS.text }),
+  why: Type.Optional(Type.String({ maxLength: LIMITS.summary })),
+});
+
 export const ConciergeNeed = Type.Object({ text: Type.String(), at: Type.String() });
 
 export const ConciergeStatus = Type.Object({

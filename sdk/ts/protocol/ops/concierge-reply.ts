@@ -4,14 +4,9 @@
  * unless the row waits for a question. A `reply` in the feed by `concierge`.
  */
 import Type from "typebox";
-import { ConciergeAnswer } from "../concierge.js";
-import { JobId, LIMITS } from "../schema.js";
+import { AnswerArgs, ConciergeAnswer } from "../concierge.js";
 
 export const conciergeReply = {
-  args: Type.Object({
-    id: JobId,
-    text: Type.String({ minLength: 1, maxLength: LIMITS.text }),
-    why: Type.Optional(Type.String({ maxLength: LIMITS.summary })),
-  }),
+  args: AnswerArgs,
   result: Type.Object({ answered: ConciergeAnswer }),
 } as const;

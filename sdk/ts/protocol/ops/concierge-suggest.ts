@@ -3,13 +3,10 @@
  * to a session that waits; the row carries it (`suggested`) until the row moves on.
  */
 import Type from "typebox";
-import { JobId, LIMITS, Row } from "../schema.js";
+import { AnswerArgs } from "../concierge.js";
+import { Row } from "../schema.js";
 
 export const conciergeSuggest = {
-  args: Type.Object({
-    id: JobId,
-    text: Type.String({ minLength: 1, maxLength: LIMITS.text }),
-    why: Type.Optional(Type.String({ maxLength: LIMITS.summary })),
-  }),
+  args: AnswerArgs,
   result: Type.Object({ row: Row }),
 } as const;
