@@ -250,6 +250,7 @@ describe("roost.json's remotes changed while here runs", () => {
       "far let go",
     );
     expect(gone).toMatchObject({ url: far.url });
+    const goneAt = sub.events.indexOf(gone);
     const detached = await viewer.waitFor(
       () => viewer.events.find((e) => e.event === "detached" && e.id === qid),
       "the relayed terminal ended",
@@ -264,6 +265,10 @@ describe("roost.json's remotes changed while here runs", () => {
 
     const added = await remoteCommand(here.env, ["add", "far", far.url], `${farToken}\n`);
     expect(added.stdout).toContain("the daemon follows far now");
+    // Nothing more was said of the far let go (its closing connection is not news): the next
+    // `remote` push is the new one's, not yet connected.
+    const next = sub.events.slice(goneAt + 1).find((e) => e.event === "remote");
+    expect(next).toMatchObject({ name: "far", reachable: false, error: "not connected yet" });
     await sub.waitFor(
       () => sub.events.find((e) => e.event === "remote" && e.name === "far" && e.reachable === true),
       "far followed again",

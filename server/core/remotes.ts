@@ -303,11 +303,12 @@ class RemoteLink {
   private lost(ws: WebSocket): void {
     if (this.ws !== ws) return;
     this.ws = null;
+    // Closed: this daemon is stopping, or let the remote go (its `gone` is said): nothing to say.
+    if (this.closed) return;
     const was = this.reachable;
     this.reachable = false;
     if (this.error === null) this.error = "the connection closed";
     if (was) this.said();
-    if (this.closed) return;
     const delay = this.backoff;
     this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MS);
     this.timer = setTimeout(() => this.connect(), delay);
