@@ -25,6 +25,7 @@ export const mcp: Command = {
     "roost's is a tool error with the wire's code.",
   ].join("\n"),
   examples: [
+    "roost mcp   # as an agent starts it: an ACP job's from session/new, a terminal agent's from its MCP configuration",
     "claude mcp add --scope user roost -- roost mcp   # Claude Code jobs in roost get roost's tools",
     "codex mcp add roost -- roost mcp                 # Codex's",
   ],
