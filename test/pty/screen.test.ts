@@ -105,9 +105,12 @@ describe("pty host screens", { timeout: 20_000 }, () => {
     expect((await c.screen("wide")).lines).toHaveLength(24);
     await c.resize("wide", 100, 30);
     await c.write("wide", "\r");
-    const s = await until("the new size", async () => {
+    // Both lines printed (two writes: a screen read between them has the first alone).
+    const s = await until("the new size, and the row of zeros", async () => {
       const state = await c.screen("wide");
-      return state.lines.includes("cols=100 lines=30") ? state : null;
+      return state.lines.includes("cols=100 lines=30") && state.lines.some((l) => l.startsWith("0000"))
+        ? state
+        : null;
     });
     expect(s.lines).toHaveLength(30);
     expect(s.lines).toContain("0".repeat(100)); // one row, not wrapped at 80
