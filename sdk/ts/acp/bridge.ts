@@ -150,9 +150,10 @@ async function main(): Promise<number> {
     async (session) => {
       turns.started(session);
       // The replies waiting for the job came before the first report's answer; any call after
-      // it is answered after them. With nothing to do, the agent is ready for a task.
+      // it is answered after them. With nothing to do, the agent is ready for a task. Not merely
+      // idle: a first turn may have ended already, and its answer is the row's.
       await agent.call("peers").catch(() => {});
-      if (turns.idle) row.ready();
+      if (!turns.prompted) row.ready();
     },
     (err: unknown) => {
       // Said once the agent has ended: if it ended by itself, its exit is the reason.

@@ -50,10 +50,11 @@ export class Turns {
     this.pump();
   }
 
-  /** Nothing waits and no turn runs. */
-  get idle(): boolean {
-    return !this.running && this.queue.length === 0;
-  }
+  /**
+   * A prompt came (a reply or an item, not an answer or a command): the row is its turns' from
+   * then on, whether a turn runs now or has already ended.
+   */
+  prompted = false;
 
   /** A reply or an item has arrived: it answers, runs as a command, or is queued as a prompt. */
   arrive(reply: Reply): void {
@@ -71,6 +72,7 @@ export class Turns {
       }
     }
     const prompt = { seq: reply.seq, text: reply.text, steer: reply.mode === "steer" };
+    this.prompted = true;
     if (prompt.steer && this.running) {
       const firstFollowUp = this.queue.findIndex((p) => !p.steer);
       this.queue.splice(firstFollowUp === -1 ? this.queue.length : firstFollowUp, 0, prompt);

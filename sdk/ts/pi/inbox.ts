@@ -113,10 +113,11 @@ export class Inbox {
     }
   }
 
-  /** Something of ours waits for pi to take it. */
-  get busy(): boolean {
-    return this.waiting.length > 0 || this.held.length > 0;
-  }
+  /**
+   * Something came for pi to work on (a reply or an item, not an answer or a command): the row is
+   * its run's from then on, even while pi, handed it, is not yet busy.
+   */
+  prompted = false;
 
   /** pi has a model again (or a new one): what waited for one goes. */
   modelChanged(): void {
@@ -124,6 +125,7 @@ export class Inbox {
   }
 
   private push(out: Outgoing): void {
+    this.prompted = true;
     if (this.idleSend || this.held.length) this.held.push(out);
     else this.hand(out);
   }

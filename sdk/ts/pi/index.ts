@@ -107,7 +107,8 @@ export default function roostExtension(pi: PiAPI): void {
         return;
       }
     } else await agent.call("peers").catch(() => {});
-    if (c.isIdle() && !inbox.busy) row.ready();
+    // Not merely idle: pi, handed its task, is idle for a moment before its run starts.
+    if (!inbox.prompted && c.isIdle()) row.ready();
   }
 
   pi.on("session_start", (_event, c) => {
