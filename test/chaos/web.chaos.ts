@@ -27,8 +27,12 @@ afterAll(async () => {
   await d?.cleanup();
 });
 
-/** Args that make an op act (the ops whose acting depends on them). */
-const ACTING_ARGS: Record<string, unknown> = { task: { action: "add", title: "from elsewhere" } };
+/** Args that make an op act (the ops whose acting depends on them: their args are checked first). */
+const ACTING_ARGS: Record<string, unknown> = {
+  task: { action: "add", title: "from elsewhere" },
+  concierge: { action: "on", launch: { profile: "silent" } },
+  "concierge-order": { action: "add", text: "from elsewhere" },
+};
 
 const actingOps = () =>
   [...OP_TABLE.values()].filter((op) => op.acts !== false).map((op) => op.name as string);
@@ -161,6 +165,9 @@ describe("the web face under attack", () => {
     const secret = new URL(made.link).searchParams.get("token")!;
     const before = await state();
     const ops = actingOps();
+    for (const op of ops)
+      if (typeof OP_TABLE.get(op)!.acts === "function")
+        expect(Object.keys(ACTING_ARGS), `${op} acts by its args: give it acting args above`).toContain(op);
     for (const op of ops) {
       const res = await api(d, op, ACTING_ARGS[op] ?? { id: job, text: "x", profile: "silent" }, {
         token: secret,
