@@ -74,6 +74,7 @@ describe("a job's Changes in the hub", () => {
     await profile.waitFor();
     expect(await profile.innerText()).toBe("editor · +2 −1");
     expect(await profile.getAttribute("title")).toBe(`editor, on branch roost/${id}`);
+    expect(await page.locator(".rows-toolbar .count").innerText()).toBe("1 job"); // not "1 jobs"
 
     // Its page: the files, the diff, syntax colour.
     await page.goto(`${d.url}#/jobs/${id}`);

@@ -88,6 +88,13 @@ describe("the concierge panel", () => {
     const suggested = page.getByRole("button", { name: /Concierge suggests:.*yes, on staging/ });
     await suggested.waitFor();
     expect(await suggested.getAttribute("title")).toBe("a dev database: answer with it");
+    // On the dense line the question keeps its room beside the choices and the suggestion (it was
+    // once cut to "Ru…"), and the suggestion reads "✦ yes, on staging".
+    const question = page.locator(`li.row[data-id="${asker.id}"] .cell-text`);
+    expect(await question.innerText()).toBe("Run the migration?");
+    expect(await question.evaluate((e) => e.clientWidth)).toBeGreaterThanOrEqual(150);
+    expect(await suggested.innerText()).toBe("yes, on staging"); // the lead hidden, ✦ before it
+    expect(await suggested.evaluate((e) => getComputedStyle(e, "::before").content)).toBe('"✦ "');
     await shot(page, "concierge-suggestion");
     await suggested.click();
     expect((await nextDelivery(asker, 1)).text).toBe("yes, on staging");

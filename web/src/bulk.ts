@@ -5,7 +5,7 @@
  */
 import { op, type Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
-import { h } from "./dom.js";
+import { counted, h } from "./dom.js";
 import { isRunning } from "./row-words.js";
 
 /** How many ops are in flight at once: a browser opens about six connections to one server. */
@@ -86,7 +86,7 @@ const ACTIONS: Action[] = [
   },
 ];
 
-const jobs = (n: number) => `${n} job${n === 1 ? "" : "s"}`;
+const jobs = (n: number) => counted(n, "job");
 
 export interface BulkHost {
   /** The selected rows, in the order shown. */

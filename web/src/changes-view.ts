@@ -10,7 +10,7 @@ import type { Changes } from "../../sdk/ts/protocol/worktree.js";
 import { ApiError, failedText, op, type Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
 import type { Layout } from "./diff-render.js";
-import { append, clear, h } from "./dom.js";
+import { append, clear, counted, h } from "./dom.js";
 
 const LAYOUT_KEY = "roost.diffLayout";
 const MOVING: ReadonlySet<string> = new Set(["working", "starting"]);
@@ -139,10 +139,8 @@ export class ChangesView {
   }
 
   private async draw(c: Changes): Promise<void> {
-    const files = `${c.files.length} file${c.files.length === 1 ? "" : "s"}`;
-    const commits = c.commits.length
-      ? `, ${c.commits.length} commit${c.commits.length === 1 ? "" : "s"}`
-      : "";
+    const files = counted(c.files.length, "file");
+    const commits = c.commits.length ? `, ${counted(c.commits.length, "commit")}` : "";
     clear(this.summary);
     append(this.summary, [
       h("strong", null, files),
@@ -270,7 +268,7 @@ export class ChangesView {
         id: this.id,
       });
       this.status.textContent = r.files.length
-        ? `Merged into ${r.into} (${r.fastForward ? "fast-forward" : "merge commit"} ${r.commit.slice(0, 12)}; ${r.files.length} file${r.files.length === 1 ? "" : "s"}).`
+        ? `Merged into ${r.into} (${r.fastForward ? "fast-forward" : "merge commit"} ${r.commit.slice(0, 12)}; ${counted(r.files.length, "file")}).`
         : `Nothing to merge: ${r.into} has it all.`;
       this.ctx.announce(this.status.textContent);
     } catch (err) {

@@ -70,6 +70,9 @@ export function typing(target: EventTarget | null): boolean {
   return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT";
 }
 
+/** "1 job", "3 jobs": a count with its noun, plural but for one. */
+export const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
 /** "just now", "42 s ago", "3 m ago", "2 h ago", "5 d ago". */
 export function ago(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return "";

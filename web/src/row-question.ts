@@ -72,13 +72,18 @@ export class Choices {
   suggestion(): Child {
     const s = this.host.row.suggested;
     if (!s) return null;
-    const label = ["Concierge suggests: ", h("q", {}, s.text)];
-    if (this.ctx.readOnly()) return h("p", { class: "suggested muted small", title: s.why }, label);
+    // The dense view hides the lead (a ✦ says whose it is), so the question keeps its room; the
+    // accessible name is always the whole sentence.
+    const label = [h("span", { class: "suggested-lead" }, "Concierge suggests: "), h("q", {}, s.text)];
+    const name = `Concierge suggests: ${s.text}`;
+    if (this.ctx.readOnly())
+      return h("p", { class: "suggested muted small", title: s.why, "aria-label": name }, label);
     return h(
       "button",
       {
         type: "button",
         class: `suggested${this.answered === s.text ? " chosen" : ""}`,
+        "aria-label": name,
         "data-focus": "suggested",
         title: s.why ? `${s.why}: answer with it` : "answer with it",
         disabled: this.answered !== null || this.busy,

@@ -6,7 +6,7 @@
 
 import type { Placed } from "../../sdk/ts/protocol/tree.js";
 import type { Row } from "./api.js";
-import { type Child, h } from "./dom.js";
+import { type Child, counted, h } from "./dom.js";
 import { displayName } from "./row-words.js";
 
 export type TreePlace = Pick<
@@ -31,7 +31,7 @@ export const samePlace = (a: TreePlace, b: TreePlace) =>
   a.folded === b.folded &&
   a.apartFrom === b.apartFrom; // a row pushed is a new object: its name may have changed
 
-const jobs = (n: number) => `${n} job${n === 1 ? "" : "s"}`;
+const jobs = (n: number) => counted(n, "job");
 
 /**
  * The fold toggle before the name: a parent's (▾ open, ▸ folded). With `room` (the dense view's

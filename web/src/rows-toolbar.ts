@@ -4,7 +4,7 @@
  * many rows the filter shows.
  */
 import type { Ctx } from "./ctx.js";
-import { h } from "./dom.js";
+import { counted, h } from "./dom.js";
 import { type Prefs, prefs } from "./prefs.js";
 import { isFiltered, LOCAL_DAEMON, NO_FILTER, STATE_CHOICES } from "./triage.js";
 
@@ -152,7 +152,9 @@ export class RowsToolbar {
     this.showDaemons(counts.remotes, f.daemon);
     this.reset.hidden = !isFiltered(f);
     this.count.textContent =
-      counts.matched === counts.total ? `${counts.total} jobs` : `${counts.matched} of ${counts.total} jobs`;
+      counts.matched === counts.total
+        ? counted(counts.total, "job")
+        : `${counts.matched} of ${counted(counts.total, "job")}`;
     if (this.all) {
       this.all.checked = counts.shown > 0 && counts.selected === counts.shown;
       this.all.indeterminate = counts.selected > 0 && counts.selected < counts.shown;
