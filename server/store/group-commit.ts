@@ -19,6 +19,8 @@ export class GroupCommit {
   private readonly group: Waiting[] = [];
   /** What to do once the transaction under way commits (see `afterCommit`). */
   private readonly committed: (() => void)[] = [];
+  /** Told of every rollback, a savepoint's too (see `onRollback`). */
+  private readonly rollbacks: (() => void)[] = [];
 
   /** The WAL's syncs: what a commit answers waits for one (`durable`). */
   readonly wal: WalSync;
@@ -41,6 +43,7 @@ export class GroupCommit {
       result = this.db.transaction(writes)();
     } catch (err) {
       this.committed.length = mark;
+      for (const forget of this.rollbacks) forget();
       throw err;
     }
     if (!this.db.inTransaction) {
@@ -53,6 +56,14 @@ export class GroupCommit {
   /** In the transaction under way (no savepoint: it fails as a whole), else in one of its own. */
   within<T>(write: () => T): T {
     return this.db.inTransaction ? write() : this.run(write);
+  }
+
+  /**
+   * `forget` after every rollback, for what is counted in memory ahead of its commit (the seqs:
+   * Replies.add): it reads the store again, which holds what is still to commit, if anything.
+   */
+  onRollback(forget: () => void): void {
+    this.rollbacks.push(forget);
   }
 
   /** `done` once the transaction under way has committed; at once when none is. */

@@ -14,6 +14,12 @@ const ACK_FLUSH_MS = 50;
 export class Replies {
   /** Each job's replies not yet taken, once read (see `pendingOf`). */
   private readonly pending = new Map<string, ReplyRecord[]>();
+  /**
+   * Each job's last seq taken, in the transaction under way or before: counted here, so that a
+   * reply writes only its own row (not the job's too). Read from the store when first needed and
+   * after any rollback (which may have taken back seqs counted here).
+   */
+  private readonly seqs = new Map<string, number>();
   /** Acks taken but not yet written (see `ack`). */
   private readonly acks: { jobId: string; seq: number; exact: boolean }[] = [];
   private ackTimer: NodeJS.Timeout | null = null;
@@ -22,28 +28,28 @@ export class Replies {
     private readonly sql: Statements,
     private readonly commits: GroupCommit,
     private readonly isOpen: () => boolean,
-  ) {}
+  ) {
+    commits.onRollback(() => this.seqs.clear());
+  }
 
   /**
    * Saves a reply: the job's next seq, the reply and its request id on its row, in one
    * transaction (the one under way, as in a group commit, else its own), so a reply answered
-   * `saved` is on disk with its id. A reply `handled` (a `/stop`, done by the daemon itself) is
+   * `saved` is on disk with its id. Seqs have no gaps: one rolled back is taken again. A reply `handled` (a `/stop`, done by the daemon itself) is
    * saved taken: only its id is of use. Returns the seq it took: the job's record is the caller's
    * to bring up to it once the transaction has committed (a rolled-back one took none).
    */
   add(jobId: string, reply: NewReply, handled = false): number {
     return this.commits.within(() => {
-      const at = new Date().toISOString();
-      const taken = this.sql.nextSeq.get({ id: jobId, updated_at: at }) as { last_seq: number } | undefined;
-      if (!taken) throw new Error(`no job ${jobId} in the store`);
+      const seq = this.lastSeq(jobId) + 1;
       const record: ReplyRecord = {
         jobId,
-        seq: taken.last_seq,
+        seq,
         text: reply.text,
         mode: reply.mode,
         kind: reply.kind ?? null,
         requestId: reply.requestId ?? null,
-        at,
+        at: new Date().toISOString(),
         peer: reply.peer ?? null,
         thenStop: reply.thenStop ?? null,
         why: reply.why ?? null,
@@ -51,6 +57,7 @@ export class Replies {
       const params = replyToParams(record);
       params.acked = handled ? 1 : 0;
       this.sql.insertReply.run(params);
+      this.seqs.set(jobId, seq);
       if (!handled)
         this.commits.afterCommit(() => {
           // A list read inside the transaction holds the reply already.
@@ -59,6 +66,15 @@ export class Replies {
         });
       return record.seq;
     });
+  }
+
+  /** The job's last seq taken (0 before its first reply). */
+  private lastSeq(jobId: string): number {
+    const known = this.seqs.get(jobId);
+    if (known !== undefined) return known;
+    const row = this.sql.lastSeq.get(jobId) as { last_seq: number } | undefined;
+    if (!row) throw new Error(`no job ${jobId} in the store`);
+    return row.last_seq;
   }
 
   /**
@@ -154,5 +170,6 @@ export class Replies {
   forget(jobId: string): void {
     this.flushAcks();
     this.pending.delete(jobId);
+    this.seqs.delete(jobId);
   }
 }

@@ -16,20 +16,24 @@ const TASK_COLUMNS = `id, title, detail, state, after, by_who, by_who_id, at, ow
 const columns = JOB_COLUMNS.split(",").map((c) => c.trim());
 const taskColumns = TASK_COLUMNS.split(",").map((c) => c.trim());
 
+// A job's last reply seq is its highest reply's (replies go only with their job). The row's
+// `last_seq` is a floor, written with the row: stores from before the seq was counted in memory
+// kept it exact there, and a row written after a reply holds that reply's seq.
+const LAST_SEQ = "max(last_seq, coalesce((SELECT max(seq) FROM replies WHERE job_id = jobs.id), 0))";
+
 const SQL = {
-  allJobs: `SELECT ${JOB_COLUMNS} FROM jobs`,
+  allJobs: `SELECT ${columns.map((c) => (c === "last_seq" ? `${LAST_SEQ} AS last_seq` : c)).join(", ")} FROM jobs`,
   nextJobNumber: "UPDATE counters SET value = value + 1 WHERE name = 'job' RETURNING value",
   insertJob: `INSERT INTO jobs (${JOB_COLUMNS}) VALUES (${columns.map((c) => `@${c}`).join(", ")})`,
-  // All but last_seq: a reply's seq is taken by `nextSeq` alone, in the reply's transaction.
   updateJob: `UPDATE jobs SET ${columns
-    .filter((c) => c !== "id" && c !== "last_seq")
+    .filter((c) => c !== "id")
     .map((c) => `${c} = @${c}`)
     .join(", ")} WHERE id = @id`,
   deleteJob: "DELETE FROM jobs WHERE id = ?",
   jobForDispatchRequest: "SELECT id FROM jobs WHERE dispatch_request_id = ?",
-  // The job's next reply seq, taken in the transaction that saves the reply: rolled back with it.
-  nextSeq:
-    "UPDATE jobs SET last_seq = last_seq + 1, updated_at = @updated_at WHERE id = @id RETURNING last_seq",
+  // Where a job's seqs stand, read once (then counted in memory: Replies.add); no row when the
+  // job is not in the store.
+  lastSeq: `SELECT ${LAST_SEQ} AS last_seq FROM jobs WHERE id = ?`,
   insertReply: `INSERT INTO replies (${REPLY_COLUMNS}, acked)
      VALUES (${REPLY_COLUMNS.split(", ")
        .map((c) => `@${c}`)

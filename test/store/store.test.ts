@@ -144,6 +144,25 @@ describe("the store", () => {
     ]);
   });
 
+  it("counts seqs from the replies, never from a job's row behind them, and never back", () => {
+    const job = newJob(store, null, "the task");
+    store.addReply(job.id, { text: "two", mode: null });
+    store.addReply(job.id, { text: "three", mode: null });
+    store.updateJob(job); // the row written with the record's seq, 1: behind the replies
+    reopen();
+    expect(store.loadJobs().find((j) => j.id === job.id)!.lastSeq).toBe(3);
+    expect(store.addReply(job.id, { text: "four", mode: null })).toBe(4);
+    // A row ahead of its replies (an older store, whose rows kept the seq): the row's counts.
+    store.close();
+    const raw = new Database(file);
+    raw.prepare("UPDATE jobs SET last_seq = 9 WHERE id = ?").run(job.id);
+    raw.close();
+    store = new Store(file);
+    expect(store.loadJobs().find((j) => j.id === job.id)!.lastSeq).toBe(9);
+    expect(store.addReply(job.id, { text: "ten", mode: null })).toBe(10);
+    expect(() => store.addReply("j999", { text: "nobody", mode: null })).toThrow(/no job j999 in the store/);
+  });
+
   it("acks cumulatively over the user's replies, and one peer item exactly", () => {
     const job = newJob(store);
     store.addReply(job.id, { text: "u1", mode: null });
