@@ -391,7 +391,7 @@ async function run(ctx: ScenarioContext, face: Face): Promise<ScenarioResult> {
       ctx.log(
         `round ${r + 1}: ${face} ${x!.rate}/s (${x!.daemonCpuUs} µs daemon CPU, ${x!.benchCpuUs} µs bench CPU each), ` +
           (sock ? `socket ${sock.rate}/s (${sock.daemonCpuUs} µs daemon CPU each), ` : "") +
-          `sqlite ${b!.rate}/s, ratio ${ratio.toFixed(2)}; ` +
+          `sqlite ${b!.rate}/s (p99 ${b!.p99} ms), ratio ${ratio.toFixed(2)}; ` +
           `at ${PACED_RATE}/s p50 ${p.answered.p50} ms p99 ${p.answered.p99} ms (deliver p99 ${p.delivered.p99}, ack p99 ${p.acked.p99}); ` +
           `other processes used ${x!.otherCpus}, ${b!.otherCpus}, ${p.otherCpus} CPUs`,
       );
@@ -414,7 +414,11 @@ async function run(ctx: ScenarioContext, face: Face): Promise<ScenarioResult> {
         ratio,
         TARGET_RATIO,
       ),
-      underTarget(S, `p99 saved, at ${PACED_RATE}/s`, "ms", p99, TARGET_P99_MS),
+      // Beside it, the disk's own tail: the p99 of one synced one-row commit (the baseline's).
+      {
+        ...underTarget(S, `p99 saved, at ${PACED_RATE}/s`, "ms", p99, TARGET_P99_MS),
+        baseline: median(rounds.map((r) => r.baseline.p99)),
+      },
       withBaseline(
         S,
         `p50 saved, at ${PACED_RATE}/s`,
