@@ -1,6 +1,7 @@
 /**
  * `roost open`: the built CLI against a real daemon, with stand-ins for the browser (scripts that
- * write down what they were given) as $BROWSER and as `xdg-open` on the PATH.
+ * write down what they were given) as $BROWSER and as `xdg-open` on the PATH. The browser gets a
+ * login link good once; the owner's token is only printed.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -34,8 +35,30 @@ function noBrowser(): Record<string, string> {
   return env;
 }
 
-const recordedArgs = () =>
-  until("the browser to be started", () => fs.existsSync(recorded) && fs.readFileSync(recorded, "utf8"));
+const recordedArgs = async (): Promise<string> =>
+  String(
+    await until(
+      "the browser to be started",
+      () => fs.existsSync(recorded) && fs.readFileSync(recorded, "utf8"),
+    ),
+  );
+
+/**
+ * The link a browser was given: not the token (other users may read a command line) but a code
+ * that logs in as the owner once: the cookie is the owner's token; the same link again is refused.
+ */
+async function expectOnceLink(given: string): Promise<void> {
+  expect(given.startsWith(`${d.url}login?once=`)).toBe(true);
+  expect(new URL(given).searchParams.get("once")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  const first = await fetch(given, { redirect: "manual" });
+  expect(first.status).toBe(303);
+  expect(first.headers.get("set-cookie")).toMatch(
+    new RegExp(`=${encodeURIComponent(d.token)}; Path=/; HttpOnly`),
+  );
+  const again = await fetch(given, { redirect: "manual" });
+  expect(again.status).toBe(401);
+  expect(again.headers.get("set-cookie")).toBeNull();
+}
 
 beforeAll(async () => {
   needsBuild();
@@ -53,8 +76,14 @@ describe("roost open", () => {
     fs.rmSync(recorded, { force: true });
     const browser = recorder("browser");
     const r = await roost(["open"], { ...noBrowser(), BROWSER: browser });
-    expect(r).toEqual({ code: 0, stdout: `${link}\n`, stderr: `opening it in your browser (${browser})\n` });
-    expect(await recordedArgs()).toBe(`${link}\n`);
+    expect(r).toEqual({
+      code: 0,
+      stdout: `${link}\n`,
+      stderr: `opening the hub in your browser (${browser})\n`,
+    });
+    const [given, ...more] = (await recordedArgs()).split("\n");
+    expect(more).toEqual([""]);
+    await expectOnceLink(given!);
   });
 
   it("$BROWSER's first command, with the link where %s is", async () => {
@@ -65,7 +94,9 @@ describe("roost open", () => {
       BROWSER: `${browser} --new-tab %s --then:firefox`,
     });
     expect(result).toEqual({ link, opened: `${browser} --new-tab %s --then` });
-    expect(await recordedArgs()).toBe(`--new-tab\n${link}\n--then\n`);
+    const [tab, given, then, end] = (await recordedArgs()).split("\n");
+    expect([tab, then, end]).toEqual(["--new-tab", "--then", ""]);
+    await expectOnceLink(given!);
   });
 
   it.skipIf(process.platform === "darwin")("xdg-open when there is a display", async () => {
@@ -73,8 +104,12 @@ describe("roost open", () => {
     recorder("xdg-open");
     const env = { ...noBrowser(), DISPLAY: ":99", PATH: `${bin}:${process.env.PATH}` };
     const r = await roost(["open"], env);
-    expect(r).toEqual({ code: 0, stdout: `${link}\n`, stderr: "opening it in your browser (xdg-open)\n" });
-    expect(await recordedArgs()).toBe(`${link}\n`);
+    expect(r).toEqual({
+      code: 0,
+      stdout: `${link}\n`,
+      stderr: "opening the hub in your browser (xdg-open)\n",
+    });
+    await expectOnceLink((await recordedArgs()).trimEnd());
 
     // No xdg-open to be found: the link, and why nothing opened.
     const none = await roost(["open"], { ...env, PATH: path.join(bin, "nothing-here") });

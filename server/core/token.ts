@@ -1,11 +1,12 @@
 /**
- * `token` (http.md, "Tokens"): the owner's login link, and the named tokens made, revoked and
- * listed (tokens.ts keeps them). A named token's secret is shown once, inside its login link.
+ * `token` (http.md, "Tokens"): the owner's login link (or one good once), and the named tokens
+ * made, revoked and listed (tokens.ts keeps them). A named token's secret is shown once, inside its login link.
  */
 import { type OpArgs, type OpResult, RoostError } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "./core.js";
 
 const loginLink = (url: string, secret: string) => `${url}login?token=${encodeURIComponent(secret)}`;
+const onceLink = (url: string, code: string) => `${url}login?once=${encodeURIComponent(code)}`;
 
 export async function token(core: Core, args: OpArgs<"token">): Promise<OpResult<"token">> {
   const name = () => {
@@ -16,6 +17,10 @@ export async function token(core: Core, args: OpArgs<"token">): Promise<OpResult
     case "link": {
       const url = await core.hubUrl();
       return { url, link: loginLink(url, core.tokens.ownerSecret()) };
+    }
+    case "once": {
+      const url = await core.hubUrl();
+      return { url, link: onceLink(url, core.tokens.once()) };
     }
     case "create": {
       const url = await core.hubUrl();

@@ -25,9 +25,18 @@ type Known = Identity;
 const digestOf = (secret: string): Buffer => createHash("sha256").update(secret, "utf8").digest();
 const newSecret = (): string => randomBytes(32).toString("base64url");
 
+/** How long a login link good once waits to be opened, and how many may wait at a time. */
+export const ONCE_TTL_MS = 60_000;
+const ONCE_KEPT = 100;
+
 export class Tokens {
   private known: Known[] = [];
   private readonly revokeListeners = new Set<(name: string) => void>();
+  /**
+   * Login links good once (`once`): each code's digest and when it ends. Kept by digest, so the
+   * lookup's time says nothing of a code; in memory only (a restart voids them: they are for now).
+   */
+  private readonly onces = new Map<string, number>();
 
   constructor(
     private readonly store: Store,
@@ -50,6 +59,30 @@ export class Tokens {
   /** The owner's secret, for the login link `roost token` prints. */
   ownerSecret(): string {
     return ensureOwnerToken(this.ownerFile);
+  }
+
+  /**
+   * A code that logs a browser in as the owner once, within ONCE_TTL_MS: what `roost open` puts
+   * on the browser's command line, which other users of the machine may read, instead of the
+   * owner's token. The oldest waiting is dropped past ONCE_KEPT.
+   */
+  once(): string {
+    const now = Date.now();
+    for (const [digest, end] of this.onces) if (end <= now) this.onces.delete(digest);
+    while (this.onces.size >= ONCE_KEPT) this.onces.delete(this.onces.keys().next().value!);
+    const code = newSecret();
+    this.onces.set(digestOf(code).toString("hex"), now + ONCE_TTL_MS);
+    return code;
+  }
+
+  /** The owner's secret for a code of `once` not used yet nor ended; the code is used up. */
+  redeemOnce(code: string | undefined): string | null {
+    if (!code || code.length > 256) return null;
+    const digest = digestOf(code).toString("hex");
+    const end = this.onces.get(digest);
+    if (end === undefined) return null;
+    this.onces.delete(digest);
+    return end > Date.now() ? this.ownerSecret() : null;
   }
 
   identify(secret: string | undefined): Identity | null {

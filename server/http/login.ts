@@ -1,7 +1,8 @@
 /**
  * The login link, `/login?token=…` (control-plane.md, "Auth"): a valid token becomes a cookie
  * (HttpOnly, SameSite=Strict, Secure over https) and the browser is sent on to `/`, so that the
- * token leaves the address bar at once.
+ * token leaves the address bar at once. `/login?once=…` (`roost open`'s) carries a code good once
+ * for a minute instead, and sets the owner's token.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Tokens } from "../core/tokens.js";
@@ -19,7 +20,8 @@ const overHttps = (req: FastifyRequest) =>
 
 export function installLogin(app: FastifyInstance, tokens: Tokens, cookie: string): void {
   app.get("/login", async (req, reply) => {
-    const token = (req.query as { token?: unknown }).token;
+    const query = req.query as { token?: unknown; once?: unknown };
+    const token = typeof query.once === "string" ? tokens.redeemOnce(query.once) : query.token;
     const identity = typeof token === "string" ? tokens.identify(token) : null;
     if (!identity) return reply.code(401).type("text/html; charset=utf-8").send(loginPage());
     const attrs = ["Path=/", "HttpOnly", "SameSite=Strict", `Max-Age=${COOKIE_MAX_AGE_S}`];

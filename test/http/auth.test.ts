@@ -90,6 +90,23 @@ describe("the login link", () => {
     expect(res.status).toBe(401);
     expect(res.headers.get("set-cookie")).toBeNull();
   });
+
+  it("good once (`token once`, roost open's): logs in as the owner once; used or made up, nothing", async () => {
+    const owner = await d.client();
+    const { link } = await owner.ok("token", { action: "once" });
+    expect(link).not.toContain(d.token);
+    const first = await fetch(link, { redirect: "manual" });
+    expect(first.status).toBe(303);
+    const cookie = first.headers.get("set-cookie")!.split(";")[0]!;
+    expect(cookie.endsWith(`=${encodeURIComponent(d.token)}`)).toBe(true);
+    expect((await api(d, "list", {}, { token: null, headers: { cookie } })).status).toBe(200);
+    for (const again of [link, `${d.url}login?once=${"A".repeat(43)}`, `${d.url}login?once=`]) {
+      const res = await fetch(again, { redirect: "manual" });
+      expect(res.status, again).toBe(401);
+      expect(res.headers.get("set-cookie"), again).toBeNull();
+    }
+    owner.close();
+  });
 });
 
 describe("the Host", () => {

@@ -73,10 +73,9 @@ export const open: Command = {
   details: [
     "The browser is $BROWSER, else `open` on macOS, else `xdg-open` when there is a display; with",
     "none (over ssh, say), the link is only printed, to open where you are (see docs/http.md for",
-    "tunnels). The link logs the browser in and takes the token out of the address bar. It is on",
-    "the browser's command line while that starts, where other users of this machine may read",
-    "it: on a shared machine, --print, and paste the link. --json: {link, opened}, opened being",
-    "what opened it, or null.",
+    "tunnels). The link logs the browser in and takes the token out of the address bar. The",
+    "browser is given a link good once, for a minute, not the token: its command line may be read",
+    "by other users of this machine. --json: {link, opened}, opened being what opened it, or null.",
   ].join("\n"),
   options: {
     print: { type: "boolean", help: "only print the link: start no browser" },
@@ -85,12 +84,17 @@ export const open: Command = {
   async run({ values, json, env }) {
     const { link } = await callOnce(env, "token", { action: "link" });
     if (!link) throw new CliError("roost answered with no login link");
-    const opener = values.print ? null : openerFor(link, env);
-    const opened = opener && (await startOpener(opener, env)) ? opener.name : null;
+    const opener = values.print ? null : openerFor(env);
+    let opened: string | null = null;
+    if (opener) {
+      const once = (await callOnce(env, "token", { action: "once" })).link;
+      if (!once) throw new CliError("roost answered with no login link");
+      if (await startOpener(opener, once, env)) opened = opener.name;
+    }
     if (json) printJson({ link, opened });
     else {
       out(link);
-      if (opened) process.stderr.write(`opening it in your browser (${opened})\n`);
+      if (opened) process.stderr.write(`opening the hub in your browser (${opened})\n`);
       else if (opener)
         process.stderr.write(`roost: could not start ${opener.name}: open the link yourself\n`);
     }

@@ -6,12 +6,13 @@ const TokenInfo = Type.Object({ name: Type.String(), readOnly: Type.Boolean(), c
 
 export const token = {
   args: Type.Object({
-    action: oneOf(["link", "create", "revoke", "list"] as const),
+    // `once`: a login link good once, for a minute (`roost open`'s, for the browser's command line).
+    action: oneOf(["link", "once", "create", "revoke", "list"] as const),
     name: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9_.-]{1,64}$" })),
     readOnly: Type.Optional(Type.Boolean()),
   }),
   result: Type.Object({
-    // The hub's address, and a login link carrying the token (`link`, `create`).
+    // The hub's address, and a login link carrying the token (`link`, `create`) or a code (`once`).
     url: Type.Optional(Type.String()),
     link: Type.Optional(Type.String()),
     token: Type.Optional(TokenInfo),
