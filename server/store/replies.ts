@@ -35,8 +35,8 @@ export class Replies {
   /**
    * Saves a reply: the job's next seq, the reply and its request id on its row, in one
    * transaction (the one under way, as in a group commit, else its own), so a reply answered
-   * `saved` is on disk with its id. Seqs have no gaps: one rolled back is taken again. A reply `handled` (a `/stop`, done by the daemon itself) is
-   * saved taken: only its id is of use. Returns the seq it took: the job's record is the caller's
+   * `saved` is on disk with its id. Seqs have no gaps: one rolled back is taken again. A reply
+   * `handled` (a `/stop`, done by the daemon itself) is saved taken: only its id is of use. Returns the seq it took: the job's record is the caller's
    * to bring up to it once the transaction has committed (a rolled-back one took none).
    */
   add(jobId: string, reply: NewReply, handled = false): number {
