@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
 import { lines } from "../helpers/jobs.js";
-import { isAlive, sleep } from "../helpers/processes.js";
+import { isAlive, killQuietly, sleep } from "../helpers/processes.js";
 import { CHAOS_AGENT, caseSeed, faultPlan, moreFaults, once, Random, reportCase, rowOf } from "./chaos.js";
 import { HubLoad } from "./hub-load.js";
 import { checkLedger } from "./ledger.js";
@@ -51,33 +51,49 @@ async function restartsUnderLoad(n: number, name: string, faults: Fault[], short
     );
   }, 10_000);
   const plan = faultPlan(short);
-  for (let done = 0; moreFaults(plan, done); done++) {
-    await sleep(rand.int(200, 1500));
-    const fault = rand.pick(faults);
-    tally[fault] = (tally[fault] ?? 0) + 1;
-    console.log(`chaos: ${name}: fault ${done + 1}: ${fault}`);
-    if (fault === "daemon-kill") {
-      await daemon.kill("SIGKILL");
-      await sleep(rand.int(0, 300));
-      await daemon.start();
-    } else if (fault === "daemon-term") await daemon.restart("SIGTERM");
-    else if (fault === "agent-kill") {
-      const { pid } = await rowOf(daemon, rand.pick(jobs));
-      if (pid) {
-        killed.add(pid);
-        process.kill(pid, "SIGKILL");
-      }
-    } else if (fault === "agent-exit") await load.send(0, rand.pick(jobs), `exit 0 e-${++own}`, own);
-    else if (fault === "host-kill") {
-      for (const id of jobs) {
-        const { pid } = await rowOf(daemon, id);
-        if (pid) killed.add(pid);
-      }
-      process.kill(daemon.ptyHostPid()!, "SIGKILL");
-    }
+  try {
+    await injectFaults();
+  } finally {
+    clearInterval(ticker); // also when a fault fails: else it goes on printing into the next case
   }
-  await load.stop();
-  clearInterval(ticker);
+  async function injectFaults(): Promise<void> {
+    for (let done = 0; moreFaults(plan, done); done++) {
+      await sleep(rand.int(200, 1500));
+      const fault = rand.pick(faults);
+      tally[fault] = (tally[fault] ?? 0) + 1;
+      console.log(`chaos: ${name}: fault ${done + 1}: ${fault}`);
+      if (fault === "daemon-kill") {
+        await daemon.kill("SIGKILL");
+        await sleep(rand.int(0, 300));
+        await daemon.start();
+      } else if (fault === "daemon-term") await daemon.restart("SIGTERM");
+      else if (fault === "agent-kill") {
+        const { pid } = await rowOf(daemon, rand.pick(jobs));
+        if (pid) {
+          killed.add(pid);
+          killQuietly(pid); // the row may still name an agent that has just exited
+        }
+      } else if (fault === "agent-exit") await load.send(0, rand.pick(jobs), `exit 0 e-${++own}`, own);
+      else if (fault === "host-kill") {
+        for (const id of jobs) {
+          const { pid } = await rowOf(daemon, id);
+          if (pid) killed.add(pid);
+        }
+        // The host up now: after a host-kill its pid file names the dead one until the daemon
+        // has started the next (killing that pid again would throw ESRCH, failing the case).
+        const host = await until(
+          "a pty host up",
+          () => {
+            const pid = daemon.ptyHostPid();
+            return pid !== null && isAlive(pid) ? pid : null;
+          },
+          60_000,
+        );
+        process.kill(host, "SIGKILL");
+      }
+    }
+    await load.stop();
+  }
   // A last reply to each: a job a fault left ended is started again for it, and takes the rest.
   for (const id of jobs) await load.send(0, id, `w final-${++own}`, own);
   await until(
