@@ -466,18 +466,24 @@ function newFailureLines(): string[] {
 const typed = new Map<string, number>();
 const TYPING_BUDGET = 4096;
 
-async function keepTypingBudget(jobId: unknown, data: unknown): Promise<void> {
-  if (typeof jobId !== "string" || typeof data !== "string") return;
+async function keepTypingBudget(jobId: unknown, data: unknown): Promise<boolean> {
+  if (typeof jobId !== "string" || typeof data !== "string") return false;
   const total = (typed.get(jobId) ?? 0) + Buffer.byteLength(data);
   typed.set(jobId, total);
-  if (total > TYPING_BUDGET) await ctl.request("stop", { id: jobId });
+  if (total <= TYPING_BUDGET) return false;
+  await ctl.request("stop", { id: jobId });
+  return true;
 }
 
-/** For an `input` request's args (JSON text): counted against its job's budget. */
-async function beforeInput(op: string, argsText: string): Promise<void> {
-  if (op !== "input") return;
+/**
+ * For an `input` request's args (JSON text): counted against its job's budget. True when that
+ * stopped the job: the connection that spoke for it then ends with it (an earlier case may have
+ * made the session connection the job's own), so the caller takes a fresh one.
+ */
+async function beforeInput(op: string, argsText: string): Promise<boolean> {
+  if (op !== "input") return false;
   const args = JSON.parse(argsText);
-  if (typeof args === "object" && args !== null) await keepTypingBudget(args.id, args.data);
+  return typeof args === "object" && args !== null && (await keepTypingBudget(args.id, args.data));
 }
 
 const excerpt = (text: string, max = 400) =>
@@ -624,9 +630,12 @@ describe(`fuzz on the unix socket (seed ${SEED})`, () => {
     await fc.assert(
       fc.asyncProperty(argsFor(op).filter(sendable(op, "socket")), async (argsText) => {
         const job = await liveAgent();
-        const conn = await sessionConnection(job.id);
         const args = withAgent(argsText, job);
-        await beforeInput(op, args);
+        if (await beforeInput(op, args)) {
+          session?.conn.close(); // it may be the stopped job's, closing as it ends (see beforeInput)
+          session = null;
+        }
+        const conn = await sessionConnection(job.id);
         const line = requestLine("1", op, args);
         const answer = await ask(conn, line);
         checkAnswer(`socket (session) ${line}`, answer, op);
