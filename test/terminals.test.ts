@@ -44,6 +44,21 @@ const config = {
   },
 };
 
+/** A pty host the daemon has just started, from /proc (quicker than ps: caught before it listens). */
+function startingHost(daemonPid: number, not: number): number | null {
+  for (const name of fs.readdirSync("/proc")) {
+    const pid = Number(name);
+    if (!pid || pid === not) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === daemonPid && fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("host.js"))
+        return pid;
+    } catch {} // gone meanwhile
+  }
+  return null;
+}
+
 async function setup() {
   d = await startDaemon({ config });
   return d.client();
@@ -467,6 +482,28 @@ describe("the pty host killed", () => {
       expect(d.ptyHostPid()).not.toBe(host);
     }
     await until("the log's lines", () => d.output.split("the pty host went away").length - 1 === 5);
+  });
+
+  it("killed again while the next one starts: the search for its jobs goes on; they fail, and a reply starts one again", async () => {
+    const c = await setup();
+    const a = await dispatch(c, "bash", "echo first");
+    await untilRow(c, a.id, "ran", (r) => r.summary === "first");
+    const first = d.ptyHostPid()!;
+    process.kill(first, "SIGKILL");
+    // The next host (the daemon's child), killed before it listens: the daemon's connect to it
+    // fails, and with it the search for the first host's jobs, which once left them "running".
+    const second = await until("the next host started", () => startingHost(d.pid, first), 30_000);
+    process.kill(second, "SIGKILL");
+    const failed = await untilRow(c, a.id, "failed", (r) => r.life === "exited", 30_000);
+    expect(failed.error).toMatch(/terminal is gone/);
+    // Where the fault was meant to land: the second host never listened, the search failed once.
+    expect(fs.readFileSync(path.join(d.home, "pty.log"), "utf8")).not.toContain(
+      `pty-host[${second}] listening`,
+    );
+    expect(d.output).toMatch(/pty host lost: pty host exited as it started.*looking for its jobs again/);
+    await c.ok("reply", { id: a.id, text: "echo back-again" }); // a reply to an ended job starts it
+    await untilRow(c, a.id, "back", (r) => r.summary === "back-again");
+    expect([first, second]).not.toContain(d.ptyHostPid());
   });
 
   it("a connected agent whose job ended with it: its connection ends at once; a report on a new one is unauthorized", async () => {

@@ -95,13 +95,24 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
     // Its own session: it outlives this daemon and its terminal.
     const log = path.join(home, "pty.log");
-    startDetached(hostScript, [home], { log, cwd: home }).child.unref();
+    const { child } = startDetached(hostScript, [home], { log, cwd: home });
+    let exited = false;
+    child.once("exit", () => {
+      exited = true;
+    });
+    child.unref();
     const client = await whenAnswers(() => PtyHostClient.tryConnect(sockPath), {
       ms: START_TIMEOUT_MS,
       everyMs: RETRY_MS,
+      gone: () => exited,
     });
     if (client) return client;
-    throw new Error(`pty host did not start; see ${log}`);
+    // Exited as it started: killed, or it found another host answering (which will do).
+    const other = exited ? await PtyHostClient.tryConnect(sockPath) : null;
+    if (other) return other;
+    throw new Error(
+      exited ? `pty host exited as it started; see ${log}` : `pty host did not start; see ${log}`,
+    );
   }
 
   /** A client whose host answered hello, or null if nothing (alive) listens there. */
