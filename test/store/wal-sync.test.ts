@@ -16,12 +16,15 @@ let store: Store;
 /** Each fdatasync: the file it synced, and whether it had finished (its callback run). */
 let syncs: { file: string; finished: boolean }[];
 let failNext: NodeJS.ErrnoException | null;
+/** While set, a sync begins only once it resolves: a sync held under way, whatever the machine's speed. */
+let hold: Promise<void> | null;
 
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "roost-walsync-"));
   store = new Store(path.join(dir, "roost.db"));
   syncs = [];
   failNext = null;
+  hold = null;
   const real = fs.fdatasync;
   vi.spyOn(fs, "fdatasync").mockImplementation(((
     fd: number,
@@ -35,10 +38,13 @@ beforeEach(() => {
       setImmediate(() => cb(err));
       return;
     }
-    real(fd, (err) => {
-      sync.finished = true;
-      cb(err);
-    });
+    const run = () =>
+      real(fd, (err) => {
+        sync.finished = true;
+        cb(err);
+      });
+    if (hold) void hold.then(run);
+    else run();
   }) as typeof fs.fdatasync);
 });
 afterEach(() => {
@@ -79,16 +85,23 @@ describe("durable commits", () => {
     );
     expect(await Promise.all(turn)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     expect(syncs).toHaveLength(1);
-    // 20 turns, each a commit, while syncs run: far fewer syncs than commits, all answered.
+    // 20 turns, each a commit, while the first turn's sync is under way (held until the 20th):
+    // that sync covers the first commit alone, and one more covers the other 19.
     syncs.length = 0;
+    let release = () => {};
+    hold = new Promise((r) => {
+      release = r;
+    });
     const answers: Promise<number>[] = [];
     for (let t = 0; t < 20; t++) {
       answers.push(store.commitSoon(() => store.addReply(id, { text: `t${t}`, mode: null })));
       await new Promise((r) => setImmediate(r));
     }
-    expect(await Promise.all(answers)).toHaveLength(20);
-    expect(syncs.length).toBeGreaterThan(0);
-    expect(syncs.length).toBeLessThan(20);
+    expect(syncs).toHaveLength(1); // under way, held
+    hold = null;
+    release();
+    expect(await Promise.all(answers)).toEqual(Array.from({ length: 20 }, (_, i) => 101 + i));
+    expect(syncs).toHaveLength(2);
     expect(syncs.every((s) => s.finished)).toBe(true);
   });
 
