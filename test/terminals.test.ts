@@ -484,7 +484,7 @@ describe("the pty host killed", () => {
     await until("the log's lines", () => d.output.split("the pty host went away").length - 1 === 5);
   });
 
-  it("killed again while the next one starts: the search for its jobs goes on; they fail, and a reply starts one again", async () => {
+  it("killed again while the next one starts: the search for its jobs goes on; a reply meanwhile starts the job again", async () => {
     const c = await setup();
     const a = await dispatch(c, "bash", "echo first");
     await untilRow(c, a.id, "ran", (r) => r.summary === "first");
@@ -494,16 +494,29 @@ describe("the pty host killed", () => {
     // fails, and with it the search for the first host's jobs, which once left them "running".
     const second = await until("the next host started", () => startingHost(d.pid, first), 30_000);
     process.kill(second, "SIGKILL");
-    const failed = await untilRow(c, a.id, "failed", (r) => r.life === "exited", 30_000);
-    expect(failed.error).toMatch(/terminal is gone/);
-    // Where the fault was meant to land: the second host never listened, the search failed once.
+    // A reply now, before the search has gone through: to a job that has in fact ended. As any
+    // reply to an ended job, it starts the job again (it once waited for the next reply).
+    await c.ok("reply", { id: a.id, text: "echo in-the-gap" });
+    const back = await untilRow(
+      c,
+      a.id,
+      "the reply run on a new host",
+      (r) => r.summary === "in-the-gap",
+      30_000,
+    );
+    expect(back.life).toBe("running");
+    expect([first, second]).not.toContain(d.ptyHostPid());
+    // Where the faults were meant to land: the second host never listened, the search failed
+    // once, and the reply came before the job was known to have ended.
     expect(fs.readFileSync(path.join(d.home, "pty.log"), "utf8")).not.toContain(
       `pty-host[${second}] listening`,
     );
     expect(d.output).toMatch(/pty host lost: pty host exited as it started.*looking for its jobs again/);
-    await c.ok("reply", { id: a.id, text: "echo back-again" }); // a reply to an ended job starts it
-    await untilRow(c, a.id, "back", (r) => r.summary === "back-again");
-    expect([first, second]).not.toContain(d.ptyHostPid());
+    const feed = (await c.ok("events", { id: a.id })).events.map((e: { kind: string; text: string }) =>
+      e.kind === "reply" ? `reply ${e.text}` : e.kind,
+    );
+    const gap = feed.indexOf("reply echo in-the-gap");
+    expect(feed.slice(gap)).toEqual(["reply echo in-the-gap", "exit", "start"]);
   });
 
   it("a connected agent whose job ended with it: its connection ends at once; a report on a new one is unauthorized", async () => {

@@ -6,21 +6,21 @@ import { readOwn } from "../home.js";
 import { jobDir } from "../paths.js";
 import type { Core, ExitInfo } from "./core.js";
 import { ROOST } from "./feed.js";
-import { ended, isEnded, onExit } from "./lifecycle.js";
+import { ended, isEnded, onExit, start } from "./lifecycle.js";
 import { onScreen } from "./screens.js";
 import { terminalStarted } from "./typist.js";
 
 /**
- * At daemon start, or when the pty host went away: every job the store has as live is matched with
- * the pty host's terminals.
+ * At daemon start, or when the pty host went away (`hostLostAt`, when): every job the store has as
+ * live is matched with the pty host's terminals.
  * Live ones stay running (their agents reconnect); the exits the host kept, or wrote to the job's
  * directory, are taken once each; a job whose terminal is gone for good is failed, with why.
  */
-export async function findJobsAgain(core: Core, opts: { hostLost?: boolean } = {}): Promise<void> {
+export async function findJobsAgain(core: Core, opts: { hostLostAt?: string } = {}): Promise<void> {
   // The pty host went away under a running daemon: only the jobs it held are looked for, as they
   // were. One starting now, or started again while the next host came up, is its start's
   // (lifecycle.ts, which tries again on the next host); a foreground pi never was the host's.
-  const held = opts.hostLost
+  const held = opts.hostLostAt
     ? new Map(
         core.registry
           .all()
@@ -68,6 +68,15 @@ export async function findJobsAgain(core: Core, opts: { hostLost?: boolean } = {
         null,
         "its terminal is gone (the pty host ended or the machine restarted); respawn starts it again",
       );
+    // A reply that came after the host went away came to a job that had ended, which roost did
+    // not know yet: as any reply to an ended job, it starts the job again (reply.ts). Left
+    // waiting, it would be taken only when some later reply started the job.
+    const since = opts.hostLostAt;
+    if (since && core.store.pendingReplies(job.rec.id).some((r) => r.at >= since)) {
+      await start(core, job).catch((err) =>
+        console.error(`roost: ${job.rec.id} could not start again for its waiting reply:`, err),
+      );
+    }
   }
 }
 

@@ -8,6 +8,7 @@ import type { Core, Terminals } from "./core.js";
 import { findJobsAgain } from "./find-again.js";
 import { onExit } from "./lifecycle.js";
 import { onScreen } from "./screens.js";
+import { messageOf } from "./text.js";
 
 /** How long the search for a lost host's jobs waits before it tries again: doubling, up to a cap. */
 const FIND_AGAIN_FIRST_MS = 250;
@@ -83,23 +84,22 @@ export class HostLink {
       this.again = true;
       return;
     }
-    this.finding = this.findUntilDone().finally(() => {
+    // From the first loss: a reply since then came to a job that had ended (find-again.ts).
+    this.finding = this.findUntilDone(new Date().toISOString()).finally(() => {
       this.finding = null;
     });
   }
 
-  private async findUntilDone(): Promise<void> {
+  private async findUntilDone(hostLostAt: string): Promise<void> {
     for (let wait = FIND_AGAIN_FIRST_MS; !this.stopping(); wait = Math.min(2 * wait, FIND_AGAIN_MAX_MS)) {
       this.again = false;
       try {
-        await findJobsAgain(this.core, { hostLost: true });
+        await findJobsAgain(this.core, { hostLostAt });
         if (!this.again) return;
       } catch (err) {
-        console.error(`roost: pty host lost: ${errorText(err)}; looking for its jobs again in ${wait} ms`);
+        console.error(`roost: pty host lost: ${messageOf(err)}; looking for its jobs again in ${wait} ms`);
         await new Promise((r) => setTimeout(r, wait));
       }
     }
   }
 }
-
-const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));

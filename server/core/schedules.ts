@@ -27,7 +27,7 @@ import { checkLaunch, dispatch } from "./dispatch.js";
 import { type Actor, ROOST } from "./feed.js";
 import { isEnded } from "./lifecycle.js";
 import { dueRuns, stepsFor } from "./schedule-plan.js";
-import { excerpt, oneLine } from "./text.js";
+import { excerpt, messageOf, oneLine } from "./text.js";
 import { parseWhen, type When } from "./when.js";
 import { worktreeBase } from "./worktrees.js";
 
@@ -220,7 +220,7 @@ export class Schedules {
       s.rec.lastJob = job.id;
       return { run: { ...base, job: job.id, outcome: "started" }, job, error: null };
     } catch (err) {
-      const said = err instanceof Error ? err.message : String(err);
+      const said = messageOf(err);
       return { run: { at: base.at, job: null, outcome: "failed", why: said }, job: null, error: err };
     }
   }

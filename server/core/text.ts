@@ -8,3 +8,6 @@ export const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, 
 
 /** A short one-line excerpt for the feed and default names. */
 export const excerpt = (s: string, max = 120): string => clip(oneLine(s), max);
+
+/** What an error says, whatever was thrown. */
+export const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

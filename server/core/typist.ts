@@ -8,6 +8,7 @@ import { DEFAULT_QUIET_MS } from "../pty/wire.js";
 import type { Core } from "./core.js";
 import { delivered } from "./peer-items.js";
 import type { LiveJob } from "./registry.js";
+import { messageOf } from "./text.js";
 
 /** What a terminal agent's screen last said, and when roost last typed into it (the job's `quiet`). */
 export interface Quiet {
@@ -67,32 +68,44 @@ export function screenSaid(core: Core, job: LiveJob, state: { busy: boolean }): 
   const q = quietOf(job);
   q.busy = state.busy;
   q.at = Date.now();
-  if (!state.busy) void typePending(core, job).catch((err) => console.error("roost: typing failed:", err));
+  if (!state.busy) void typePending(core, job);
 }
 
-/** Types what is pending and may be typed now; one typist per job (its `typing`), so nothing is typed twice. */
+/**
+ * Types what is pending and may be typed now; one typist per job (its `typing`), so nothing is
+ * typed twice. Never fails: what it could not type (the pty host gone under it) stays waiting,
+ * and is typed once the job runs again; the reply that asked for it is saved all the same.
+ */
 export function typePending(core: Core, job: LiveJob): Promise<void> {
   return job.typing.run(async () => {
     if (job.pending === 0 || job.rec.life !== "running" || job.link !== null) return;
-    const q = quietOf(job);
-    let followUpTyped = false;
-    let typed = 0;
-    const terminals = await core.terminals();
-    for (const r of core.store.pendingReplies(job.rec.id)) {
-      if (r.kind !== null) continue; // peer items are for protocol agents
-      if (r.mode !== "steer" && (followUpTyped || !isIdle(q))) continue;
-      await terminals.write(job.rec.id, keystrokes(r.text));
-      core.store.markTyped(job.rec.id, r.seq);
-      job.pending--;
-      typed++;
-      delivered(core, r);
-      if (r.mode !== "steer") followUpTyped = true;
-      q.typedAt = Date.now();
-      q.busy = true;
+    try {
+      await typeNow(core, job);
+    } catch (err) {
+      console.error(`roost: could not type into ${job.rec.id} (${messageOf(err)}); its replies wait`);
     }
-    if (q.typedAt > q.at) watchForQuiet(core, job);
-    if (typed > 0) core.registry.changed(job, false); // its waiting replies
   });
+}
+
+async function typeNow(core: Core, job: LiveJob): Promise<void> {
+  const q = quietOf(job);
+  let followUpTyped = false;
+  let typed = 0;
+  const terminals = await core.terminals();
+  for (const r of core.store.pendingReplies(job.rec.id)) {
+    if (r.kind !== null) continue; // peer items are for protocol agents
+    if (r.mode !== "steer" && (followUpTyped || !isIdle(q))) continue;
+    await terminals.write(job.rec.id, keystrokes(r.text));
+    core.store.markTyped(job.rec.id, r.seq);
+    job.pending--;
+    typed++;
+    delivered(core, r);
+    if (r.mode !== "steer") followUpTyped = true;
+    q.typedAt = Date.now();
+    q.busy = true;
+  }
+  if (q.typedAt > q.at) watchForQuiet(core, job);
+  if (typed > 0) core.registry.changed(job, false); // its waiting replies
 }
 
 /** The text then Enter; several lines as one bracketed paste, so that each is not sent alone. */
