@@ -98,7 +98,7 @@ export class HostLink {
         if (!this.again) return;
       } catch (err) {
         console.error(`roost: pty host lost: ${messageOf(err)}; looking for its jobs again in ${wait} ms`);
-        await new Promise((r) => setTimeout(r, wait));
+        await new Promise((r) => setTimeout(r, wait).unref()); // never what keeps a stopping daemon up
       }
     }
   }
