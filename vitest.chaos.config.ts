@@ -11,6 +11,8 @@ export default defineConfig({
     include: ["test/chaos/**/*.chaos.ts", "test/fuzz.test.ts"],
     testTimeout: long ? 4 * 60 * 60 * 1000 : 10 * 60 * 1000,
     hookTimeout: 120000,
+    // A failed test prints what its daemons said (test/helpers/on-failure.ts).
+    setupFiles: ["test/helpers/on-failure.ts"],
     maxWorkers: 1,
     fileParallelism: false,
     env: {

@@ -7,6 +7,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     testTimeout: 60000,
     hookTimeout: 30000,
+    // A failed test prints what its daemons said (test/helpers/on-failure.ts).
+    setupFiles: ["test/helpers/on-failure.ts"],
     maxWorkers: 2,
     fileParallelism: true,
   },

@@ -35,6 +35,7 @@ import { secureHome } from "./home.js";
 import { listenAddress } from "./http/address.js";
 import { runOp } from "./ops/index.js";
 import { roostPaths } from "./paths.js";
+import { watchForStalls } from "./stalls.js";
 import type { BoardStore } from "./store/board.js";
 import { Store } from "./store/store.js";
 import { ROOST_VERSION } from "./version.js";
@@ -49,6 +50,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   if (await socketAnswers(paths.socket))
     throw new Error(`roost is already running (its socket ${paths.socket} answers)`);
   fs.rmSync(paths.socket, { force: true });
+  const stopWatching = watchForStalls();
 
   // The shared board's database answers before anything starts, or the daemon does not start.
   const boardStore = config.board ? await openSharedBoard(config.board, paths.home) : null;
@@ -126,6 +128,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   async function shutdown(code = 0): Promise<void> {
     if (stopping) return;
     stopping = true;
+    stopWatching();
     clock.close();
     core.remotes.close();
     await Promise.all([bridge.close().catch(() => {}), closeSoon(http?.close())]);

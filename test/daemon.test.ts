@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentProfile, FIXTURES, isAlive, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
+import { agentProfile, FIXTURES, isAlive, sleep, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
 import { ackStored, handled, lines, row as rowOf } from "./helpers/jobs.js";
 
 let d: TestDaemon;
@@ -192,4 +192,18 @@ describe("the agent protocol", () => {
       expect(ended.state).toBe("done");
     });
   }
+});
+
+describe("the daemon's thread held up", () => {
+  it("is said in its log with how long, and a request sent meanwhile is answered after", async () => {
+    d = await startDaemon();
+    const c = await d.client();
+    process.kill(d.pid, "SIGSTOP"); // as a machine that stalls holds it
+    const asked = c.request("list");
+    await sleep(2600);
+    process.kill(d.pid, "SIGCONT");
+    expect((await asked).ok).toBe(true);
+    const line = await until("the line in its log", () => /thread was held for (\d+) ms/.exec(d.output));
+    expect(Number(line[1])).toBeGreaterThanOrEqual(2000);
+  });
 });

@@ -15,7 +15,11 @@
  * connection is open until `close`.
  */
 import fs from "node:fs";
+import { performance } from "node:perf_hooks";
 import { RoostError } from "../../sdk/ts/protocol/index.js";
+
+/** A sync this slow is said in the log (one takes a few milliseconds on a virtual disk). */
+const SLOW_SYNC_MS = 2000;
 
 interface Waiter {
   upTo: number;
@@ -85,8 +89,13 @@ export class WalSync {
     const upTo = this.made;
     // Taken with `upTo`: every commit counted in it ends within this size.
     const size = this.syncLog ? fs.fstatSync(fd).size : 0;
+    const began = performance.now();
     fs.fdatasync(fd, (err) => {
       this.running = false;
+      const took = performance.now() - began;
+      // Every answer `saved` waited this long: worth a line when the disk is that slow.
+      if (took >= SLOW_SYNC_MS)
+        console.warn(`roost: the disk took ${Math.round(took)} ms to confirm the store's writes`);
       if (!err) {
         this.synced = Math.max(this.synced, upTo);
         this.logSynced(size);

@@ -29,6 +29,9 @@ export interface DaemonOptions {
   wrap?: string[];
 }
 
+/** The daemons started in this test file's process, for the output of a failed test (on-failure.ts). */
+export const daemonsStarted: TestDaemon[] = [];
+
 export class TestDaemon extends DaemonProcess {
   /** The hub's address (`http://127.0.0.1:PORT/`), known once started. */
   url = "";
@@ -42,6 +45,7 @@ export class TestDaemon extends DaemonProcess {
     readonly wrap: string[] = [],
   ) {
     super(home, env);
+    daemonsStarted.push(this);
   }
 
   /** Starts the daemon and waits until its socket answers; its output is kept across restarts. */

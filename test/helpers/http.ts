@@ -5,6 +5,7 @@
 import net from "node:net";
 import WebSocket from "ws";
 import type { TestDaemon } from "./daemon.js";
+import { Deadline, ioTurn } from "./processes.js";
 
 export interface HttpAnswer {
   status: number;
@@ -139,14 +140,16 @@ export class TestSocket {
   }
 
   async next<T = any>(pred: (m: any) => boolean, what: string, ms = 15000): Promise<T> {
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline) {
+    const deadline = new Deadline(ms);
+    for (;;) {
+      const more = deadline.more();
+      if (!more) await ioTurn(); // what came while this process was held is read before the last look
       const found = this.messages.find(pred);
       if (found) return found;
       if (this.closed) throw new Error(`closed (${this.closed.code} ${this.closed.reason}) before ${what}`);
+      if (!more) throw deadline.timedOut(what, `got ${JSON.stringify(this.messages).slice(0, 500)}`);
       await new Promise((r) => setTimeout(r, 20));
     }
-    throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(this.messages).slice(0, 500)}`);
   }
 
   close(): void {

@@ -22,15 +22,52 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A wait's deadline, fair to a machine that stalls: a check always comes after the last sleep (so
+ * a wait whose process was held past its deadline still looks once at what arrived meanwhile), and
+ * a timeout says how long this process itself was held, to tell a slow daemon from a stalled test.
+ */
+export class Deadline {
+  private readonly end: number;
+  private last = Date.now();
+  private longest = 0;
+
+  constructor(ms: number) {
+    this.end = this.last + ms;
+  }
+
+  /** Called once per check: false once the deadline has passed (that check was the last). */
+  more(): boolean {
+    const now = Date.now();
+    this.longest = Math.max(this.longest, now - this.last);
+    this.last = now;
+    return now < this.end;
+  }
+
+  get left(): number {
+    return Math.max(0, this.end - Date.now());
+  }
+
+  /** "timed out waiting for …", with the longest this process was held between two checks. */
+  timedOut(what: string, last?: string): Error {
+    const held = this.longest > 1000 ? `; this test's process was held up to ${this.longest} ms at once` : "";
+    return new Error(`timed out waiting for ${what}${last === undefined ? "" : ` (last: ${last})`}${held}`);
+  }
+}
+
+/** Lets I/O that arrived run (a socket's data is read after timers, before `setImmediate`). */
+export const ioTurn = () => new Promise<void>((r) => setImmediate(r));
+
 /** Polls until `check` returns a truthy value (or throws after `ms`, saying what it waited for). */
 export async function until<T>(
   what: string,
   check: () => T | Promise<T>,
   ms = 15000,
 ): Promise<NonNullable<T>> {
-  const deadline = Date.now() + ms;
+  const deadline = new Deadline(ms);
   let last: unknown;
-  while (Date.now() < deadline) {
+  for (;;) {
+    const more = deadline.more();
     try {
       const v = await check();
       if (v) return v as NonNullable<T>;
@@ -38,11 +75,10 @@ export async function until<T>(
     } catch (err) {
       last = err;
     }
+    if (!more) break;
     await sleep(10);
   }
-  throw new Error(
-    `timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`,
-  );
+  throw deadline.timedOut(what, last instanceof Error ? last.message : JSON.stringify(last));
 }
 
 export function childPids(pid: number): number[] {

@@ -6,6 +6,7 @@
 import type net from "node:net";
 import { connectSocket } from "../../sdk/ts/client/socket-client.js";
 import { LineSplitter } from "../../sdk/ts/protocol/lines.js";
+import { Deadline, ioTurn } from "./processes.js";
 
 export interface Response {
   id: unknown;
@@ -87,15 +88,19 @@ export class RawClient {
 
   /** Waits until `pick` finds something among what arrived. */
   async waitFor<T>(pick: () => T | undefined, what: string, timeoutMs = 15000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = new Deadline(timeoutMs);
     for (;;) {
+      if (!deadline.more()) {
+        await ioTurn(); // what came while this process was held is read before the last look
+        const found = pick();
+        if (found !== undefined) return found;
+        throw deadline.timedOut(what);
+      }
       const found = pick();
       if (found !== undefined) return found;
       if (this.socket.destroyed) throw new Error(`connection closed while waiting for ${what}`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out waiting for ${what}`);
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, Math.min(left, 100));
+        const t = setTimeout(resolve, Math.min(deadline.left, 100));
         this.waiters.push(() => {
           clearTimeout(t);
           resolve();

@@ -1,0 +1,28 @@
+/**
+ * Set up before every test file (vitest.config.ts): a failed test prints what its daemons said
+ * while it ran, so that a failure seen once in CI (a stall, a refusal logged, a pty host lost) can
+ * be read afterwards, when the daemon's home has gone with the test.
+ */
+import { afterEach, beforeEach } from "vitest";
+import { daemonsStarted, type TestDaemon } from "./daemon.js";
+
+/** The end of what a daemon said worth printing: its latest lines are those near the failure. */
+const TAIL_CHARS = 6000;
+/** How much each daemon had said when the test began (one started during it had said nothing). */
+let saidBefore = new Map<TestDaemon, number>();
+
+beforeEach(() => {
+  saidBefore = new Map(daemonsStarted.map((d) => [d, d.output.length]));
+});
+
+afterEach((ctx) => {
+  if (ctx.task.result?.state !== "fail") return;
+  for (const d of daemonsStarted) {
+    const said = d.output.slice(saidBefore.get(d) ?? 0);
+    if (said === "") continue;
+    const tail = said.length > TAIL_CHARS ? `…${said.slice(-TAIL_CHARS)}` : said;
+    console.error(
+      `--- what the daemon of ${d.home} (pid ${d.proc?.pid}) said during the test:\n${tail}--- end`,
+    );
+  }
+});
