@@ -5,7 +5,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentProfile, FIXTURES, isAlive, sleep, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
+import {
+  agentProfile,
+  FIXTURES,
+  isAlive,
+  sleep,
+  startDaemon,
+  type TestDaemon,
+  until,
+} from "./helpers/daemon.js";
 import { ackStored, handled, lines, row as rowOf } from "./helpers/jobs.js";
 
 let d: TestDaemon;
