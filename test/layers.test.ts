@@ -24,7 +24,10 @@ const under =
   (...dirs: string[]) =>
   (file: string) =>
     dirs.some((d) => file.startsWith(`${d}/`));
-/** What the whole daemon shares, below all its parts: the home's checks, paths, config, the version. */
+/**
+ * What the whole daemon shares, below all its parts: the home's checks, paths, config, the version,
+ * the watch on its thread.
+ */
 const BASE = [
   "server/config.ts",
   "server/descriptors.ts",
@@ -32,6 +35,7 @@ const BASE = [
   "server/faces/ordered-answers.ts", // no imports: the pty host keeps its answers in order with it too
   "server/home.ts",
   "server/paths.ts",
+  "server/stalls.ts",
   "server/validate.ts",
   "server/version.ts",
 ];
