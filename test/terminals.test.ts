@@ -539,9 +539,14 @@ describe("the pty host killed", () => {
     await d.kill("SIGKILL");
     expect(isAlive(host)).toBe(true);
     expect(isAlive(a.pid)).toBe(true);
-    killPtyHost(d.home); // the jobs, then the host: what a reboot leaves of them
+    // A reboot ends everything at once: the host is frozen first, so that it cannot write the
+    // exit.json of the jobs killed next (it would, in the moment between, and the daemon would
+    // then say how each exited, as it does for a job that exits while it is down).
+    process.kill(host, "SIGSTOP");
+    killPtyHost(d.home); // the jobs, then the host (SIGKILL ends a stopped process too)
     await untilGone(a.pid);
     await untilGone(host);
+    expect(fs.existsSync(path.join(d.home, "jobs", a.id, "exit.json")), "an exit recorded").toBe(false);
     await d.start();
     const c2 = await d.client();
     const failed = await row(c2, a.id);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../../sdk/ts/protocol/index.js";
 import { startDaemon, type TestDaemon } from "../helpers/daemon.js";
 import { api } from "../helpers/http.js";
-import { silentProfile } from "../helpers/jobs.js";
+import { QUIET_MS, silentProfile, untilRow } from "../helpers/jobs.js";
 import type { RawClient } from "../helpers/raw-client.js";
 
 let d: TestDaemon;
@@ -15,13 +15,18 @@ let c: RawClient;
 /**
  * Each test's own jobs, made before it (a case's args may name one: `$job`, `$other`): no test
  * leans on what one before it did. `job`: a protocol job whose agent never connects, its task
- * waiting as reply 1; `other`: a terminal job.
+ * waiting as reply 1; `other`: a terminal job. Both settled (see beforeEach).
  */
 let made: Record<string, string> = {};
 
 beforeAll(async () => {
   d = await startDaemon({
-    config: { agentProfiles: { silent: silentProfile(), sleeper: { command: ["sleep", "600"] } } },
+    config: {
+      agentProfiles: {
+        silent: silentProfile({ quietMs: QUIET_MS }),
+        sleeper: { command: ["sleep", "600"], quietMs: QUIET_MS },
+      },
+    },
   });
   c = await d.client();
 });
@@ -30,6 +35,9 @@ beforeEach(async () => {
     job: (await c.ok("dispatch", { profile: "silent", task: "first task" })).job.id,
     other: (await c.ok("dispatch", { profile: "sleeper", name: "other" })).job.id,
   };
+  // Both rows are read from their screens until they settle (`idle` once quiet): settled first,
+  // so that the two faces' answers, a moment apart, see the same rows.
+  for (const id of Object.values(made)) await untilRow(c, id, "its screen read", (r) => r.status !== null);
 });
 afterAll(async () => d?.cleanup());
 
