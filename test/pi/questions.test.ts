@@ -94,10 +94,15 @@ describe("pi's questions", { timeout: 4 * PI_WAIT }, () => {
     await w.c.ok("reply", { id, text: "yes" });
     const done = await untilDone(w, id);
     expect(done.summary).toBe("Heard: The user answered: yes");
-    // From the question's first showing to the answer, every row said blocked.
+    // From the question's first showing to the answer, every row said blocked. The done row's push
+    // comes a turn after `list` shows it: the rows are read once it (and all before it) has come.
+    const last = (r: any) => r.id === id && r.state === "done" && r.summary === done.summary;
+    await sub.event((e) => e.event === "row" && last(e.row), "pi's last row pushed", PI_WAIT);
     const rows = sub.events.filter((e) => e.event === "row" && e.row.id === id).map((e) => e.row);
     const first = rows.findIndex((r) => r.state === "blocked");
     const answered = rows.findIndex((r, i) => i > first && r.state !== "blocked");
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(answered).toBeGreaterThan(first);
     expect(rows.slice(first, answered).every((r) => r.question === "Go on?")).toBe(true);
     expect(rows.slice(answered).some((r) => r.state === "blocked")).toBe(false);
   });

@@ -12,11 +12,19 @@ import { PI_WAIT, piWorldPerTest, untilDone, untilRequests } from "../helpers/pi
 
 const world = piWorldPerTest();
 
-/** Every row pushed for a job, in order (a subscriber sees each state, however short). */
+/**
+ * Every row pushed for a job, in order, once one that holds `last` has come (and so every push
+ * before it: a connection's pushes come in order). A job's pushes are coalesced to one a turn, so
+ * a state that lasts less than a turn may not be pushed; and the push of a change comes a turn
+ * after `list` shows it, so the test waits for the push of the row it read with `list`.
+ */
 async function rowsOf(w: Awaited<ReturnType<typeof world>>) {
   const sub = await w.d.client();
   await sub.ok("subscribe", {});
-  return (id: string) => sub.events.filter((e) => e.event === "row" && e.row.id === id).map((e) => e.row);
+  return async (id: string, what: string, last: (r: any) => boolean) => {
+    await sub.event((e) => e.event === "row" && e.row.id === id && last(e.row), what, PI_WAIT);
+    return sub.events.filter((e) => e.event === "row" && e.row.id === id).map((e) => e.row);
+  };
 }
 
 describe("pi's row", { timeout: 4 * PI_WAIT }, () => {
@@ -71,12 +79,22 @@ describe("pi's row", { timeout: 4 * PI_WAIT }, () => {
     // Done once pi settled, never on the way (not at pi's start, not between its turns). Before
     // its first report the row is read from pi's screen, as the protocol says (on a loaded machine
     // pi's drawn prompt can read as "your turn" for a moment): pi's own reports are what is held.
-    const seen = rows(id).filter((r) => r.kind === "protocol");
+    const pushed = await rows(
+      id,
+      "pi's last row pushed",
+      (r) => r.state === "done" && r.summary === done.summary,
+    );
+    const seen = pushed.filter((r) => r.kind === "protocol");
     const firstDone = seen.findIndex((r) => r.state === "done");
-    const after = seen
-      .slice(firstDone)
-      .map((r) => `${r.state} ${r.status} ${r.tool ?? ""} ${r.summary ?? ""}`);
-    expect(after.filter((line) => !line.startsWith("done "))).toEqual([]);
+    expect(firstDone).toBeGreaterThan(0);
+    const line = (r: any) => `${r.kind} ${r.state} ${r.status} ${r.tool ?? ""} ${r.summary ?? ""}`;
+    // Should it fail, every row pushed says where the early done came from.
+    const story = `rows pushed:\n${pushed.map(line).join("\n")}`;
+    const after = seen.slice(firstDone).map(line);
+    expect(
+      after.filter((l) => !l.startsWith("protocol done ")),
+      story,
+    ).toEqual([]);
     expect(seen.slice(0, firstDone).some((r) => r.tool === "bash")).toBe(true);
     // pi asked its model twice: the task, then the tool's result.
     const reqs = w.model.requestsFor("t1");
