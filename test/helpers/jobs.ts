@@ -71,6 +71,23 @@ export function untilRow(
   );
 }
 
+/**
+ * Every row a subscriber was pushed for a job, in order, once the push of `last` (the row `list`
+ * showed) has come, and so every push before it: a connection's pushes come in order. A change's
+ * push comes a turn after `list` shows it (a job's pushes are coalesced to one a turn), so pushes
+ * read without this wait can lack the latest.
+ */
+export async function pushedRows(
+  sub: RawClient,
+  id: string,
+  last: (r: any) => boolean,
+  ms = 15000,
+): Promise<any[]> {
+  const ofJob = (e: any) => e.event === "row" && e.row.id === id;
+  await sub.event((e) => ofJob(e) && last(e.row), `${id}: the last row's push`, ms);
+  return sub.events.filter(ofJob).map((e) => e.row);
+}
+
 /** Waits until the process is gone (reaped, or a zombie: not running). */
 export function untilGone(pid: number, ms = 10000): Promise<boolean> {
   return until(`pid ${pid} gone`, () => !isAlive(pid), ms);

@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT, until } from "../helpers/daemon.js";
+import { pushedRows } from "../helpers/jobs.js";
 import { PI_WAIT, piWorldPerTest, untilDone } from "../helpers/pi.js";
 import { attachScreen } from "../helpers/screen.js";
 import { type ModelRequest, textOf } from "../helpers/scripted-model.js";
@@ -94,11 +95,9 @@ describe("pi's questions", { timeout: 4 * PI_WAIT }, () => {
     await w.c.ok("reply", { id, text: "yes" });
     const done = await untilDone(w, id);
     expect(done.summary).toBe("Heard: The user answered: yes");
-    // From the question's first showing to the answer, every row said blocked. The done row's push
-    // comes a turn after `list` shows it: the rows are read once it (and all before it) has come.
-    const last = (r: any) => r.id === id && r.state === "done" && r.summary === done.summary;
-    await sub.event((e) => e.event === "row" && last(e.row), "pi's last row pushed", PI_WAIT);
-    const rows = sub.events.filter((e) => e.event === "row" && e.row.id === id).map((e) => e.row);
+    // From the question's first showing to the answer, every row said blocked.
+    const last = (r: any) => r.state === "done" && r.summary === done.summary;
+    const rows = await pushedRows(sub, id, last, PI_WAIT);
     const first = rows.findIndex((r) => r.state === "blocked");
     const answered = rows.findIndex((r, i) => i > first && r.state !== "blocked");
     expect(first).toBeGreaterThanOrEqual(0);

@@ -8,29 +8,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { pushedRows } from "../helpers/jobs.js";
 import { PI_WAIT, piWorldPerTest, untilDone, untilRequests } from "../helpers/pi.js";
 
 const world = piWorldPerTest();
 
-/**
- * Every row pushed for a job, in order, once one that holds `last` has come (and so every push
- * before it: a connection's pushes come in order). A job's pushes are coalesced to one a turn, so
- * a state that lasts less than a turn may not be pushed; and the push of a change comes a turn
- * after `list` shows it, so the test waits for the push of the row it read with `list`.
- */
-async function rowsOf(w: Awaited<ReturnType<typeof world>>) {
-  const sub = await w.d.client();
-  await sub.ok("subscribe", {});
-  return async (id: string, what: string, last: (r: any) => boolean) => {
-    await sub.event((e) => e.event === "row" && e.row.id === id && last(e.row), what, PI_WAIT);
-    return sub.events.filter((e) => e.event === "row" && e.row.id === id).map((e) => e.row);
-  };
-}
-
 describe("pi's row", { timeout: 4 * PI_WAIT }, () => {
   it("a task turns it working with the tool shown, then done; model, context and usage on it", async () => {
     const w = await world();
-    const rows = await rowsOf(w);
+    const sub = await w.d.client(); // each state pi's row went through, pushed (see pushedRows)
+    await sub.ok("subscribe", {});
     // The tool runs until the test has seen it on the row (the row's text is sent every 2 s at most).
     const command = "while [ ! -e go ]; do sleep 0.05; done; echo 3 files";
     w.model.script(
@@ -79,11 +66,8 @@ describe("pi's row", { timeout: 4 * PI_WAIT }, () => {
     // Done once pi settled, never on the way (not at pi's start, not between its turns). Before
     // its first report the row is read from pi's screen, as the protocol says (on a loaded machine
     // pi's drawn prompt can read as "your turn" for a moment): pi's own reports are what is held.
-    const pushed = await rows(
-      id,
-      "pi's last row pushed",
-      (r) => r.state === "done" && r.summary === done.summary,
-    );
+    const last = (r: any) => r.state === "done" && r.summary === done.summary;
+    const pushed = await pushedRows(sub, id, last, PI_WAIT);
     const seen = pushed.filter((r) => r.kind === "protocol");
     const firstDone = seen.findIndex((r) => r.state === "done");
     expect(firstDone).toBeGreaterThan(0);
