@@ -72,19 +72,15 @@ export function untilRow(
 }
 
 /**
- * Every row a subscriber was pushed for a job, in order, once the push of `last` (the row `list`
- * showed) has come, and so every push before it: a connection's pushes come in order. A change's
- * push comes a turn after `list` shows it (a job's pushes are coalesced to one a turn), so pushes
- * read without this wait can lack the latest.
+ * Every row a subscriber was pushed for `shown`'s job, in order, once the push of `shown` (a row
+ * `list` showed: the same state and summary) has come, and so every push before it: a
+ * connection's pushes come in order. A change's push comes a turn after `list` shows it (a job's
+ * pushes are coalesced to one a turn), so pushes read without this wait can lack the latest.
  */
-export async function pushedRows(
-  sub: RawClient,
-  id: string,
-  last: (r: any) => boolean,
-  ms = 15000,
-): Promise<any[]> {
-  const ofJob = (e: any) => e.event === "row" && e.row.id === id;
-  await sub.event((e) => ofJob(e) && last(e.row), `${id}: the last row's push`, ms);
+export async function pushedRows(sub: RawClient, shown: any, ms = 15000): Promise<any[]> {
+  const ofJob = (e: any) => e.event === "row" && e.row.id === shown.id;
+  const isShown = (r: any) => r.state === shown.state && r.summary === shown.summary;
+  await sub.event((e) => ofJob(e) && isShown(e.row), `${shown.id}: the push of the row list showed`, ms);
   return sub.events.filter(ofJob).map((e) => e.row);
 }
 

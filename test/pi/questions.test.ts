@@ -96,8 +96,7 @@ describe("pi's questions", { timeout: 4 * PI_WAIT }, () => {
     const done = await untilDone(w, id);
     expect(done.summary).toBe("Heard: The user answered: yes");
     // From the question's first showing to the answer, every row said blocked.
-    const last = (r: any) => r.state === "done" && r.summary === done.summary;
-    const rows = await pushedRows(sub, id, last, PI_WAIT);
+    const rows = await pushedRows(sub, done, PI_WAIT);
     const first = rows.findIndex((r) => r.state === "blocked");
     const answered = rows.findIndex((r, i) => i > first && r.state !== "blocked");
     expect(first).toBeGreaterThanOrEqual(0);

@@ -16,7 +16,7 @@ const world = piWorldPerTest();
 describe("pi's row", { timeout: 4 * PI_WAIT }, () => {
   it("a task turns it working with the tool shown, then done; model, context and usage on it", async () => {
     const w = await world();
-    const sub = await w.d.client(); // each state pi's row went through, pushed (see pushedRows)
+    const sub = await w.d.client(); // the rows pushed for pi's job (see pushedRows)
     await sub.ok("subscribe", {});
     // The tool runs until the test has seen it on the row (the row's text is sent every 2 s at most).
     const command = "while [ ! -e go ]; do sleep 0.05; done; echo 3 files";
@@ -66,8 +66,7 @@ describe("pi's row", { timeout: 4 * PI_WAIT }, () => {
     // Done once pi settled, never on the way (not at pi's start, not between its turns). Before
     // its first report the row is read from pi's screen, as the protocol says (on a loaded machine
     // pi's drawn prompt can read as "your turn" for a moment): pi's own reports are what is held.
-    const last = (r: any) => r.state === "done" && r.summary === done.summary;
-    const pushed = await pushedRows(sub, id, last, PI_WAIT);
+    const pushed = await pushedRows(sub, done, PI_WAIT);
     const seen = pushed.filter((r) => r.kind === "protocol");
     const firstDone = seen.findIndex((r) => r.state === "done");
     expect(firstDone).toBeGreaterThan(0);
