@@ -217,6 +217,23 @@ describe("send", () => {
     expect(item.text.endsWith("\nwhen you are back")).toBe(true);
   });
 
+  it("is queued for a session that ended, and does not start it: the user's reply does, and both arrive", async () => {
+    const a = await session("sender");
+    const b = await session("ended");
+    await hub.ok("stop", { id: b.id });
+    await untilRow(hub, b.id, "stopped", (r) => r.life === "stopped");
+    expect((await a.c.ok("send", { to: b.id, text: "for later" })).outcome).toBe("queued");
+    // A start would have begun before the answer (the row `starting`): it stays as it was.
+    expect(await row(hub, b.id)).toMatchObject({ life: "stopped", pending: 1 });
+    await hub.ok("reply", { id: b.id, text: "go on" });
+    const back = await session("ended", { id: b.id });
+    const [item, reply] = [await nextDelivery(back, 1), await nextDelivery(back, 2)];
+    expect(item).toMatchObject({ kind: "message", from: { id: a.id, name: "sender" } });
+    expect(item.text.endsWith("\nfor later")).toBe(true);
+    expect(reply).toMatchObject({ text: "go on", seq: item.seq + 1 });
+    expect(reply.kind).toBeUndefined();
+  });
+
   it("the same text to the same session within a minute is a duplicate, not delivered", async () => {
     const a = await session("a1");
     const b = await session("b1");

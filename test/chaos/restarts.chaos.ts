@@ -96,12 +96,23 @@ async function restartsUnderLoad(n: number, name: string, faults: Fault[], short
   }
   // A last reply to each: a job a fault left ended is started again for it, and takes the rest.
   for (const id of jobs) await load.send(0, id, `w final-${++own}`, own);
+  let againAfterExit = 0;
   await until(
     "every job caught up",
     async () => {
       const rows = await Promise.all(jobs.map((id) => rowOf(daemon, id)));
       const behind = rows.filter((r) => r.pending !== 0);
       if (behind.length === 0) return true;
+      // A job whose process exited after its last reply came (an `exit` reply it took first, or a
+      // kill that landed late) keeps what waits behind: only a reply from the user starts an
+      // ended job (a peer's message does not, coordination.md). The user replies again, as they
+      // would; one that ended before its last reply came was to be started by it, and is not.
+      for (const r of behind) {
+        if (r.life === "exited" && (await exitedAfterLastReply(daemon, r.id))) {
+          againAfterExit++;
+          await load.send(0, r.id, `w again-${++own}`, own);
+        }
+      }
       // Said in the timeout's message: which jobs, and how they stand.
       throw new Error(
         JSON.stringify(
@@ -118,11 +129,25 @@ async function restartsUnderLoad(n: number, name: string, faults: Fault[], short
     repliesSaved: load.saved.length,
     refused: load.refused.length,
     resent: load.resent,
+    againAfterExit,
     ...ledger,
     problems: ledger.problems.length,
   });
   expect(ledger.problems).toEqual([]);
   expect(ledger.repliesHandled).toBe(load.saved.length + jobs.length); // and each job's task
+}
+
+/**
+ * Whether the job's process exited (the daemon's feed, in its own order) after the last reply to
+ * it was recorded: that reply found it running, so it did not start it again.
+ */
+async function exitedAfterLastReply(daemon: TestDaemon, id: string): Promise<boolean> {
+  type Entry = { cursor: number; kind: string; text: string };
+  const events: Entry[] = (await once(daemon, "events", { id, limit: 1000 })).events;
+  const exit = events.findLast((e) => e.kind === "exit");
+  const reply = events.findLast((e) => e.kind === "reply");
+  // "exited with code N": the process ran and ended (a start that failed says otherwise).
+  return !!exit && !!reply && /^exited with code/.test(exit.text) && exit.cursor > reply.cursor;
 }
 
 describe("restarts under load", () => {
