@@ -5,7 +5,7 @@
 import net from "node:net";
 import WebSocket from "ws";
 import type { TestDaemon } from "./daemon.js";
-import { Deadline, ioTurn } from "./processes.js";
+import { arrival, sleep } from "./processes.js";
 
 export interface HttpAnswer {
   status: number;
@@ -139,17 +139,12 @@ export class TestSocket {
     this.ws.send(JSON.stringify(message));
   }
 
-  async next<T = any>(pred: (m: any) => boolean, what: string, ms = 15000): Promise<T> {
-    const deadline = new Deadline(ms);
-    for (;;) {
-      const more = deadline.more();
-      if (!more) await ioTurn(); // what came while this process was held is read before the last look
-      const found = this.messages.find(pred);
-      if (found) return found;
-      if (this.closed) throw new Error(`closed (${this.closed.code} ${this.closed.reason}) before ${what}`);
-      if (!more) throw deadline.timedOut(what, `got ${JSON.stringify(this.messages).slice(0, 500)}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+  next<T = any>(pred: (m: any) => boolean, what: string, ms = 15000): Promise<T> {
+    return arrival(() => this.messages.find(pred), what, ms, {
+      gone: () => (this.closed ? `closed (${this.closed.code} ${this.closed.reason})` : null),
+      last: () => `got ${JSON.stringify(this.messages).slice(0, 500)}`,
+      pause: () => sleep(20),
+    });
   }
 
   close(): void {

@@ -58,6 +58,31 @@ export class Deadline {
 /** Lets I/O that arrived run (a socket's data is read after timers, before `setImmediate`). */
 export const ioTurn = () => new Promise<void>((r) => setImmediate(r));
 
+/**
+ * Waits until `pick` finds something among what a connection received (the socket client's and
+ * the WebSocket's one wait): a look after each `pause`, and one more past the deadline, once the
+ * I/O that came while this process was held has been read. `gone` says the connection closed
+ * (nothing more can come), `last` what had come, for the timeout's message.
+ */
+export async function arrival<T>(
+  pick: () => T | undefined,
+  what: string,
+  ms: number,
+  how: { pause: (left: number) => Promise<unknown>; gone: () => string | null; last?: () => string },
+): Promise<T> {
+  const deadline = new Deadline(ms);
+  for (;;) {
+    const more = deadline.more();
+    if (!more) await ioTurn();
+    const found = pick();
+    if (found !== undefined) return found;
+    const gone = how.gone();
+    if (gone !== null) throw new Error(`${gone} while waiting for ${what}`);
+    if (!more) throw deadline.timedOut(what, how.last?.());
+    await how.pause(deadline.left);
+  }
+}
+
 /** Polls until `check` returns a truthy value (or throws after `ms`, saying what it waited for). */
 export async function until<T>(
   what: string,

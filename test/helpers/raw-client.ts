@@ -6,7 +6,7 @@
 import type net from "node:net";
 import { connectSocket } from "../../sdk/ts/client/socket-client.js";
 import { LineSplitter } from "../../sdk/ts/protocol/lines.js";
-import { Deadline, ioTurn } from "./processes.js";
+import { arrival } from "./processes.js";
 
 export interface Response {
   id: unknown;
@@ -87,26 +87,19 @@ export class RawClient {
   }
 
   /** Waits until `pick` finds something among what arrived. */
-  async waitFor<T>(pick: () => T | undefined, what: string, timeoutMs = 15000): Promise<T> {
-    const deadline = new Deadline(timeoutMs);
-    for (;;) {
-      if (!deadline.more()) {
-        await ioTurn(); // what came while this process was held is read before the last look
-        const found = pick();
-        if (found !== undefined) return found;
-        throw deadline.timedOut(what);
-      }
-      const found = pick();
-      if (found !== undefined) return found;
-      if (this.socket.destroyed) throw new Error(`connection closed while waiting for ${what}`);
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, Math.min(deadline.left, 100));
-        this.waiters.push(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
-    }
+  waitFor<T>(pick: () => T | undefined, what: string, timeoutMs = 15000): Promise<T> {
+    return arrival(pick, what, timeoutMs, {
+      gone: () => (this.socket.destroyed ? "connection closed" : null),
+      // Woken by the next line that arrives, else after 100 ms.
+      pause: (left) =>
+        new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, Math.min(left, 100));
+          this.waiters.push(() => {
+            clearTimeout(t);
+            resolve();
+          });
+        }),
+    });
   }
 
   event(pred: (e: any) => boolean, what = "an event", timeoutMs = 15000): Promise<any> {
