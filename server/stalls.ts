@@ -10,15 +10,26 @@ import { performance } from "node:perf_hooks";
 const HELD_MS = 2000;
 const TICK_MS = 500;
 
+/** The log's line for a hold of `lateMs`, in which the process used `cpuMs` of CPU. */
+export function heldLine(lateMs: number, cpuMs: number): string {
+  const why = cpuMs >= lateMs / 2 ? "work of its own" : "not its own work; the machine or the disk held it";
+  return `roost: the daemon's thread was held for ${Math.round(lateMs)} ms; every request waited meanwhile (it used ${Math.round(cpuMs)} ms of CPU in that time: ${why})`;
+}
+
 /** Starts watching; the returned function stops it. Never keeps the process up. */
 export function watchForStalls(log: (line: string) => void = console.warn): () => void {
   let expected = performance.now() + TICK_MS;
+  let cpuAt = process.cpuUsage();
   const timer = setInterval(() => {
     const now = performance.now();
     const late = now - expected;
     expected = now + TICK_MS;
-    if (late >= HELD_MS)
-      log(`roost: the daemon's thread was held for ${Math.round(late)} ms; every request waited meanwhile`);
+    // The CPU the process used since the last tick says which hold it was: one of its own (a
+    // long task: the time was spent running) or the machine's (a stall, a throttled write: it
+    // was not running at all). Its other threads (the WAL's sync, checkpoints) count too, lightly.
+    const cpu = process.cpuUsage(cpuAt);
+    cpuAt = process.cpuUsage();
+    if (late >= HELD_MS) log(heldLine(late, (cpu.user + cpu.system) / 1000));
   }, TICK_MS);
   timer.unref();
   return () => clearInterval(timer);

@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { heldLine } from "../server/stalls.js";
 import {
   agentProfile,
   FIXTURES,
@@ -203,7 +204,7 @@ describe("the agent protocol", () => {
 });
 
 describe("the daemon's thread held up", () => {
-  it("is said in its log with how long, and a request sent meanwhile is answered after", async () => {
+  it("is said in its log with how long and whether it was the daemon's own work, and a request sent meanwhile is answered after", async () => {
     d = await startDaemon();
     const c = await d.client();
     process.kill(d.pid, "SIGSTOP"); // as a machine that stalls holds it
@@ -211,7 +212,20 @@ describe("the daemon's thread held up", () => {
     await sleep(2600);
     process.kill(d.pid, "SIGCONT");
     expect((await asked).ok).toBe(true);
-    const line = await until("the line in its log", () => /thread was held for (\d+) ms/.exec(d.output));
+    const line = await until("the line in its log", () =>
+      /thread was held for (\d+) ms; .* \(it used (\d+) ms of CPU in that time: (.*)\)/.exec(d.output),
+    );
     expect(Number(line[1])).toBeGreaterThanOrEqual(2000);
+    // Stopped, it ran nothing: the line says the hold was the machine's, not work of its own.
+    expect(Number(line[2])).toBeLessThan(Number(line[1]) / 2);
+    expect(line[3]).toBe("not its own work; the machine or the disk held it");
+  });
+
+  it("a hold spent running (half of it or more on the CPU) is said to be the daemon's own work", () => {
+    expect(heldLine(3000, 2900)).toBe(
+      "roost: the daemon's thread was held for 3000 ms; every request waited meanwhile (it used 2900 ms of CPU in that time: work of its own)",
+    );
+    expect(heldLine(3000, 1500)).toMatch(/: work of its own\)$/);
+    expect(heldLine(3000, 1499)).toMatch(/: not its own work; the machine or the disk held it\)$/);
   });
 });
