@@ -27,9 +27,10 @@ export function watchForStalls(log: (line: string) => void = console.warn): () =
     // The CPU the process used since the last tick says which hold it was: one of its own (a
     // long task: the time was spent running) or the machine's (a stall, a throttled write: it
     // was not running at all). Its other threads (the WAL's sync, checkpoints) count too, lightly.
-    const cpu = process.cpuUsage(cpuAt);
-    cpuAt = process.cpuUsage();
-    if (late >= HELD_MS) log(heldLine(late, (cpu.user + cpu.system) / 1000));
+    const cpu = process.cpuUsage();
+    const usedMs = (cpu.user - cpuAt.user + cpu.system - cpuAt.system) / 1000;
+    cpuAt = cpu;
+    if (late >= HELD_MS) log(heldLine(late, usedMs));
   }, TICK_MS);
   timer.unref();
   return () => clearInterval(timer);
