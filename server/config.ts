@@ -34,6 +34,9 @@ const Profile = Type.Object({
   // Each job of this profile in a git worktree of its own, unless its dispatch says worktree: false
   // (docs/worktrees.md).
   worktree: Type.Optional(Type.Boolean()),
+  // A terminal agent that reads what is typed into it as a message (an agent CLI's prompt): peer
+  // items may be typed into it. Not a shell, nor a plain program, where typed text would run.
+  messages: Type.Optional(Type.Boolean()),
 });
 export type Profile = Static<typeof Profile>;
 
@@ -148,18 +151,21 @@ export function builtinProfiles(env: NodeJS.ProcessEnv = process.env): Record<st
       command: ["claude"],
       task: "argv",
       blockedPattern: ["Do you want to", "❯ 1\\. Yes"],
+      messages: true,
       description: "Claude Code, as a terminal agent",
     },
     codex: {
       command: ["codex"],
       task: "argv",
       blockedPattern: ["Allow command\\?", "Would you like to", "approve"],
+      messages: true,
       description: "Codex CLI, as a terminal agent",
     },
     aider: {
       command: ["aider"],
       task: "type",
       blockedPattern: ["\\(Y\\)es/\\(N\\)o"],
+      messages: true,
       description: "aider, as a terminal agent",
     },
     // pi, with roost's extension (docs/pi.md): its own interface in the job's terminal, its row

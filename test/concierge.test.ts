@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../sdk/ts/protocol/index.js";
 import { expectError, nextDelivery, session } from "./helpers/board.js";
 import { blockedOn, CONFIG, conciergeOn, reportAs } from "./helpers/concierge.js";
-import { daemonRefusal, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
+import { daemonRefusal, sleep, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
 import { daemonEnv } from "./helpers/daemon-process.js";
 import { api } from "./helpers/http.js";
 import { row, untilRow } from "./helpers/jobs.js";
@@ -23,7 +23,16 @@ let d: TestDaemon;
 let hub: RawClient;
 
 beforeAll(async () => {
-  d = await startDaemon({ config: CONFIG, env: { SHELL: "/bin/bash" } });
+  d = await startDaemon({
+    // `reader`: a terminal agent that reads messages (typed into its terminal), as the agent CLIs'.
+    config: {
+      agentProfiles: {
+        ...CONFIG.agentProfiles,
+        reader: { command: ["sleep", "600"], task: "type", messages: true },
+      },
+    },
+    env: { SHELL: "/bin/bash" },
+  });
   hub = await d.client();
 });
 afterAll(async () => d?.cleanup());
@@ -393,6 +402,44 @@ describe("concierge-act", () => {
     expectError(await c.c.request("concierge-act", { what: "dispatch" }), "bad_request", "needs a launch");
     expectError(await c.c.request("concierge-act", { what: "stop" }), "bad_request", "needs the session");
     expectError(await c.c.request("concierge-act", { what: "wreck", id: a.id }), "bad_request");
+  });
+});
+
+describe("the policy covers every way the concierge can act", () => {
+  it("act: false: spawn from the concierge's connection is policy, and no job is made", async () => {
+    const c = await conciergeOn(d, hub);
+    const before = (await hub.ok("list")).rows.length;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "roost-spawn-"));
+    const marker = path.join(dir, "ran.txt");
+    const r = await c.c.request("spawn", { profile: "shell", task: `id > ${marker}`, cwd: "/" });
+    expectError(r, "policy", "act: false: the concierge does not spawn a session");
+    expect((await hub.ok("list")).rows.length).toBe(before);
+    await sleep(500);
+    expect(fs.existsSync(marker)).toBe(false);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("act: false: send to a terminal job is policy, as is assign; to a protocol session a message goes", async () => {
+    const a = await sess("worker");
+    const { job } = await hub.ok("dispatch", { profile: "reader", name: "reader", cwd: "/tmp" });
+    const c = await conciergeOn(d, hub);
+    const sent = await c.c.request("send", { to: job.id, text: "approve everything" });
+    expectError(sent, "policy", `does not type into a terminal (${job.id}'s)`);
+    const { task } = await hub.ok("task", { action: "add", title: "tidy" });
+    expectError(await c.c.request("task", { action: "assign", id: task.id, to: job.id }), "policy");
+    expect((await hub.ok("task", { action: "list" })).tasks[0]).toMatchObject({ id: task.id, state: "open" });
+    expect((await row(hub, job.id)).pending).toBe(0);
+    // A message to a protocol agent is an item it reads as another session's: not acting.
+    expect(await c.c.ok("send", { to: a.id, text: "fyi" })).toMatchObject({ outcome: "delivered" });
+  });
+
+  it("act: true: the concierge spawns, and sends to a terminal agent", async () => {
+    const { job } = await hub.ok("dispatch", { profile: "reader", name: "reader", cwd: "/tmp" });
+    const c = await conciergeOn(d, hub);
+    await hub.ok("concierge", { action: "act", act: true });
+    const spawned = await c.c.ok("spawn", { profile: "inert", task: "look", name: "helper", cwd: "/tmp" });
+    expect(spawned.job).toMatchObject({ parent: c.id, profile: "inert" });
+    expect((await c.c.ok("send", { to: job.id, text: "hello" })).outcome).toMatch(/delivered|queued/);
   });
 });
 

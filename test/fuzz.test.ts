@@ -19,6 +19,8 @@ import { Compile } from "typebox/compile";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tooDeep } from "../sdk/ts/protocol/bounds.js";
 import { ERROR_CODES, LIMITS, OPS } from "../sdk/ts/protocol/index.js";
+import { envelope } from "../server/core/peer-items.js";
+import { keystrokes, neutralised } from "../server/core/typed-text.js";
 import { OP_TABLE } from "../server/ops/index.js";
 import { isAlive, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
 import {
@@ -39,6 +41,8 @@ const SEED = Number(process.env.ROOST_FUZZ_SEED ?? 20250611);
  * 2-core machine. ROOST_FUZZ_SCALE multiplies them (the chaos suite runs the fuzz longer).
  */
 const SCALE = Number(process.env.ROOST_FUZZ_SCALE ?? 1);
+/** A sender, for a peer item's envelope. */
+const PEER = { kind: "message", from: { id: "j1", name: "peer" }, relation: "peer" } as const;
 const RUNS = Object.fromEntries(
   Object.entries({
     hub: 35,
@@ -884,6 +888,61 @@ function bodyOf(answer: string): unknown {
 // ---- What the fuzz found, pinned -------------------------------------------------------------------
 // Each case below failed when the fuzz found it, and fails until the daemon is fixed; the fuzz above
 // steers clear of it (said where), so that one bug does not hide the others.
+
+// ---- Typed text ----------------------------------------------------------------------------------
+
+describe(`fuzz of what roost types into a terminal (seed ${SEED})`, () => {
+  /** Text as anyone may send it: any code point, with the controls a terminal acts on often among them. */
+  const CONTROL_CHARS = [
+    ..."\x1b\x00\x03\x04\x07\x08\t\n\r\x7f\u0085\u009b\u009d\u009c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069",
+    "\x1b[201~",
+    "\x1b[200~",
+    "\u009b201~",
+  ];
+  const anyText = fc.string({
+    unit: fc.oneof(fc.constantFrom(...CONTROL_CHARS), fc.string({ unit: "grapheme", maxLength: 1 })),
+    maxLength: 60,
+  });
+  /** What a terminal could take as other than text: any C0 but tab and CR, DEL, C1, bidi controls. */
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+  const CONTROL = /[\x00-\x08\x0a-\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+  const START = "\x1b[200~";
+  const END = "\x1b[201~";
+  const count = (s: string, part: string) => s.split(part).length - 1;
+
+  it("a peer item (its envelope, then any text): one paste, and nothing in it a control", () => {
+    fc.assert(
+      fc.property(anyText, (text) => {
+        const typed = keystrokes(`${envelope(PEER)}\n${text}`, true);
+        expect(typed.startsWith(START) && typed.endsWith(`${END}\r`), JSON.stringify(typed)).toBe(true);
+        expect(count(typed, START), JSON.stringify(typed)).toBe(1);
+        expect(count(typed, END), JSON.stringify(typed)).toBe(1);
+        const inside = typed.slice(START.length, -END.length - 1);
+        expect(inside, JSON.stringify(typed)).not.toMatch(CONTROL);
+        expect(inside.includes("\x1b"), JSON.stringify(typed)).toBe(false);
+      }),
+      { seed: SEED + 7001, numRuns: 500 * SCALE },
+    );
+  });
+
+  it("any text: a paste exactly when it has a line break or a tab, with no control but its own; else keys and one Enter", () => {
+    fc.assert(
+      fc.property(anyText, (text) => {
+        const typed = keystrokes(text);
+        const pasted = typed.startsWith(START);
+        const body = pasted ? typed.slice(START.length, -END.length - 1) : typed.slice(0, -1);
+        expect(body, JSON.stringify(typed)).not.toMatch(CONTROL);
+        expect(body.includes("\x1b"), JSON.stringify(typed)).toBe(false);
+        expect(typed.endsWith(pasted ? `${END}\r` : "\r"), JSON.stringify(typed)).toBe(true);
+        expect(count(typed, START) + count(typed, END), JSON.stringify(typed)).toBe(pasted ? 2 : 0);
+        expect(pasted, JSON.stringify(typed)).toBe(/[\r\t]/.test(body));
+        // Nothing is lost: each character is itself, or a visible symbol in its place.
+        expect(body.replace(/\r/g, "\n"), JSON.stringify(typed)).toBe(neutralised(text).replace(/\n$/, ""));
+      }),
+      { seed: SEED + 7002, numRuns: 500 * SCALE },
+    );
+  });
+});
 
 describe(`the fuzz's findings (seed ${SEED})`, () => {
   it("1: an input a job's terminal cannot hold leaves the pty host answering, for every job", async () => {

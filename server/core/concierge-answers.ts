@@ -13,10 +13,12 @@ import {
   viewState,
 } from "../../sdk/ts/protocol/index.js";
 import type { AgentConnection } from "./agents.js";
+import { mayAct } from "./concierge-acts.js";
 import type { Core } from "./core.js";
 import { dispatch } from "./dispatch.js";
 import type { Actor } from "./feed.js";
 import { stop } from "./lifecycle.js";
+import { mustReadMessages } from "./peer-items.js";
 import { actorOf, sessionNamed, sessionOf } from "./peers.js";
 import type { LiveJob } from "./registry.js";
 import { reply } from "./reply.js";
@@ -68,6 +70,8 @@ export async function answer(
       "the user's policy is answer: never: the concierge suggests (concierge-suggest) and does not answer in the user's place",
     );
   const job = other(core, concierge, args.id, "answer");
+  // In the user's place, yet not the user's words: never typed into a shell or a plain program.
+  mustReadMessages(job, "the concierge's answer");
   const row = core.registry.row(job);
   if (row.state !== "blocked" || row.life !== "running")
     throw new RoostError(
@@ -115,11 +119,7 @@ export async function act(
   concierge: LiveJob,
   args: OpArgs<"concierge-act">,
 ): Promise<OpResult<"concierge-act">> {
-  if (!core.concierge.policy.act)
-    throw new RoostError(
-      "policy",
-      "the user's policy is act: false: the concierge does not stop, respawn or dispatch; tell the user instead (concierge-say)",
-    );
+  mayAct(core, concierge, "stop, respawn or dispatch");
   const actor = actorOf(core, concierge);
   if (args.what === "dispatch") {
     if (!args.launch)

@@ -132,6 +132,7 @@ export class Digests {
       }),
       why: sayDue.length > 0 ? "order" : why,
       feed: null,
+      by: null,
     });
     this.setCursor(happened.cursor);
     if (sayDue.length > 0)

@@ -132,6 +132,7 @@ function launchOf(profile: Profile, cwd: string, task: string | undefined): Laun
     task: taskMode,
     ...(task !== undefined && taskMode === "type" ? { taskText: task } : {}),
     protocol: speaksProtocol(profile),
+    messages: profile.messages === true,
     blockedPatterns: blockedPatterns(profile),
     quietMs: profile.quietMs ?? DEFAULT_QUIET_MS,
   };

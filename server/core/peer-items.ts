@@ -7,6 +7,7 @@
  */
 import { LIMITS, RoostError } from "../../sdk/ts/protocol/index.js";
 import type { PeerMeta } from "../store/records.js";
+import { mayAct } from "./concierge-acts.js";
 import type { Core } from "./core.js";
 import { type Actor, ROOST } from "./feed.js";
 import { isEnded, stop } from "./lifecycle.js";
@@ -38,11 +39,36 @@ export function relationOf(sender: LiveJob, receiver: LiveJob): PeerMeta["relati
 }
 
 /**
- * A command: a terminal job that never spoke the protocol (a shell, a plain program, a terminal
- * agent without roost's client). What is sent to it is typed as keys, where a shell would run it;
- * and it has no connection to claim a task on, so the board hands it none (`assign`).
+ * Whether the job reads what is not its user's (a peer's message, a child's handback, roost's
+ * notice, the concierge's words): a protocol agent, whose items come on its connection with their
+ * `kind`, or a terminal agent whose profile says `"messages": true` (an agent CLI: typed into its
+ * terminal, one paste it reads as a message). Never a command: a terminal job whose program does
+ * not (a shell, a plain program), where typed text runs (a shell took the envelope line as a
+ * syntax error and ran the next one).
  */
-export const isCommand = (job: LiveJob): boolean => job.rec.kind === "terminal" && !job.rec.launch.protocol;
+export const readsMessages = (job: LiveJob): boolean =>
+  job.rec.kind !== "terminal" || job.rec.launch.protocol || job.rec.launch.messages === true;
+
+/**
+ * The one rule for everything not the user's that would reach a job (`send`, `handback`, a watch's
+ * notice, `assign`, the concierge's words): `unsupported`, saying why, unless the job reads messages.
+ * `what` is what was refused: "a message", "a watch's notice".
+ */
+export function mustReadMessages(job: LiveJob, what: string): void {
+  if (readsMessages(job)) return;
+  throw new RoostError(
+    "unsupported",
+    `${job.rec.id} is a command (a terminal job whose program reads no messages: a shell, a plain program): ${what} would be typed into it as keys, and run. Only agents take it: a protocol agent, or a terminal agent whose profile says "messages": true`,
+  );
+}
+
+/** What a peer item is, for the refusals. */
+const WHAT: Record<PeerMeta["kind"], string> = {
+  message: "a message",
+  report: "a handback",
+  notice: "a watch's notice",
+  digest: "a digest",
+};
 
 /** The peer items waiting (not yet taken) for a job. */
 export const itemsWaiting = (core: Core, job: LiveJob): number =>
@@ -60,16 +86,25 @@ export interface NewItem {
   envelope?: string;
   /** A digest's reason (`events`, `order`), on its delivery. */
   why?: string;
+  /** The session whose words these are (null: roost's, or the user's from the board): the concierge's follow its policy. */
+  by: LiveJob | null;
 }
 
 /**
  * Saves the item to `receiver` (its next seq, its feed entry, in the commit this turn's replies
- * share) and delivers it now if the receiver can take it. `full` at LIMITS.peerItemsWaiting
- * items waiting, but for notices and digests: roost's own, bounded by the watches (20 a session)
- * and by the digests' rule (one waiting at a time, digest.ts).
+ * share) and delivers it now if the receiver can take it. Refused to a job that reads no messages
+ * (`mustReadMessages`), and the concierge's words typed into a terminal without the policy's `act`
+ * (concierge-acts.ts). `full` at LIMITS.peerItemsWaiting items waiting, but for notices and
+ * digests: roost's own, bounded by the watches (20 a session) and by the digests' rule (one
+ * waiting at a time, digest.ts).
  */
 export async function sendItem(core: Core, receiver: LiveJob, item: NewItem): Promise<Outcome> {
   const rec = receiver.rec;
+  mustReadMessages(receiver, WHAT[item.peer.kind]);
+  // Saved as an item for any agent that may report (its form is decided when it is sent:
+  // replies.ts, sendSaved); typed into a terminal agent's terminal as a follow-up.
+  const asItem = rec.launch.protocol || rec.kind !== "terminal";
+  if (item.by && !asItem) mayAct(core, item.by, `type into a terminal (${rec.id}'s)`);
   if (
     item.peer.kind !== "notice" &&
     item.peer.kind !== "digest" &&
@@ -80,9 +115,6 @@ export async function sendItem(core: Core, receiver: LiveJob, item: NewItem): Pr
       `${rec.id} has ${LIMITS.peerItemsWaiting} peer items waiting; send again once it has taken some`,
     );
   }
-  // Saved as an item for any agent that may report (its form is decided when it is sent:
-  // replies.ts, sendSaved); typed into a terminal agent's terminal as a follow-up.
-  const asItem = rec.launch.protocol || rec.kind !== "terminal";
   const text = `${item.envelope ?? envelope(item.peer)}\n${item.text}`;
   receiver.pending++; // counted now, so that the limits hold for the other items of this turn
   let seq: number;

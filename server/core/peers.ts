@@ -13,11 +13,12 @@ import {
   type SessionRef,
 } from "../../sdk/ts/protocol/index.js";
 import type { AgentConnection } from "./agents.js";
+import { mayAct } from "./concierge-acts.js";
 import type { Core } from "./core.js";
 import { dispatch } from "./dispatch.js";
 import type { Actor } from "./feed.js";
 import { isEnded } from "./lifecycle.js";
-import { type Outcome, relationOf, sendItem } from "./peer-items.js";
+import { mustReadMessages, type Outcome, relationOf, sendItem } from "./peer-items.js";
 import { EMPTY_REPORT, type LiveJob } from "./registry.js";
 import { setReport } from "./state.js";
 import { excerpt } from "./text.js";
@@ -119,6 +120,7 @@ export const send: PeerOp<"send"> = async (core, conn, args) => {
     text: args.text,
     mode: args.mode ?? null,
     feed: { kind: "message", text: excerpt(args.text), actor: actorOf(core, from) },
+    by: from,
   });
   rules.record(from.rec.id, to.rec.id, args.text);
   return { outcome, to: ref };
@@ -134,6 +136,7 @@ function depthOf(core: Core, job: LiveJob): number {
 
 export const spawn: PeerOp<"spawn"> = async (core, conn, args) => {
   const parent = sessionOf(core, conn);
+  mayAct(core, parent, "spawn a session");
   if (args.requestId) {
     // A resend of a spawn that was taken is its job, whatever the limits now say.
     const id = core.store.jobForDispatchRequest(args.requestId);
@@ -163,6 +166,8 @@ export const handback: PeerOp<"handback"> = async (core, conn, args) => {
   if (parentId === null) throw new RoostError("bad_request", `${child.rec.id} has no parent to hand back to`);
   const parent = core.registry.find(parentId);
   if (!parent) throw new RoostError("not_found", `${child.rec.id}'s parent ${parentId} was removed`);
+  // Refused before the child's row says done: a handback that cannot go changes nothing.
+  mustReadMessages(parent, "a handback");
   const done = args.done ?? true;
   if (done) {
     // Its row says done at once; its process is stopped once the item reached the parent.
@@ -183,12 +188,15 @@ export const handback: PeerOp<"handback"> = async (core, conn, args) => {
     text: args.text,
     thenStop: done ? child.rec.id : null,
     feed: { kind: "handback", text: excerpt(args.text), actor: actorOf(core, child) },
+    by: child,
   });
   return { outcome, to: refOf(core, parent) };
 };
 
 export const watch: PeerOp<"watch"> = async (core, conn, args) => {
   const [watcher, target] = selfAndOther(core, conn, args.id, "watch");
+  // A watch's only word is its notice: a watcher that cannot read one may not watch.
+  mustReadMessages(watcher, "a watch's notice");
   const fired = await core.peers.watches.watch(watcher, target, args.when);
   return { ...refOf(core, target), when: args.when, fired };
 };

@@ -15,6 +15,7 @@ export function profiles(core: Core): OpResult<"profiles"> {
         task: p.task ?? "type",
         protocol: speaksProtocol(p),
         acp: isAcp(p),
+        messages: p.messages === true,
         worktree: p.worktree ?? false,
         source: core.config.fromFile.has(name) ? ("roost.json" as const) : ("built-in" as const),
         installed: missing === null,

@@ -26,6 +26,10 @@ function peerOf(core: Core, sender: Sender, receiver: LiveJob): PeerMeta {
   return { kind: "message", from: { id: sender.id, name: sender.name }, relation };
 }
 
+/** The concierge's job, whose words follow its policy; null for the user's. */
+const senderJob = (core: Core, sender: Sender): LiveJob | null =>
+  sender.kind === "user" ? null : (core.registry.find(sender.id) ?? null);
+
 /**
  * The first line: the task, who sent it and as what. The concierge is another session, so its
  * message carries no authority; a task a session wrote carries none either, whoever hands it over.
@@ -77,6 +81,7 @@ export async function sendAssignment(
     ),
     text: lines.join("\n"),
     feed: null, // the board's `task` entry (assign) says it
+    by: senderJob(core, sender),
   });
   if (
     outcome === "queued" &&
@@ -115,6 +120,7 @@ export async function tellHolder(core: Core, sender: Sender, tell: Tell): Promis
       envelope: envelope(sender, peer.relation, tell.task, DID[tell.what], "it was yours"),
       text: TOLD[tell.what](tell.task),
       feed: null,
+      by: senderJob(core, sender),
     });
   } catch (err) {
     console.error(`roost: could not tell ${tell.to.id} of task #${tell.task.id}:`, (err as Error).message);

@@ -7,7 +7,7 @@ import { type OpArgs, type OpResult, RoostError } from "../../sdk/ts/protocol/in
 import type { AgentConnection } from "./agents.js";
 import { type BoardAction, type BoardActor, mayHandOut, type Step } from "./board.js";
 import type { Core } from "./core.js";
-import { isCommand } from "./peer-items.js";
+import { mustReadMessages } from "./peer-items.js";
 import { sessionNamed, sessionOf } from "./peers.js";
 import { sendAssignment, tellHolder } from "./task-items.js";
 
@@ -82,11 +82,7 @@ async function assign(core: Core, actor: BoardActor, id: number, to: string): Pr
   const ref = { id: receiver.rec.id, name: core.registry.nameOf(receiver) };
   if (receiver.rec.role === "concierge")
     throw new RoostError("unsupported", "the concierge takes no tasks: assign it to a session");
-  if (isCommand(receiver))
-    throw new RoostError(
-      "unsupported",
-      `${ref.id} is a command (a terminal job that does not speak roost's protocol): it cannot claim a task; assign it to an agent`,
-    );
+  mustReadMessages(receiver, "a task's hand-over");
   const started = await core.board.apply(actor, { action: "assign", id, to: ref });
   let sent: OpResult<"task">["sent"];
   try {

@@ -1,6 +1,6 @@
 /**
  * Replies typed into terminal agents (they cannot ack): the text then Enter, several lines as
- * one bracketed paste. A `steer` reply is typed at once; a follow-up when the agent is idle (no
+ * one bracketed paste, its controls neutralised (typed-text.ts). A `steer` reply is typed at once; a follow-up when the agent is idle (no
  * output for a quiet spell), one per idle spell, in order. Typed is taken: the reply is acked
  * and its request id kept in one write, just after the typing.
  */
@@ -9,6 +9,7 @@ import type { Core } from "./core.js";
 import { delivered } from "./peer-items.js";
 import type { LiveJob } from "./registry.js";
 import { messageOf } from "./text.js";
+import { keystrokes } from "./typed-text.js";
 
 /** What a terminal agent's screen last said, and when roost last typed into it (the job's `quiet`). */
 export interface Quiet {
@@ -95,7 +96,7 @@ async function typeNow(core: Core, job: LiveJob): Promise<void> {
   for (const r of core.store.pendingReplies(job.rec.id)) {
     if (r.kind !== null) continue; // peer items are for protocol agents
     if (r.mode !== "steer" && (followUpTyped || !isIdle(q))) continue;
-    await terminals.write(job.rec.id, keystrokes(r.text));
+    await terminals.write(job.rec.id, keystrokes(r.text, r.peer !== null)); // a peer item: always a paste
     core.store.markTyped(job.rec.id, r.seq);
     job.pending--;
     typed++;
@@ -106,10 +107,4 @@ async function typeNow(core: Core, job: LiveJob): Promise<void> {
   }
   if (q.typedAt > q.at) watchForQuiet(core, job);
   if (typed > 0) core.registry.changed(job, false); // its waiting replies
-}
-
-/** The text then Enter; several lines as one bracketed paste, so that each is not sent alone. */
-export function keystrokes(text: string): string {
-  const body = text.replace(/\r?\n$/, "");
-  return body.includes("\n") ? `\x1b[200~${body.replace(/\r?\n/g, "\r")}\x1b[201~\r` : `${body}\r`;
 }

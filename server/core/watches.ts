@@ -134,6 +134,7 @@ export class Watches {
       peer: { kind: "notice", from: { id: w.target, name: w.targetName }, relation: "roost" },
       text,
       feed: { kind: "notice", text: `${w.targetName} is ${now} (watch: ${w.when})`, actor: ROOST },
+      by: null,
     });
   }
 

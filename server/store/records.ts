@@ -25,6 +25,11 @@ export interface Launch {
    */
   taskText?: string;
   protocol: boolean;
+  /**
+   * A terminal agent that reads typed text as a message (its profile's `messages`): peer items may
+   * be typed into it. Absent on jobs made before it existed, and false for a shell.
+   */
+  messages?: boolean;
   /** Reading the row from the screen (absent on jobs made before it existed). */
   blockedPatterns?: string[];
   quietMs?: number;
