@@ -91,7 +91,7 @@ export const CONCIERGE_CALLS: readonly ConciergeCall[] = [
     name: "roost_concierge_policy",
     label: "concierge policy",
     description:
-      "The user's policy for you: answer (never: only suggest; routine: answer what you judge routine; always: answer any question you can) and act (may you stop, respawn, dispatch).",
+      "The user's policy for you: answer (never: only suggest; routine: answer what you judge routine; always: answer any question you can) and act (may you stop, respawn, dispatch or spawn sessions, and send to a terminal session).",
     snippet: "What the user allows you to do",
     params: {},
     required: [],

@@ -16,6 +16,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { findJob, findSocket, type JobEnv, type Reply, RoostAgent, withoutJob } from "../agent/index.js";
 import { Approvals, approvalList } from "./approvals.js";
+import { followPolicy } from "./concierge-policy.js";
 import { conciergeTools } from "./concierge-tools.js";
 import { Inbox } from "./inbox.js";
 import type { PiAPI, PiContext } from "./pi-api.js";
@@ -77,7 +78,10 @@ export default function roostExtension(pi: PiAPI): void {
   };
   agent = job ? new RoostAgent(job, options) : RoostAgent.foreground({ ...options, socket });
   for (const tool of roostTools(agent, questions)) pi.registerTool(tool);
-  if (concierge) for (const tool of conciergeTools(agent)) pi.registerTool(tool);
+  if (concierge) {
+    for (const tool of conciergeTools(agent)) pi.registerTool(tool);
+    followPolicy(pi, agent);
+  }
 
   const thinking = () => pi.getThinkingLevel() ?? null;
   let settling: NodeJS.Timeout | null = null;

@@ -71,6 +71,7 @@ export interface PiUsage {
 /** The events the extension listens to, with the fields it reads. */
 export interface PiEvents {
   session_start: { reason?: string };
+  before_agent_start: { prompt: string };
   session_shutdown: { reason?: string };
   agent_start: object;
   agent_end: { messages: PiMessage[] };
@@ -129,4 +130,7 @@ export interface PiAPI {
   setThinkingLevel(level: string): void;
   setSessionName(name: string): void;
   getSessionName(): string | undefined;
+  /** The tools offered to the model (the concierge's follow its policy); a change takes effect at the next run. */
+  getActiveTools(): string[];
+  setActiveTools(names: string[]): void;
 }
