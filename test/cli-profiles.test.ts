@@ -56,6 +56,7 @@ describe("roost profiles", () => {
       protocol: false,
       worktree: false,
       acp: false,
+      messages: false,
       source: "roost.json",
       installed: true,
       missing: null,
@@ -65,7 +66,14 @@ describe("roost profiles", () => {
       installed: false,
       missing: "no-such-program-xyz is not installed: not found on the PATH",
     });
-    expect(byName.get("shell")).toMatchObject({ source: "built-in", installed: true, command: ["/bin/sh"] });
+    expect(byName.get("shell")).toMatchObject({
+      source: "built-in",
+      installed: true,
+      command: ["/bin/sh"],
+      messages: false,
+    });
+    // The agent CLIs read what is typed into them as a message: peers may send to their jobs.
+    for (const cli of ["claude", "codex", "aider"]) expect(byName.get(cli)).toMatchObject({ messages: true });
   });
 
   it("dispatch of a profile whose program is missing: exit 1, why and what can run; no row made", async () => {

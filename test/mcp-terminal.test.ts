@@ -18,8 +18,11 @@ let d: TestDaemon;
 let hub: RawClient;
 
 beforeAll(async () => {
-  // `sleep`: a terminal agent whose screen says nothing; its row is read from it all the same.
-  d = await startDaemon({ config: { agentProfiles: { quiet: { command: ["sleep", "600"] } } } });
+  // `sleep`: a terminal agent whose screen says nothing; its row is read from it all the same. It
+  // reads messages, as the agent CLIs' profiles say (a peer's send is typed into it).
+  d = await startDaemon({
+    config: { agentProfiles: { quiet: { command: ["sleep", "600"], messages: true } } },
+  });
   hub = await d.client();
 }, 30_000);
 afterAll(async () => {
