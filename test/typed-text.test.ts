@@ -163,7 +163,7 @@ describe("a shell is never sent what is not its user's", () => {
     await watched.c.ok("report", {
       id: watched.id,
       token: watched.token,
-      report: { state: "done", summary: `finished\nid > ${marker}` },
+      report: { state: "done", summary: `finished\nid > ${marker}\n` },
     });
     const r = await watcher.c.request("watch", { id: watched.id, when: "idle" });
     expectError(r, "unsupported", "a watch's notice would be typed into it");
