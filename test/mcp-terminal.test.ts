@@ -102,13 +102,14 @@ describe("roost mcp for the concierge", () => {
           "roost_tasks",
           "roost_concierge_say",
           "roost_concierge_suggest",
-          "roost_concierge_reply",
           "roost_concierge_policy",
-          "roost_concierge_act",
           "roost_concierge_order",
           "roost_events",
         ]),
       );
+      // The policy at its start (answer: never, act: false) allows no answer and no act: not listed.
+      for (const denied of ["roost_spawn", "roost_concierge_act", "roost_concierge_reply"])
+        expect(names).not.toContain(denied);
       expect((await plain.listTools()).tools.map((t) => t.name)).not.toContain("roost_concierge_say");
 
       const said = await call(client, "roost_concierge_say", { kind: "need", text: "j9 wants a decision" });
@@ -123,10 +124,15 @@ describe("roost mcp for the concierge", () => {
       });
       const policy = await call(client, "roost_concierge_policy");
       expect(JSON.parse(policy.text)).toMatchObject({ answer: "never", act: false });
-      // A refusal of the policy's is a tool error with its code.
-      const act = await call(client, "roost_concierge_act", { what: "stop", id: "erin" });
-      expect(act.isError).toBe(true);
-      expect(act.text).toContain("(policy)");
+      // The hub allows acting: from the concierge's next call on, its list has the acting tools.
+      await hub.ok("concierge", { action: "act", act: true });
+      await call(client, "roost_concierge_policy");
+      const now = (await client.listTools()).tools.map((t) => t.name);
+      expect(now).toEqual(expect.arrayContaining(["roost_spawn", "roost_concierge_act"]));
+      expect(now).not.toContain("roost_concierge_reply");
+      await hub.ok("concierge", { action: "act", act: false });
+      await call(client, "roost_concierge_policy");
+      expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("roost_spawn");
       const bad = await call(client, "roost_concierge_say", { kind: "shout", text: "x" });
       expect(bad.isError).toBe(true);
     } finally {

@@ -168,6 +168,32 @@ export const CONCIERGE_CALLS: readonly ConciergeCall[] = [
   },
 ];
 
+/** The user's policy for the concierge (`concierge-policy`). */
+export interface ConciergePolicyView {
+  answer: string;
+  act: boolean;
+}
+
+/**
+ * The tools a policy takes away from the concierge's model, and what each needs: with `act: false`
+ * it is not offered spawning or acting, with `answer: never` not answering. pi's extension and
+ * `roost mcp` offer them by it; the daemon refuses each with `policy` all the same.
+ */
+export const POLICY_TOOLS: Readonly<Record<string, (p: ConciergePolicyView) => boolean>> = {
+  roost_spawn: (p) => p.act,
+  roost_concierge_act: (p) => p.act,
+  roost_concierge_reply: (p) => p.answer !== "never",
+};
+
+/** The policy as roost says it now, or null when roost cannot be asked (the tools stay as they were). */
+export async function policyNow(ops: Pick<SessionOps, "call">): Promise<ConciergePolicyView | null> {
+  try {
+    return ((await ops.call("concierge-policy")) as { policy: ConciergePolicyView }).policy;
+  } catch {
+    return null;
+  }
+}
+
 /** The ops a concierge's tool server may relay (tool-relay.ts): its own, and the feed. */
 export const CONCIERGE_OPS = [
   "concierge-say",

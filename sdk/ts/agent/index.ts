@@ -26,7 +26,14 @@ import {
 import type { RegisterArgs } from "./session-ops.js";
 import { SessionOps } from "./session-ops.js";
 
-export { CONCIERGE_CALLS, CONCIERGE_OPS, type ConciergeCall } from "./concierge-calls.js";
+export {
+  CONCIERGE_CALLS,
+  CONCIERGE_OPS,
+  type ConciergeCall,
+  type ConciergePolicyView,
+  POLICY_TOOLS,
+  policyNow,
+} from "./concierge-calls.js";
 export {
   AgentCallError,
   type AgentReport,

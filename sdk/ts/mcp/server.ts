@@ -8,7 +8,7 @@
  * what to do.
  */
 import path from "node:path";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -19,7 +19,9 @@ import {
   CONCIERGE_CALLS,
   type ConciergeCall,
   findJob,
+  POLICY_TOOLS,
   peerLine,
+  policyNow,
   RELAY_ENV,
   refusal,
   type SessionOps,
@@ -48,27 +50,47 @@ function shapeOf(call: ConciergeCall): z.ZodRawShape {
 
 /**
  * The MCP server of roost's tools, for the session `ops` speaks for (not yet connected); the
- * concierge's own too (`concierge`: the session is roost's concierge).
+ * concierge's own too (`concierge`: the session is roost's concierge), with the tools its policy
+ * takes away disabled (`POLICY_TOOLS`: asked at `follow`, and again after each call, so that a
+ * change from the hub is listed anew; the daemon refuses them all the same).
  */
 export function roostMcpServer(
   ops: SessionOps,
   opts: { version: string; cwd: string; concierge?: boolean },
-): McpServer {
+): { server: McpServer; follow: () => Promise<void> } {
   const server = new McpServer({ name: "roost", version: opts.version });
+  const registered = new Map<string, RegisteredTool>();
+  const follow = async () => {
+    if (!opts.concierge) return;
+    const policy = await policyNow(ops);
+    if (!policy) return; // roost away: the tools stay as they were
+    for (const [name, needs] of Object.entries(POLICY_TOOLS)) {
+      const t = registered.get(name);
+      if (t && t.enabled !== needs(policy)) (needs(policy) ? t.enable : t.disable).call(t);
+    }
+  };
   /** A tool whose call is one call of the session's: its refusal returned as a tool error. */
   const tool = <Shape extends z.ZodRawShape>(
     name: string,
     description: string,
     inputSchema: Shape,
     run: (args: z.infer<z.ZodObject<Shape>>) => Promise<unknown>,
-  ) =>
-    server.registerTool(name, { description, inputSchema }, (async (args: z.infer<z.ZodObject<Shape>>) => {
+  ) => {
+    const t = server.registerTool(name, { description, inputSchema }, (async (
+      args: z.infer<z.ZodObject<Shape>>,
+    ) => {
       try {
         return text(await run(args));
       } catch (err) {
         return { ...text(refusal(name, err).message), isError: true };
+      } finally {
+        await follow();
       }
     }) as never);
+    registered.set(name, t);
+    // The concierge's gated tools wait for roost's word on the policy (`follow`): the start's allows none.
+    if (opts.concierge && name in POLICY_TOOLS) t.disable();
+  };
 
   tool(
     "roost_peers",
@@ -144,7 +166,7 @@ export function roostMcpServer(
   if (opts.concierge)
     for (const call of CONCIERGE_CALLS)
       tool(call.name, call.description, shapeOf(call), (p) => call.run(ops, p as Record<string, unknown>));
-  return server;
+  return { server, follow };
 }
 
 /**
@@ -166,7 +188,8 @@ export async function serveMcp(ops: ToolSession, opts: { version: string; cwd: s
     (peers) => peers.find((p) => p.self)?.role === "concierge",
     () => false,
   );
-  const server = roostMcpServer(ops, { ...opts, concierge });
+  const { server, follow } = roostMcpServer(ops, { ...opts, concierge });
+  await follow(); // its first list of tools as the policy now allows
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
