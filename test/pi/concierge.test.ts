@@ -54,6 +54,7 @@ describe("roost's concierge, on pi", { timeout: 4 * PI_WAIT }, () => {
       expect.arrayContaining([
         "roost_concierge_say",
         "roost_concierge_suggest",
+        "roost_concierge_reply",
         "roost_concierge_order",
         "roost_concierge_policy",
         "roost_events",
@@ -61,9 +62,8 @@ describe("roost's concierge, on pi", { timeout: 4 * PI_WAIT }, () => {
         "roost_tasks",
       ]),
     );
-    // The policy at its start (answer: never, act: false) allows no answer and no act: not offered.
-    for (const denied of ["roost_spawn", "roost_concierge_act", "roost_concierge_reply"])
-      expect(first.tools).not.toContain(denied);
+    // The policy at its start (act: false) allows no act: spawning and acting are not offered.
+    for (const denied of ["roost_spawn", "roost_concierge_act"]) expect(first.tools).not.toContain(denied);
     expect(textOf(first.messages.find((m) => m.role === "user")?.content)).toContain(
       "You are roost's concierge",
     );
@@ -103,10 +103,7 @@ describe("roost's concierge, on pi", { timeout: 4 * PI_WAIT }, () => {
     const got = await agent.event((e) => e.event === "deliver" && e.text === "yes", "the answer", PI_WAIT);
     await agent.ok("ack", { id: asker, token, seq: got.seq });
     await w.until(concierge, "the concierge done", (r) => r.summary === "Answered." && r.pending === 0);
-    // The run the user's ask started knows the policy as it now is: answering is offered, acting not.
-    const asked = w.model.requestsFor("m1")[4]!;
-    expect(asked.tools).toContain("roost_concierge_reply");
-    expect(asked.tools).not.toContain("roost_spawn");
+    expect(w.model.requestsFor("m1")[5]!.tools).not.toContain("roost_spawn");
     const policySaid = lastText(w.model.requestsFor("m1")[5]!);
     expect(policySaid).toContain('"answer": "always"');
     const status = await w.c.ok("concierge", { action: "status" });

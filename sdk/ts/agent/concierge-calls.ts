@@ -176,13 +176,15 @@ export interface ConciergePolicyView {
 
 /**
  * The tools a policy takes away from the concierge's model, and what each needs: with `act: false`
- * it is not offered spawning or acting, with `answer: never` not answering. pi's extension and
- * `roost mcp` offer them by it; the daemon refuses each with `policy` all the same.
+ * it is not offered spawning or acting. pi's extension and `roost mcp` offer them by it; the daemon
+ * refuses each with `policy` all the same. `roost_concierge_reply` stays offered: the concierge
+ * asks the policy itself before it answers (its prompt says so), and an answer the user allows in
+ * the middle of a run (a follow-up, as `concierge-ask` comes while it works) must not wait for the
+ * next run's list.
  */
 export const POLICY_TOOLS: Readonly<Record<string, (p: ConciergePolicyView) => boolean>> = {
   roost_spawn: (p) => p.act,
   roost_concierge_act: (p) => p.act,
-  roost_concierge_reply: (p) => p.answer !== "never",
 };
 
 /** The policy as roost says it now, or null when roost cannot be asked (the tools stay as they were). */

@@ -1,11 +1,11 @@
 /**
  * The concierge's tools follow the user's policy (docs/pi.md, "The concierge"): the tools
  * `POLICY_TOOLS` names are offered to its model only when the policy allows them (with
- * `act: false` no `roost_spawn` or `roost_concierge_act`, with `answer: never` no
- * `roost_concierge_reply`). The policy is roost's (`concierge-policy`), asked before each run that
- * a prompt starts and after each run, so that the hub's change reaches the next run; a call of a
- * tool the policy took away meanwhile is blocked, asked again at the call. The daemon refuses each
- * with `policy` whatever is offered here: this keeps the model from trying.
+ * `act: false` no `roost_spawn` or `roost_concierge_act`). The policy is roost's
+ * (`concierge-policy`), asked before each run that a prompt starts and after each run: pi lists a
+ * run's tools when it starts, so the hub's change reaches the next run; a call of a tool the policy
+ * took away meanwhile is blocked, asked again at the call. The daemon refuses each with `policy`
+ * whatever is offered here: this keeps the model from trying.
  */
 import { type ConciergePolicyView, POLICY_TOOLS, policyNow, type RoostAgent } from "../agent/index.js";
 import type { PiAPI, PiToolCallResult } from "./pi-api.js";
