@@ -19,6 +19,7 @@ import WebSocket from "ws";
 import { LIMITS, type RemoteStatus, RoostError, type Row } from "../../sdk/ts/protocol/index.js";
 import type { Pushes } from "./pushes.js";
 import { type Read, RemoteChecks, readCapped, type Sized, TOO_LARGE } from "./remote-input.js";
+import { excerpt } from "./text.js";
 
 export interface RemoteConfig {
   name: string;
@@ -330,8 +331,10 @@ class RemoteLink {
    * tried again as one that went away, at the longest wait: a remote that does it again costs one
    * bounded message per 2 s.
    */
-  broke(why: string): void {
-    if (this.closed) return;
+  broke(what: string): string {
+    // Its words (a field's name, an id) may hold anything: one line, bounded, no controls.
+    const why = excerpt(what, LIMITS.error);
+    if (this.closed) return why;
     console.error(
       `roost: the remote ${this.name} sent what a daemon may not: ${why}; its connection is ended and its rows dropped until it sends a valid list`,
     );
@@ -345,6 +348,7 @@ class RemoteLink {
     this.pushes.remote(this.status());
     this.backoff = MAX_BACKOFF_MS;
     if (ws) this.retry();
+    return why;
   }
 
   private lost(ws: WebSocket): void {
@@ -410,8 +414,8 @@ class RemoteLink {
   }
 
   /** What it sent is refused (`why`): the remote cut off as `broke` says, the caller told `busy`. */
-  refuse(why: string): RoostError {
-    this.broke(why);
+  refuse(what: string): RoostError {
+    const why = this.broke(what);
     return new RoostError("busy", `the remote ${this.name} sent what a daemon may not: ${why}`);
   }
 
