@@ -189,6 +189,10 @@ describe("a remote that sends what no daemon would", () => {
       ["{not json", /sent a message that is not JSON/],
       ['"just a string"', /sent a message that is neither an answer nor a push/],
       ['{"event":"removed","id":{"x":1}}', /its removed push: id must be string/],
+      [
+        rowPush(remoteRow("x".repeat(64))),
+        /id: named here as REMOTE:ID, it must not have more than 64 characters/,
+      ],
     ] as const) {
       const from = watcher.events.length;
       let pushed: Promise<void> | undefined;
@@ -199,6 +203,35 @@ describe("a remote that sends what no daemon would", () => {
       await pushed;
       await evilEnded(from, why);
     }
+    await faceWorks();
+  });
+});
+
+describe("a remote's terminal", () => {
+  it("an attach answer that is not attach's, and output that is not text: refused, the viewer told why", async () => {
+    const terminal =
+      (first: object, then?: object): OnSubscribe =>
+      (ws, _fake, path) => {
+        if (!path.endsWith("/terminal")) return BENIGN(ws, evil, path);
+        ws.send(JSON.stringify(first));
+        if (then) ws.send(JSON.stringify(then));
+      };
+    evil.onSubscribe = terminal({ ok: true, result: { screen: 5, cols: 80, rows: 24 } });
+    const viewer = await d.client();
+    const refused = await viewer.request("attach", { id: "evil:j1" });
+    expect(refused).toMatchObject({ ok: false, code: "busy" });
+    expect(refused.error).toContain("its answer to attach: screen must be string");
+    evil.onSubscribe = terminal(
+      { ok: true, result: { screen: "", cols: 80, rows: 24 } },
+      { event: "output", data: { evil: true }, id: "j1" },
+    );
+    await until("evil followed again", async () =>
+      (await hub.ok("list")).rows.some((r: any) => r.id === "evil:j1" && r.reachable),
+    );
+    expect((await viewer.request("attach", { id: "evil:j1" })).ok).toBe(true);
+    const detached = await viewer.event((e) => e.event === "detached" && e.id === "evil:j1", "detached");
+    expect(detached.why).toContain("its terminal's output: data must be string");
+    expect(viewer.events.filter((e) => e.event === "output")).toEqual([]);
     await faceWorks();
   });
 });

@@ -11,7 +11,7 @@
  */
 
 import { jsonBytes } from "../../sdk/ts/protocol/bounds.js";
-import { type ErrorCode, isErrorCode, LIMITS, OPS, Row } from "../../sdk/ts/protocol/index.js";
+import { type ErrorCode, isErrorCode, JobId, LIMITS, OPS, Row } from "../../sdk/ts/protocol/index.js";
 import { type Check, compileCheck } from "../validate.js";
 import { excerpt } from "./text.js";
 
@@ -45,6 +45,7 @@ export const TOO_LARGE = `more than ${LIMITS.remoteBytes / MIB} MiB`;
  */
 export class RemoteChecks {
   private readonly row: Check<Row> = compileCheck(Row, "");
+  private readonly jobId: Check<string> = compileCheck(JobId, "", "named here as REMOTE:ID, it");
   private readonly results: Readonly<Record<string, Check<unknown>>>;
 
   constructor(ops: readonly string[]) {
@@ -101,6 +102,12 @@ export class RemoteChecks {
     const named = typeof id === "string" && id.length <= 64 ? `its row ${remote}:${id}` : where;
     const checked = this.row(value);
     if (!checked.ok) return { ok: false, why: `${named}: ${checked.message}` };
+    // Named here `remote:id` (its parent too), which must still be a job's id: ops name it so.
+    for (const field of ["id", "parent"] as const) {
+      const theirs = checked.value[field];
+      const here = theirs === null ? null : this.jobId(`${remote}:${theirs}`);
+      if (here && !here.ok) return { ok: false, why: `${named}: ${field}: ${here.message}` };
+    }
     // Checked, so bounded in depth: JSON.stringify may walk it.
     const bytes = jsonBytes(checked.value);
     if (bytes > LIMITS.remoteRowBytes)

@@ -2,7 +2,8 @@
  * A fake remote daemon (docs/fleet.md): a real HTTP server with a real WebSocket upgrade that
  * speaks as much of a roost daemon's API as a daemon following it uses (`/api/subscribe`, `POST
  * /api/<op>`, a job's terminal), and says whatever the test tells it to: hostile data a real
- * daemon would never send. Each subscriber is handed to `onSubscribe`; each call to `onCall`.
+ * daemon would never send. Each WebSocket (a subscription or a terminal) is handed to
+ * `onSubscribe`; each call to `onCall`.
  */
 import fs from "node:fs";
 import http from "node:http";
@@ -10,7 +11,8 @@ import type { AddressInfo } from "node:net";
 import type WebSocket from "ws";
 import { WebSocketServer } from "ws";
 
-export type OnSubscribe = (ws: WebSocket, fake: FakeRemote) => void | Promise<void>;
+/** A WebSocket to the fake: `path` is `/api/subscribe`, or a job's terminal (`/api/jobs/ID/terminal`). */
+export type OnSubscribe = (ws: WebSocket, fake: FakeRemote, path: string) => void | Promise<void>;
 export type OnCall = (
   op: string,
   args: any,
@@ -118,7 +120,7 @@ export class FakeRemote {
       wss.handleUpgrade(req, socket, head, (ws) => {
         ws.on("error", () => {}); // the follower cut it: nothing to say
         fake.subscribers.push(ws);
-        void fake.onSubscribe(ws, fake);
+        void fake.onSubscribe(ws, fake, req.url ?? "");
       });
     });
     await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
