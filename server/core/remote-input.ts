@@ -45,6 +45,8 @@ export const TOO_LARGE = `more than ${LIMITS.remoteBytes / MIB} MiB`;
  */
 export class RemoteChecks {
   private readonly row: Check<Row> = compileCheck(Row, "");
+  /** A job's id as the remote names it, and as this daemon names it (`NAME:ID`). */
+  private readonly theirId: Check<string> = compileCheck(JobId, "", "id");
   private readonly jobId: Check<string> = compileCheck(JobId, "", "named here as REMOTE:ID, it");
   private readonly results: Readonly<Record<string, Check<unknown>>>;
 
@@ -69,9 +71,10 @@ export class RemoteChecks {
       return row.ok ? { ok: true, value: { kind: "row", row: row.value } } : row;
     }
     if (msg.event === "removed") {
-      return typeof msg.id === "string" && msg.id.length > 0 && msg.id.length <= 64
-        ? { ok: true, value: { kind: "removed", id: msg.id } }
-        : { ok: false, why: "its removed push: id must be string (a job's id)" };
+      const id = this.theirId(msg.id);
+      return id.ok
+        ? { ok: true, value: { kind: "removed", id: id.value } }
+        : { ok: false, why: `its removed push: ${id.message}` };
     }
     if (typeof msg.event === "string") return { ok: true, value: { kind: "ignored" } };
     return { ok: false, why: "it sent a message that is neither an answer nor a push" };
@@ -99,7 +102,7 @@ export class RemoteChecks {
   /** One row, named by its id where it has one (`where` else), checked and measured. */
   private sized(value: unknown, remote: string, where: string): Read<Sized> {
     const id = isRecord(value) ? value.id : undefined;
-    const named = typeof id === "string" && id.length <= 64 ? `its row ${remote}:${id}` : where;
+    const named = this.theirId(id).ok ? `its row ${remote}:${id}` : where;
     const checked = this.row(value);
     if (!checked.ok) return { ok: false, why: `${named}: ${checked.message}` };
     // Named here `remote:id` (its parent too), which must still be a job's id: ops name it so.
