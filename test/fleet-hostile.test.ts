@@ -336,18 +336,22 @@ describe("a remote that sends more than it may", () => {
   });
 
   it("a relayed answer that is not its op's: refused, never relayed", async () => {
-    evil.onCall = (op, _args, res) => {
-      res.end(
-        JSON.stringify(
-          op === "list"
-            ? { ok: true, result: { rows: [remoteRow("j1", { name: 5 })] } }
-            : { ok: true, result: { replies: 5 } },
-        ),
-      );
+    evil.onCall = (_op, _args, res) => {
+      res.end(JSON.stringify({ ok: true, result: { rows: [remoteRow("j1", { name: 5 })] } }));
     };
     const listed = await hub.request("list", { id: "evil:j1" });
     expect(listed).toMatchObject({ ok: false, code: "busy" });
     expect(listed.error).toContain("its answer to list: rows[0].name must be string");
+    evil.onCall = (_op, _args, res) => {
+      res.end(JSON.stringify({ ok: true, result: { rows: [remoteRow("x".repeat(64))] } }));
+    };
+    const named = await hub.request("list", { id: "evil:j1" });
+    expect(named).toMatchObject({ ok: false, code: "busy" });
+    expect(named.error).toContain("its answer to list: its row evil:xxx");
+    expect(named.error).toContain("id: named here as REMOTE:ID, it must not have more than 64 characters");
+    evil.onCall = (_op, _args, res) => {
+      res.end(JSON.stringify({ ok: true, result: { replies: 5 } }));
+    };
     const pending = await hub.request("pending", { id: "evil:j1" });
     expect(pending).toMatchObject({ ok: false, code: "busy" });
     expect(pending.error).toContain("its answer to pending: replies must be array");

@@ -118,8 +118,11 @@ export class RemoteChecks {
     return { ok: true, value: { row: checked.value, bytes } };
   }
 
-  /** Its answer to a relayed `op` (`body` as read): its result, checked against the op's; or its refusal. */
-  answer(op: string, body: unknown): Read<Answer> {
+  /**
+   * Its answer to a relayed `op` (`body` as read): its result, checked against the op's, its rows
+   * (`list`'s, `respawn`'s `job`) as a pushed row is; or its refusal.
+   */
+  answer(op: string, body: unknown, remote: string): Read<Answer> {
     if (!isRecord(body) || typeof body.ok !== "boolean")
       return { ok: false, why: `its answer to ${op} is not an answer ({ok, result} or {ok, error, code})` };
     if (!body.ok) {
@@ -129,16 +132,21 @@ export class RemoteChecks {
     const check = this.results[op];
     if (!check) return { ok: false, why: `it answered ${op}, which is not sent on to it` };
     const checked = check(body.result);
-    return checked.ok
-      ? { ok: true, value: { ok: true, result: checked.value } }
-      : { ok: false, why: `its answer to ${op}: ${checked.message}` };
+    if (!checked.ok) return { ok: false, why: `its answer to ${op}: ${checked.message}` };
+    const result = checked.value as { rows?: unknown; job?: unknown };
+    const rows = [...(Array.isArray(result.rows) ? result.rows : []), ...(result.job ? [result.job] : [])];
+    for (const r of rows) {
+      const row = this.sized(r, remote, "a row");
+      if (!row.ok) return { ok: false, why: `its answer to ${op}: ${row.why}` };
+    }
+    return { ok: true, value: { ok: true, result: checked.value } };
   }
 
   /**
    * One message of a job's terminal WebSocket: the first is `attach`'s answer, then `output` (its
    * text), `detached` (why), or an answer to input or a size, which says nothing to the viewer.
    */
-  terminal(data: Buffer, first: boolean): Read<TerminalMessage> {
+  terminal(data: Buffer, first: boolean, remote: string): Read<TerminalMessage> {
     let msg: unknown;
     try {
       msg = JSON.parse(data.toString("utf8"));
@@ -146,7 +154,7 @@ export class RemoteChecks {
       return { ok: false, why: "its terminal sent a message that is not JSON" };
     }
     if (first) {
-      const answer = this.answer("attach", msg);
+      const answer = this.answer("attach", msg, remote);
       return answer.ok ? { ok: true, value: { kind: "attached", answer: answer.value } } : answer;
     }
     if (!isRecord(msg))

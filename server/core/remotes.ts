@@ -407,7 +407,7 @@ class RemoteLink {
     } catch (err) {
       throw this.unanswered(err);
     }
-    const answer = body.ok ? this.checks.answer(op, body.value) : body;
+    const answer = body.ok ? this.checks.answer(op, body.value, this.name) : body;
     if (!answer.ok) throw this.refuse(answer.why);
     if (answer.value.ok) return answer.value.result;
     throw new RoostError(answer.value.code, `${this.name}: ${answer.value.error}`);
@@ -455,7 +455,7 @@ class RemoteTerminal {
         if (this.ended) return;
         const first = !answered;
         answered = true;
-        const read = link.checks.terminal(data, first);
+        const read = link.checks.terminal(data, first, link.name);
         if (!read.ok) {
           // Refused as any message of the remote's is (`broke`), which ends this terminal too.
           const refused = link.refuse(read.why);
