@@ -14,15 +14,24 @@ import { LIMITS } from "../sdk/ts/protocol/index.js";
 
 export type Check<T> = (value: unknown) => { ok: true; value: T } | { ok: false; message: string };
 
-/** `label` prefixes field paths ("" for none); `root` names the value itself when it is wrong as a whole. */
-export function compileCheck<T>(schema: TSchema, label: string, root = "args"): Check<T> {
+/**
+ * `label` prefixes field paths ("" for none); `root` names the value itself when it is wrong as a
+ * whole; `depth` is LIMITS.depth but for a value that holds args' equals further down (a remote's
+ * answer holds rows two levels down, each as deep as a report may be).
+ */
+export function compileCheck<T>(
+  schema: TSchema,
+  label: string,
+  root = "args",
+  depth: number = LIMITS.depth,
+): Check<T> {
   const validator = Compile(schema);
   return (value) => {
-    const deep = tooDeep(value, LIMITS.depth);
+    const deep = tooDeep(value, depth);
     if (deep) {
       const where = deep.slice(0, 2).map((key) => key.slice(0, 64));
       const at = fieldName(label, `/${where.join("/")}`) || root;
-      return { ok: false, message: `${at} is nested deeper than ${LIMITS.depth} levels` };
+      return { ok: false, message: `${at} is nested deeper than ${depth} levels` };
     }
     return validator.Check(value)
       ? { ok: true, value: value as T }

@@ -17,12 +17,13 @@ import fs from "node:fs";
 import fc from "fast-check";
 import { Compile } from "typebox/compile";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tooDeep } from "../sdk/ts/protocol/bounds.js";
-import { ERROR_CODES, LIMITS, OPS } from "../sdk/ts/protocol/index.js";
+import { jsonBytes, tooDeep } from "../sdk/ts/protocol/bounds.js";
+import { ERROR_CODES, LIMITS, OPS, Row } from "../sdk/ts/protocol/index.js";
 import { envelope } from "../server/core/peer-items.js";
 import { keystrokes, neutralised } from "../server/core/typed-text.js";
 import { OP_TABLE } from "../server/ops/index.js";
 import { isAlive, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
+import { FakeRemote, remoteRow, rowPush } from "./helpers/fake-remote.js";
 import {
   api,
   closeAllSockets,
@@ -53,8 +54,12 @@ const RUNS = Object.fromEntries(
     unknownOp: 8,
     lines: 100,
     paths: 30,
+    remote: 12,
   }).map(([k, n]) => [k, Math.max(1, Math.round(n * SCALE))]),
-) as Record<"hub" | "session" | "post" | "get" | "terminal" | "unknownOp" | "lines" | "paths", number>;
+) as Record<
+  "hub" | "session" | "post" | "get" | "terminal" | "unknownOp" | "lines" | "paths" | "remote",
+  number
+>;
 /** How long an answer may take before it counts as never coming (a liveness bound, not a timing one). */
 const ANSWER_WAIT_MS = 10_000;
 
@@ -885,10 +890,6 @@ function bodyOf(answer: string): unknown {
   return jsonOrNull(text) ?? text;
 }
 
-// ---- What the fuzz found, pinned -------------------------------------------------------------------
-// Each case below failed when the fuzz found it, and fails until the daemon is fixed; the fuzz above
-// steers clear of it (said where), so that one bug does not hide the others.
-
 // ---- Typed text ----------------------------------------------------------------------------------
 
 describe(`fuzz of what roost types into a terminal (seed ${SEED})`, () => {
@@ -943,6 +944,103 @@ describe(`fuzz of what roost types into a terminal (seed ${SEED})`, () => {
     );
   });
 });
+
+// ---- A remote's pushes -----------------------------------------------------------------------------
+// What another daemon sends on its subscription (docs/fleet.md, "What a remote may send"): rows of
+// the schema, rows with one field off, any JSON, nesting far past the limit, text that is no JSON,
+// in every envelope. A daemon of its own follows a fake remote that sends them.
+
+const rowSchema = Row as unknown as Schema;
+const remoteRowText = fc.oneof(
+  { weight: 3, arbitrary: validText(rowSchema) },
+  { weight: 3, arbitrary: nearValidText(rowSchema) },
+  { weight: 1, arbitrary: anyValueText },
+);
+const remoteMessage = fc
+  .oneof(
+    { weight: 4, arbitrary: remoteRowText.map((row) => `{"event":"row","row":${row}}`) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .array(remoteRowText, { maxLength: 4 })
+        .map((rows) => `{"id":null,"ok":true,"result":{"rows":[${rows.join(",")}]}}`),
+    },
+    { weight: 1, arbitrary: anyValueText.map((v) => `{"event":"removed","id":${v}}`) },
+    { weight: 1, arbitrary: anyValueText.map((v) => `{"ok":true,"result":${v}}`) },
+    { weight: 1, arbitrary: anyValueText.map((v) => `{"ok":false,"error":${v}}`) },
+    { weight: 1, arbitrary: anyValueText.map((v) => `{"event":${v}}`) },
+    { weight: 1, arbitrary: anyValueText },
+    { weight: 1, arbitrary: oddString(1, 40) },
+  )
+  .filter((text) => Buffer.byteLength(text) <= 1_000_000)
+  .map((text) => text.replaceAll(JSON.stringify(AGENT_ID), '"j1"'));
+const rowCheck = Compile(Row);
+
+describe(`fuzz of a remote's pushes (seed ${SEED})`, () => {
+  let follower: TestDaemon;
+  let fake: FakeRemote;
+
+  beforeAll(async () => {
+    fake = await FakeRemote.start();
+    follower = await startDaemon({
+      config: {
+        agentProfiles: { inert: { command: ["sleep", "600"], task: "type", protocol: true } },
+        remotes: [{ name: "fuzzed", url: fake.url, token: "t" }],
+      },
+    });
+  });
+  afterAll(async () => {
+    await follower?.cleanup();
+    await fake?.close();
+  });
+
+  it("whatever a remote pushes, the local list and its subscribers keep working, and only rows of the schema are listed", async () => {
+    const hub = await follower.client();
+    const watcher = await follower.client();
+    await watcher.ok("subscribe", {});
+    const mine = (await hub.ok("dispatch", { profile: "inert", name: "mine" })).job.id;
+    let read = 0;
+    let sentinel = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(remoteMessage, { minLength: 1, maxLength: 6 }), async (messages) => {
+        // The remote's connection as the daemon holds it now (a new one once it was cut off).
+        const ws = await until("the daemon subscribed to the remote", () => {
+          const latest = fake.latest;
+          return latest?.readyState === latest?.OPEN ? latest : undefined;
+        });
+        for (const m of messages) ws.send(m);
+        // Then a row of its own, as a mark: listed once the daemon took in what came before it.
+        const mark = `mark${++sentinel}`;
+        ws.send(rowPush(remoteRow(mark)));
+        await until(
+          "what the remote sent, taken in or refused",
+          async () =>
+            ws.readyState !== ws.OPEN ||
+            (await hub.ok("list")).rows.some((r: any) => r.id === `fuzzed:${mark}`),
+        );
+        const listed = await hub.request("list");
+        expect(listed.ok, JSON.stringify(listed).slice(0, 300)).toBe(true);
+        expect(listed.result.rows.map((r: any) => r.id)).toContain(mine);
+        for (const r of listed.result.rows.filter((x: any) => x.daemon === "fuzzed")) {
+          expect(tooDeep(r, LIMITS.depth), r.id).toBeNull();
+          const wrong = [...rowCheck.Errors(r)].slice(0, 2).map((e) => `${e.instancePath} ${e.message}`);
+          expect(wrong, JSON.stringify(r).slice(0, 300)).toEqual([]);
+          expect(jsonBytes(r)).toBeLessThan(LIMITS.remoteRowBytes + 1024);
+        }
+        expect(watcher.isClosed, "the local subscriber was dropped").toBe(false);
+        expect((await hub.request("subscribe", {})).ok).toBe(true);
+        const fresh = follower.output.slice(read);
+        read = follower.output.length;
+        expect(fresh.split("\n").filter((l) => FAILURE_LINES.test(l))).toEqual([]);
+      }),
+      property(900, RUNS.remote),
+    );
+  });
+});
+
+// ---- What the fuzz found, pinned -------------------------------------------------------------------
+// Each case below failed when the fuzz found it, and fails until the daemon is fixed; the fuzz above
+// steers clear of it (said where), so that one bug does not hide the others.
 
 describe(`the fuzz's findings (seed ${SEED})`, () => {
   it("1: an input a job's terminal cannot hold leaves the pty host answering, for every job", async () => {

@@ -9,16 +9,17 @@
  *
  * A remote that goes away is tried again, 250 ms doubling to 2 s, for as long as this daemon runs:
  * its rows stay, greyed, and come back live when it answers again.
+ *
+ * What a remote sends is input (core/remote-input.ts): checked against the schema set and bounded
+ * before it is kept or relayed. One that sends what a daemon may not is cut off, said (logged, and
+ * a `remote` push with why), its rows dropped until it sends a valid list again: the rest of the
+ * list, this daemon's and the other remotes', never fails because of one remote.
  */
 import WebSocket from "ws";
-import {
-  isErrorCode,
-  type PushEvent,
-  type RemoteStatus,
-  RoostError,
-  type Row,
-} from "../../sdk/ts/protocol/index.js";
+import { LIMITS, type RemoteStatus, RoostError, type Row } from "../../sdk/ts/protocol/index.js";
 import type { Pushes } from "./pushes.js";
+import { type Read, RemoteChecks, readCapped, type Sized, TOO_LARGE } from "./remote-input.js";
+import { excerpt } from "./text.js";
 
 export interface RemoteConfig {
   name: string;
@@ -59,6 +60,7 @@ export class Remotes {
   /** Each viewer's relayed terminals, by the job's id here. */
   private readonly terminals = new WeakMap<object, Map<string, RemoteTerminal>>();
   private started = false;
+  private readonly checks = new RemoteChecks(ROUTED);
 
   /** `reread`: roost.json's remotes as they are now (for `remotes-reload`); throws what is wrong with it. */
   constructor(
@@ -66,7 +68,7 @@ export class Remotes {
     configs: readonly RemoteConfig[],
     private readonly reread: () => readonly RemoteConfig[],
   ) {
-    for (const c of configs) this.links.set(c.name, new RemoteLink(c, pushes));
+    for (const c of configs) this.links.set(c.name, new RemoteLink(c, pushes, this.checks));
   }
 
   get any(): boolean {
@@ -105,7 +107,7 @@ export class Remotes {
     }
     for (const c of configs) {
       if (this.links.has(c.name)) continue;
-      const link = new RemoteLink(c, this.pushes);
+      const link = new RemoteLink(c, this.pushes, this.checks);
       this.links.set(c.name, link);
       this.pushes.remote(link.status());
       if (this.started) link.connect();
@@ -155,7 +157,7 @@ export class Remotes {
       viewing.send(op, theirs);
       return Promise.resolve({});
     }
-    return link.call(op, theirs).then((result) => link.ours(result));
+    return link.call(op, theirs).then((result) => link.ours(result as { rows?: Row[]; job?: Row }));
   }
 
   /** A terminal of the remote's, relayed to this viewer until it detaches, goes, or the job ends. */
@@ -178,9 +180,11 @@ export class Remotes {
   }
 }
 
-/** One remote: its rows as it pushes them, whether it answers, and calls to its API. */
+/** One remote: its rows as it pushes them (checked), whether it answers, and calls to its API. */
 class RemoteLink {
-  private rows = new Map<string, Row>();
+  /** Its rows by its ids, each with its size as JSON: all of them at most LIMITS.remoteBytes. */
+  private rows = new Map<string, Sized>();
+  private bytes = 0;
   /** The terminals relayed from it, to any viewer. */
   readonly terminals = new Set<RemoteTerminal>();
   private reachable = false;
@@ -193,6 +197,7 @@ class RemoteLink {
   constructor(
     readonly config: RemoteConfig,
     private readonly pushes: Pushes,
+    readonly checks: RemoteChecks,
   ) {}
 
   get name(): string {
@@ -210,12 +215,17 @@ class RemoteLink {
     return { authorization: `Bearer ${this.config.token}` };
   }
 
+  /** A WebSocket to the remote's `path`, with its token, refusing a message past LIMITS.remoteBytes. */
+  open(path: string): WebSocket {
+    return new WebSocket(this.address(path, true), { headers: this.headers, maxPayload: LIMITS.remoteBytes });
+  }
+
   status(): RemoteStatus {
     return { name: this.name, url: this.config.url, reachable: this.reachable, error: this.error };
   }
 
   shownRows(): Row[] {
-    return [...this.rows.values()].map((r) => this.shown(r));
+    return [...this.rows.values()].map((r) => this.shown(r.row));
   }
 
   /** A row of the remote's as this daemon's hubs see it: its ids qualified, marked with its daemon. */
@@ -229,31 +239,31 @@ class RemoteLink {
     };
   }
 
-  /** An answer of the remote's, its rows (`rows`, `job`) as this daemon's hubs see them. */
-  ours(result: unknown): unknown {
+  /** An answer of the remote's (checked: `call`), its rows (`rows`, `job`) as this daemon's hubs see them. */
+  ours(result: { rows?: Row[]; job?: Row }): unknown {
     if (!result || typeof result !== "object") return result;
-    const r = result as { rows?: Row[]; job?: Row };
     return {
-      ...r,
-      ...(r.rows ? { rows: r.rows.map((x) => this.shown(x)) } : {}),
-      ...(r.job ? { job: this.shown(r.job) } : {}),
+      ...result,
+      ...(result.rows ? { rows: result.rows.map((x) => this.shown(x)) } : {}),
+      ...(result.job ? { job: this.shown(result.job) } : {}),
     };
   }
 
   connect(): void {
     this.timer = null;
     if (this.closed) return;
-    const ws = new WebSocket(this.address("api/subscribe", true), { headers: this.headers });
+    const ws = this.open("api/subscribe");
     this.ws = ws;
-    ws.on("message", (data) => {
-      let msg: { ok?: boolean; error?: string; result?: { rows: Row[] } } & Partial<PushEvent>;
-      try {
-        msg = JSON.parse(String(data));
-      } catch {
-        return;
-      }
-      if ("ok" in msg) this.answered(msg);
-      else this.pushed(msg as PushEvent);
+    ws.on("message", (data: Buffer) => {
+      if (this.ws !== ws) return; // cut off: what it had sent already goes nowhere
+      const read = this.checks.message(data, this.name);
+      if (!read.ok) this.broke(read.why);
+      else if (read.value.kind === "rows") this.answered(read.value.rows);
+      else if (read.value.kind === "refused") {
+        this.error = read.value.error;
+        ws.close();
+      } else if (read.value.kind === "row") this.pushed(read.value.row);
+      else if (read.value.kind === "removed") this.removed(read.value.id);
     });
     let refused = false;
     ws.on("unexpected-response", (_req, res) => {
@@ -262,19 +272,18 @@ class RemoteLink {
       ws.terminate();
     });
     ws.on("error", (err) => {
-      if (!refused) this.error = err.message; // else what it answered says more
+      if ((err as { code?: string }).code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH" && this.ws === ws)
+        this.broke(`it sent ${TOO_LARGE} at once`);
+      else if (!refused) this.error = err.message; // else what it answered says more
     });
     ws.on("close", () => this.lost(ws));
   }
 
-  private answered(msg: { ok?: boolean; error?: string; result?: { rows: Row[] } }): void {
-    if (!msg.ok || !msg.result) {
-      this.error = msg.error ?? "it refused to subscribe";
-      this.ws?.close();
-      return;
-    }
+  /** Its answer to `subscribe`: its rows, all of them now (those it no longer has are removed). */
+  private answered(rows: Sized[]): void {
     const before = this.rows;
-    this.rows = new Map(msg.result.rows.map((r) => [r.id, r]));
+    this.rows = new Map(rows.map((r) => [r.row.id, r]));
+    this.bytes = rows.reduce((sum, r) => sum + r.bytes, 0);
     for (const id of before.keys()) if (!this.rows.has(id)) this.pushes.removed(qualified(this.name, id));
     this.reachable = true;
     this.error = null;
@@ -282,22 +291,64 @@ class RemoteLink {
     this.said();
   }
 
-  private pushed(e: PushEvent): void {
-    if (e.event === "row") {
-      this.rows.set(e.row.id, e.row);
-      const id = e.row.id;
-      this.pushes.row(qualified(this.name, id), () => this.shown(this.rows.get(id) ?? e.row));
-    } else if (e.event === "removed") {
-      this.rows.delete(e.id);
-      this.pushes.removed(qualified(this.name, e.id));
+  /** A row it pushed: kept while its rows stay within LIMITS.remoteRows and LIMITS.remoteBytes. */
+  private pushed(r: Sized): void {
+    const id = r.row.id;
+    const was = this.rows.get(id);
+    const over =
+      !was && this.rows.size >= LIMITS.remoteRows
+        ? `it pushed more than ${LIMITS.remoteRows} rows`
+        : this.bytes - (was?.bytes ?? 0) + r.bytes > LIMITS.remoteBytes
+          ? `its rows came to ${TOO_LARGE} as JSON`
+          : null;
+    if (over) {
+      this.broke(over);
+      return;
     }
+    this.bytes += r.bytes - (was?.bytes ?? 0);
+    this.rows.set(id, r);
+    this.pushes.row(qualified(this.name, id), () => this.shown(this.rows.get(id)?.row ?? r.row));
+  }
+
+  private removed(id: string): void {
+    const was = this.rows.get(id);
+    if (!was) return;
+    this.bytes -= was.bytes;
+    this.rows.delete(id);
+    this.pushes.removed(qualified(this.name, id));
   }
 
   /** Whether it answers has changed: said to the hubs, and every row of it again (greyed or not). */
   private said(): void {
     this.pushes.remote(this.status());
     for (const [id, r] of this.rows)
-      this.pushes.row(qualified(this.name, id), () => this.shown(this.rows.get(id) ?? r));
+      this.pushes.row(qualified(this.name, id), () => this.shown(this.rows.get(id)?.row ?? r.row));
+  }
+
+  /**
+   * It sent what a daemon may not (`why`): its connection cut, its rows dropped (what it said is
+   * not believed until it sends a valid list again), said in the log and in a `remote` push. It is
+   * tried again as one that went away, at the longest wait: a remote that does it again costs one
+   * bounded message per 2 s.
+   */
+  broke(what: string): string {
+    // Its words (a field's name, an id) may hold anything: one line, bounded, no controls.
+    const why = excerpt(what, LIMITS.error);
+    if (this.closed) return why;
+    console.error(
+      `roost: the remote ${this.name} sent what a daemon may not: ${why}; its connection is ended and its rows dropped until it sends a valid list`,
+    );
+    const ws = this.ws;
+    this.ws = null;
+    ws?.terminate();
+    this.reachable = false;
+    this.error = `it sent what a daemon may not: ${why}`;
+    this.dropRows();
+    for (const t of this.terminals) t.end(`the remote ${this.name} sent what a daemon may not: ${why}`);
+    this.pushes.remote(this.status());
+    this.backoff = MAX_BACKOFF_MS;
+    if (ws) this.retry();
+    return why;
   }
 
   private lost(ws: WebSocket): void {
@@ -309,6 +360,10 @@ class RemoteLink {
     this.reachable = false;
     if (this.error === null) this.error = "the connection closed";
     if (was) this.said();
+    this.retry();
+  }
+
+  private retry(): void {
     const delay = this.backoff;
     this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MS);
     this.timer = setTimeout(() => this.connect(), delay);
@@ -321,33 +376,47 @@ class RemoteLink {
     this.ws?.terminate();
   }
 
+  private dropRows(): void {
+    for (const id of this.rows.keys()) this.pushes.removed(qualified(this.name, id));
+    this.rows.clear();
+    this.bytes = 0;
+  }
+
   /** Let go (`remotes-reload`): closed, its rows removed from the hubs, its viewers told `why`. */
   forget(why: string): void {
     this.close();
-    for (const id of this.rows.keys()) this.pushes.removed(qualified(this.name, id));
-    this.rows.clear();
+    this.dropRows();
     for (const t of this.terminals) t.end(`the remote ${this.name} is no longer followed: ${why}`);
   }
 
-  /** One op of the remote's API, with its token: its result, or its refusal as ours (named). */
+  /**
+   * One op of the remote's API, with its token: its result (checked against the op's), or its
+   * refusal as ours (named). Its answer is read up to LIMITS.remoteBytes, no further.
+   */
   async call(op: string, args: Record<string, unknown>): Promise<unknown> {
-    let body: { ok?: boolean; result?: unknown; error?: string; code?: string };
+    let body: Read<unknown>;
+    const abort = new AbortController();
     try {
       const res = await fetch(this.address(`api/${op}`), {
         method: "POST",
         headers: { ...this.headers, "content-type": "application/json" },
         body: JSON.stringify(args),
-        signal: AbortSignal.timeout(CALL_MS),
+        signal: AbortSignal.any([abort.signal, AbortSignal.timeout(CALL_MS)]),
       });
-      body = (await res.json()) as typeof body;
+      body = await readCapped(res, LIMITS.remoteBytes, () => abort.abort(), op);
     } catch (err) {
       throw this.unanswered(err);
     }
-    if (body.ok) return body.result;
-    throw new RoostError(
-      isErrorCode(body.code) ? body.code : "busy",
-      `${this.name}: ${body.error ?? "refused"}`,
-    );
+    const answer = body.ok ? this.checks.answer(op, body.value, this.name) : body;
+    if (!answer.ok) throw this.refuse(answer.why);
+    if (answer.value.ok) return answer.value.result;
+    throw new RoostError(answer.value.code, `${this.name}: ${answer.value.error}`);
+  }
+
+  /** What it sent is refused (`why`): the remote cut off as `broke` says, the caller told `busy`. */
+  refuse(what: string): RoostError {
+    const why = this.broke(what);
+    return new RoostError("busy", `the remote ${this.name} sent what a daemon may not: ${why}`);
   }
 
   unanswered(err: unknown): RoostError {
@@ -377,37 +446,38 @@ class RemoteTerminal {
     private readonly ours: string,
     private readonly push: (e: object) => void,
   ) {
-    this.ws = new WebSocket(link.address(`api/jobs/${encodeURIComponent(theirs)}/terminal`, true), {
-      headers: link.headers,
-    });
+    this.ws = link.open(`api/jobs/${encodeURIComponent(theirs)}/terminal`);
     link.terminals.add(this);
     this.ends.push(() => link.terminals.delete(this));
     let answered = false;
     this.opened = new Promise((resolve, reject) => {
-      this.ws.on("message", (data) => {
-        let msg: Record<string, unknown>;
-        try {
-          msg = JSON.parse(String(data));
-        } catch {
+      this.ws.on("message", (data: Buffer) => {
+        if (this.ended) return;
+        const first = !answered;
+        answered = true;
+        const read = link.checks.terminal(data, first, link.name);
+        if (!read.ok) {
+          // Refused as any message of the remote's is (`broke`), which ends this terminal too.
+          const refused = link.refuse(read.why);
+          if (first) reject(refused);
           return;
         }
-        if (!answered) {
-          answered = true;
-          if (msg.ok) {
+        const msg = read.value;
+        if (msg.kind === "attached") {
+          if (msg.answer.ok) {
             this.attached = true;
-            resolve(msg.result);
-          } else {
-            const code = isErrorCode(msg.code) ? msg.code : "busy";
-            reject(new RoostError(code, `${link.name}: ${msg.error}`));
-          }
-          return;
-        }
-        if (msg.event === "output") this.push({ ...msg, id: this.ours });
-        else if (msg.event === "detached") this.end(`${msg.why}`);
+            resolve(msg.answer.result);
+          } else reject(new RoostError(msg.answer.code, `${link.name}: ${msg.answer.error}`));
+        } else if (msg.kind === "output") this.push({ event: "output", id: this.ours, data: msg.data });
+        else if (msg.kind === "detached") this.end(msg.why);
         // Else a refusal of input or a size: the viewer's keys went nowhere; nothing to answer.
       });
       this.ws.on("error", (err) => {
-        if (!answered) {
+        if ((err as { code?: string }).code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH" && !this.ended) {
+          const refused = link.refuse(`its terminal sent ${TOO_LARGE} at once`);
+          if (!answered) reject(refused);
+          answered = true;
+        } else if (!answered) {
           answered = true;
           reject(link.unanswered(err));
         }

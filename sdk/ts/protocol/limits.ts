@@ -60,6 +60,12 @@ export const LIMITS = {
   orders: 50, // standing orders kept at most (`full`)
   orderText: 1000, // a standing order's text
   missedCounted: 100, // runs missed are counted up to this ("100 or more"): a cron run costs croner ~0.15 ms to find
+  // What a remote daemon may send this one (docs/fleet.md, "What a remote may send"):
+  remoteRows: 10_000, // rows kept of one remote
+  remoteRowBytes: 512 * 1024, // one row of a remote's, as JSON: above any row a daemon makes (its free-form fields are 64 KiB each)
+  // One message or answer of a remote's, and all its rows kept, as JSON: a socket client is dropped
+  // at 16 MiB unread (`unreadBytes`), and a `list` carries every remote's rows and this daemon's.
+  remoteBytes: 8 * 1024 * 1024,
 } as const;
 
 /** Every report field but `state`, null: what a report leaves out (agent-protocol.md, `report`). */
