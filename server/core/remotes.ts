@@ -18,6 +18,7 @@ import {
   RoostError,
   type Row,
 } from "../../sdk/ts/protocol/index.js";
+import { hideForms } from "../secrets.js";
 import type { Pushes } from "./pushes.js";
 
 export interface RemoteConfig {
@@ -210,8 +211,10 @@ class RemoteLink {
     return { authorization: `Bearer ${this.config.token}` };
   }
 
+  /** As every hub sees it, read-only ones too: a secret its url holds (`?token=`, `user:pw@`) left out. */
   status(): RemoteStatus {
-    return { name: this.name, url: this.config.url, reachable: this.reachable, error: this.error };
+    const error = this.error === null ? null : hideForms(this.error);
+    return { name: this.name, url: hideForms(this.config.url), reachable: this.reachable, error };
   }
 
   shownRows(): Row[] {
@@ -354,7 +357,7 @@ class RemoteLink {
     const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
     return new RoostError(
       "busy",
-      `the remote ${this.name} (${this.config.url}) did not answer (${cause}): try again once it does`,
+      `the remote ${this.name} (${hideForms(this.config.url)}) did not answer (${cause}): try again once it does`,
     );
   }
 }
