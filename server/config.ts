@@ -225,24 +225,26 @@ export interface ConfigSecret {
 /**
  * Every secret roost.json holds, in every form (secrets.ts says what a secret in a url looks like):
  * the remotes' tokens, what their urls and the board's carry (a userinfo password, `password=`,
- * `sslpassword=`, an `sslkey` path, a token), and a profile's env vars named as secrets
- * (`ANTHROPIC_API_KEY`) or whose values carry one (`DATABASE_URL=postgres://u:pw@…`).
+ * `sslpassword=`, an `sslkey` path, a token), a profile's command arguments that carry one
+ * (`--password=…`, a url with one), and its env vars named as secrets (`ANTHROPIC_API_KEY`) or
+ * whose values carry one (`DATABASE_URL=postgres://u:pw@…`).
  */
 export function secretsOf(config: Static<typeof ConfigSchema>): ConfigSecret[] {
-  const inUrl = (where: string, url: string): ConfigSecret[] =>
-    secretsIn(url).map((f) => ({ where: `${where}'s ${f.what}`, value: url.slice(f.start, f.end) }));
+  const carried = (where: string, text: string): ConfigSecret[] =>
+    secretsIn(text).map((f) => ({ where: `${where}'s ${f.what}`, value: text.slice(f.start, f.end) }));
   return [
     ...(config.remotes ?? []).flatMap((r, i) => [
       { where: `remotes[${i}].token`, value: r.token },
-      ...inUrl(`remotes[${i}].url`, r.url),
+      ...carried(`remotes[${i}].url`, r.url),
     ]),
-    ...(config.board ? inUrl("board.url", config.board.url) : []),
-    ...Object.entries(config.agentProfiles ?? {}).flatMap(([name, p]) =>
-      Object.entries(p.env ?? {}).flatMap(([key, value]) => {
+    ...(config.board ? carried("board.url", config.board.url) : []),
+    ...Object.entries(config.agentProfiles ?? {}).flatMap(([name, p]) => [
+      ...p.command.flatMap((arg, i) => carried(`agentProfiles.${name}.command[${i}]`, arg)),
+      ...Object.entries(p.env ?? {}).flatMap(([key, value]) => {
         const where = `agentProfiles.${name}.env.${key}`;
-        return isSecretName(key) && value !== "" ? [{ where, value }] : inUrl(where, value);
+        return isSecretName(key) && value !== "" ? [{ where, value }] : carried(where, value);
       }),
-    ),
+    ]),
   ];
 }
 

@@ -27,6 +27,7 @@ const SSL_PASSWORD = "sslpw-Lm42Rt9";
 const REMOTE_TOKEN = "rt-Hb63Nc5w";
 const REMOTE_USER_PW = "rpw-Vd27Ks4e";
 const REMOTE_BEARER = "bearer-Xp90Wq1z";
+const PROFILE_PASSWORD = "ppw-Tc58Gy3n";
 
 let home: string;
 afterEach(() => {
@@ -72,6 +73,12 @@ describe("the 0600 rule counts every credential form", () => {
       { remotes: [{ name: "far", url: `https://far.example/?token=${REMOTE_TOKEN}`, token: "t" }] },
       "remotes[0].url's token",
       REMOTE_TOKEN,
+    ],
+    [
+      "a password in a profile's command",
+      { agentProfiles: { mine: { command: ["psql", `--password=${PASSWORD}`] } } },
+      "agentProfiles.mine.command[1]'s --password",
+      PASSWORD,
     ],
     [
       "a key in a profile's env",
@@ -166,7 +173,7 @@ describe("with the board's PostgreSQL stopped", () => {
   }
 });
 
-describe("a remote whose url holds a token", () => {
+describe("a remote whose url holds a token, a profile whose command holds a password", () => {
   let d: TestDaemon;
   beforeAll(async () => {
     const port = await freePort(); // nothing listens there: the remotes never answer
@@ -176,12 +183,13 @@ describe("a remote whose url holds a token", () => {
           { name: "far", url: `http://127.0.0.1:${port}/?token=${REMOTE_TOKEN}`, token: REMOTE_BEARER },
           { name: "farther", url: `http://roost:${REMOTE_USER_PW}@127.0.0.1:${port}/`, token: REMOTE_BEARER },
         ],
+        agentProfiles: { psql: { command: ["psql", `postgres://me:${PROFILE_PASSWORD}@db/x`] } },
       },
     });
   });
   afterAll(async () => d?.cleanup());
 
-  it("is never in a read-only token's answers, the hub's remotes, the feed or the log", async () => {
+  it("are never in a read-only token's answers, the hub's remotes and profiles, the feed or the log", async () => {
     const hub = await d.client();
     const made = await hub.ok("token", { action: "create", name: "dash", readOnly: true });
     const readOnly = new URL(made.link).searchParams.get("token")!;
@@ -199,8 +207,13 @@ describe("a remote whose url holds a token", () => {
     said.push(
       JSON.stringify((await api(d, "events", { limit: 500 }, { token: readOnly, method: "GET" })).body),
     );
+    const profiles = await api(d, "profiles", {}, { token: readOnly, method: "GET" });
+    const psql = profiles.body.result.profiles.find((p: any) => p.name === "psql");
+    expect(psql.command).toEqual(["psql", "postgres://me:***@db/x"]);
+    said.push(JSON.stringify(profiles.body));
     said.push(d.output);
     for (const text of said)
-      for (const secret of [REMOTE_TOKEN, REMOTE_USER_PW, REMOTE_BEARER]) expect(text).not.toContain(secret);
+      for (const secret of [REMOTE_TOKEN, REMOTE_USER_PW, REMOTE_BEARER, PROFILE_PASSWORD])
+        expect(text).not.toContain(secret);
   });
 });
