@@ -189,7 +189,7 @@ describe("a remote whose url holds a token, a profile whose command holds a pass
   });
   afterAll(async () => d?.cleanup());
 
-  it("are never in a read-only token's answers, the hub's remotes and profiles, the feed or the log", async () => {
+  it("are never in a read-only token's answers, the hub's remotes and profiles, the feed, the log or roost remote ls", async () => {
     const hub = await d.client();
     const made = await hub.ok("token", { action: "create", name: "dash", readOnly: true });
     const readOnly = new URL(made.link).searchParams.get("token")!;
@@ -211,6 +211,14 @@ describe("a remote whose url holds a token, a profile whose command holds a pass
     const psql = profiles.body.result.profiles.find((p: any) => p.name === "psql");
     expect(psql.command).toEqual(["psql", "postgres://me:***@db/x"]);
     said.push(JSON.stringify(profiles.body));
+    for (const args of [
+      ["remote", "ls"],
+      ["remote", "ls", "--json"],
+    ]) {
+      const listed = await run(process.execPath, [CLI, ...args], { env: d.env });
+      expect(listed.stdout).toContain("far");
+      said.push(listed.stdout + listed.stderr);
+    }
     said.push(d.output);
     for (const text of said)
       for (const secret of [REMOTE_TOKEN, REMOTE_USER_PW, REMOTE_BEARER, PROFILE_PASSWORD])
