@@ -5,8 +5,9 @@
  * form it knows is both kept 0600 and never said.
  *
  * In a URL or a libpq connection string, a secret is:
- * - the password of its userinfo (`postgres://roost:PW@host`), or, but for postgres URLs whose user
- *   is only a name, the whole userinfo (`https://TOKEN@host`, a token as the user);
+ * - the password of its userinfo (`postgres://roost:PW@host`), or in an http(s) or ws(s) url the
+ *   whole userinfo (`https://TOKEN@host`, a token as the user; elsewhere, as in `postgres://roost@`
+ *   or `ssh://git@`, a user alone is only a name);
  * - the value of a parameter whose name says it holds one or points at one (`password=`,
  *   `sslpassword=`, `sslkey=` a key's path, `passfile=`, `token=`, `access_token=`, `api_key=`,
  *   `secret=` …), in a query, a fragment or a `key=value` connection string.
@@ -53,7 +54,7 @@ export function secretsIn(text: string): FoundSecret[] {
     if (colon >= 0) {
       if (colon + 1 < info.length)
         found.push({ what: "password", start: at + colon + 1, end: at + info.length });
-    } else if (!/^postgres(ql)?$/i.test(scheme))
+    } else if (/^(https?|wss?)$/i.test(scheme))
       found.push({ what: "token", start: at, end: at + info.length });
   }
   for (const m of text.matchAll(PARAM)) {
