@@ -108,16 +108,16 @@ export class Secrets {
   }
 }
 
-/** A value as it may be written: as it is, unquoted, percent-decoded, percent-encoded. */
+/** A value as it may be written: as it is, unquoted, percent-decoded, percent-encoded (as a url holds it). */
 function spellings(value: string): string[] {
   const bare = /^'.*'$|^".*"$/s.test(value) ? value.slice(1, -1) : value;
-  const forms = new Set([value, bare, encodeURIComponent(bare)]);
+  let decoded = bare;
   try {
-    forms.add(decodeURIComponent(bare));
+    decoded = decodeURIComponent(bare);
   } catch {
     // not percent-encoded: as it is
   }
-  return [...forms];
+  return [...new Set([value, bare, decoded, encodeURIComponent(decoded)])];
 }
 
 /**

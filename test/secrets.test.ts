@@ -14,6 +14,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../server/config.js";
+import { hideForms, Secrets } from "../server/secrets.js";
 import { CLI, daemonRefusal, sleep, startDaemon, type TestDaemon } from "./helpers/daemon.js";
 import { api } from "./helpers/http.js";
 import { startPostgres, type TestPostgres } from "./helpers/postgres.js";
@@ -41,6 +42,42 @@ function writeConfig(config: unknown, mode: number): string {
   fs.chmodSync(file, mode);
   return file;
 }
+
+describe("what a secret looks like (server/secrets.ts), one function for the 0600 rule and the redaction", () => {
+  it("hides each form in a url, a libpq connection string or a message quoting one, and nothing else", () => {
+    const cases: [string, string][] = [
+      ["postgres://roost:pw@db/roost", "postgres://roost:***@db/roost"],
+      [
+        "postgres://roost@db/roost?sslmode=require&password=pw&x=1",
+        "postgres://roost@db/roost?sslmode=require&password=***&x=1",
+      ],
+      [
+        "postgres://roost@db/roost?sslpassword=pw&sslkey=/k/roost.key",
+        "postgres://roost@db/roost?sslpassword=***&sslkey=***",
+      ],
+      ["host=db user=roost password='p w' dbname=roost", "host=db user=roost password=*** dbname=roost"],
+      [
+        "failed: https://TOKEN@far.example/api and wss://u:pw@far/x",
+        "failed: https://***@far.example/api and wss://u:***@far/x",
+      ],
+      ["PGPASSWORD=pw psql --api-key=k", "PGPASSWORD=*** psql --api-key=***"],
+      // A user alone is a name but in http(s): these say no secret.
+      [
+        "postgres://roost@db/roost ssh://git@github.com/x.git",
+        "postgres://roost@db/roost ssh://git@github.com/x.git",
+      ],
+      ['password authentication failed for user "roost"', 'password authentication failed for user "roost"'],
+    ];
+    for (const [text, shown] of cases) expect(hideForms(text), text).toBe(shown);
+  });
+
+  it("hides roost.json's secrets by value too, bare or percent-encoded, longest first", () => {
+    const secrets = new Secrets();
+    secrets.learn(["p@ss%2Fword", "tok", "abcd"]);
+    expect(secrets.redact("it said p@ss/word and p%40ss%2Fword; abcdef")).toBe("it said *** and ***; ***ef");
+    expect(secrets.redact("a tok is too short to hide bare")).toBe("a tok is too short to hide bare");
+  });
+});
 
 describe("the 0600 rule counts every credential form", () => {
   const forms: [string, unknown, string, string][] = [
