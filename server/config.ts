@@ -7,6 +7,7 @@ import path from "node:path";
 import Type, { type Static } from "typebox";
 import { ANSWER_POLICIES, oneOf } from "../sdk/ts/protocol/index.js";
 import { readOwn, UnsafeHome } from "./home.js";
+import { isSecretName, secretsIn } from "./secrets.js";
 import { compileCheck } from "./validate.js";
 import { PACKAGE_ROOT } from "./version.js";
 
@@ -91,6 +92,8 @@ export type Config = Static<typeof ConfigSchema> & {
   profiles: ReadonlyMap<string, Profile>;
   /** The profiles roost.json defines (one may replace a built-in one of the same name). */
   fromFile: ReadonlySet<string>;
+  /** The values of the secrets it holds (`secretsOf`), hidden wherever the daemon would say them. */
+  secrets: readonly string[];
 };
 
 const checkConfig = compileCheck<Static<typeof ConfigSchema>>(ConfigSchema, "", "the file");
@@ -219,30 +222,53 @@ export const blockedPatterns = (p: Profile): string[] =>
 /** What `approve` may name: a tool (`bash`, `roost_send`), or `*` for every one. */
 const TOOL_NAME = /^(\*|[A-Za-z0-9_.-]{1,100})$/;
 
-/**
- * A roost.json that holds secrets (the remotes' tokens, the board's password) must be readable by
- * its owner alone: one others may read has leaked them, as ssh refuses a key others may read.
- */
-function secretsKept(file: string, config: Static<typeof ConfigSchema>): void {
-  const what = [
-    ...((config.remotes?.length ?? 0) > 0 ? ["the remotes' tokens"] : []),
-    ...(config.board && passwordIn(config.board.url) ? ["the board's password"] : []),
-  ];
-  if (what.length === 0) return;
-  const mode = fs.statSync(file).mode & 0o777;
-  if (mode & 0o077)
-    throw new ConfigError(
-      `${file}: it holds ${what.join(" and ")}, and others may read it (mode ${mode.toString(8).padStart(4, "0")}): chmod 600 ${file} (and make new ones if others have read it)`,
-    );
+/** A secret roost.json holds: where (`remotes[0].token`, `board.url's password`) and its value. */
+export interface ConfigSecret {
+  where: string;
+  value: string;
 }
 
-const passwordIn = (url: string) => {
-  try {
-    return new URL(url).password !== "";
-  } catch {
-    return false;
+/**
+ * Every secret roost.json holds, in every form (secrets.ts says what a secret in a url looks like):
+ * the remotes' tokens, what their urls and the board's carry (a userinfo password, `password=`,
+ * `sslpassword=`, an `sslkey` path, a token), a profile's command arguments that carry one
+ * (`--password=…`, a url with one), and its env vars named as secrets (`ANTHROPIC_API_KEY`) or
+ * whose values carry one (`DATABASE_URL=postgres://u:pw@…`).
+ */
+export function secretsOf(config: Static<typeof ConfigSchema>): ConfigSecret[] {
+  const carried = (where: string, text: string): ConfigSecret[] =>
+    secretsIn(text).map((f) => ({ where: `${where}'s ${f.what}`, value: text.slice(f.start, f.end) }));
+  return [
+    ...(config.remotes ?? []).flatMap((r, i) => [
+      { where: `remotes[${i}].token`, value: r.token },
+      ...carried(`remotes[${i}].url`, r.url),
+    ]),
+    ...(config.board ? carried("board.url", config.board.url) : []),
+    ...Object.entries(config.agentProfiles ?? {}).flatMap(([name, p]) => [
+      ...p.command.flatMap((arg, i) => carried(`agentProfiles.${name}.command[${i}]`, arg)),
+      ...Object.entries(p.env ?? {}).flatMap(([key, value]) => {
+        const where = `agentProfiles.${name}.env.${key}`;
+        return isSecretName(key) && value !== "" ? [{ where, value }] : carried(where, value);
+      }),
+    ]),
+  ];
+}
+
+/**
+ * A roost.json that holds secrets must be readable by its owner alone: one others may read has
+ * leaked them, as ssh refuses a key others may read. The refusal says where they are, never what.
+ */
+function secretsKept(file: string, secrets: readonly ConfigSecret[]): void {
+  if (secrets.length === 0) return;
+  const mode = fs.statSync(file).mode & 0o777;
+  if (mode & 0o077) {
+    const where = [...new Set(secrets.map((s) => s.where))];
+    const said = where.length > 3 ? [...where.slice(0, 3), `${where.length - 3} more`] : where;
+    throw new ConfigError(
+      `${file}: it holds secrets (${said.join(", ")}), and others may read it (mode ${mode.toString(8).padStart(4, "0")}): chmod 600 ${file} (and make new ones if others have read it)`,
+    );
   }
-};
+}
 
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Config {
   let raw: string | null = null;
@@ -289,7 +315,8 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
       );
     seen.add(r.name);
   }
-  secretsKept(file, config);
+  const secrets = secretsOf(config);
+  secretsKept(file, secrets);
   const profiles = new Map([
     ...Object.entries(builtinProfiles(env)),
     ...Object.entries(config.agentProfiles ?? {}),
@@ -299,5 +326,10 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
     throw new ConfigError(
       `${file}: concierge.profile: no profile ${JSON.stringify(conciergeRuns)}; the profiles are: ${[...profiles.keys()].sort().join(", ")}`,
     );
-  return { ...config, profiles, fromFile: new Set(Object.keys(config.agentProfiles ?? {})) };
+  return {
+    ...config,
+    profiles,
+    fromFile: new Set(Object.keys(config.agentProfiles ?? {})),
+    secrets: secrets.map((s) => s.value),
+  };
 }

@@ -35,16 +35,24 @@ import { secureHome } from "./home.js";
 import { listenAddress } from "./http/address.js";
 import { runOp } from "./ops/index.js";
 import { roostPaths } from "./paths.js";
+import { redactWrites, Secrets } from "./secrets.js";
 import { watchForStalls } from "./stalls.js";
 import type { BoardStore } from "./store/board.js";
 import { Store } from "./store/store.js";
 import { ROOST_VERSION } from "./version.js";
 
 export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  // What the daemon prints is its log (daemon.log under `roost start`): no secret is ever in it,
+  // from its first line on (even a failure to start, printed as it exits).
+  const secrets = new Secrets();
+  const redact = (text: string) => secrets.redact(text);
+  const toTerminal = redactWrites(process.stdout, redact);
+  redactWrites(process.stderr, redact);
   raiseFileLimit(); // before anything is opened, and before HTTP's caps are computed from it
   const paths = roostPaths(env);
   secureHome(paths.home, paths.socket); // throws UnsafeHome: nothing has started yet
   const config = loadConfig(paths.config, env); // throws ConfigError: nothing has started yet
+  secrets.learn(config.secrets);
   const address = listenAddress(config, env);
   const time = timeSourceOf(env); // throws ConfigError on a bad ROOST_TEST_CLOCK: nothing has started yet
   if (await socketAnswers(paths.socket))
@@ -66,7 +74,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const pushes = new Pushes();
   const loaded = loadJobs(store);
   const registry = new Registry(store, pushes, loaded.jobs);
-  const feed = new Feed(store, pushes);
+  const feed = new Feed(store, pushes, secrets);
   const clock = new Clock(time.source);
   let stopping = false;
   const graceMs = foregroundGraceMs(env);
@@ -81,19 +89,27 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     clock,
     schedules: new Schedules(() => core, store, clock),
     peers: {
-      rules: new PeerRules(store.peerItemsSince(new Date(Date.now() - LIMITS.duplicateMs).toISOString())),
+      rules: new PeerRules(
+        store.peerItemsSince(new Date(Date.now() - LIMITS.duplicateMs).toISOString()),
+        loaded.jobs,
+      ),
       watches: new Watches(() => core, store, registry),
       foreground: new Foreground(() => core, graceMs),
     },
     board: new TaskBoard(() => core, board, await board.load(), graceMs),
     worktrees: new WorktreeStats(() => core),
-    remotes: new Remotes(pushes, config.remotes ?? [], () => loadConfig(paths.config, env).remotes ?? []),
+    remotes: new Remotes(pushes, config.remotes ?? [], () => {
+      const now = loadConfig(paths.config, env);
+      secrets.learn(now.secrets); // a remote added meanwhile: its token hidden from now on
+      return now.remotes ?? [];
+    }),
     concierge: new Concierge(() => core, store.conciergeKept(), config, clock),
     terminals: () => hostLink.terminals(),
     stopGraceMs: Number(env.ROOST_STOP_GRACE_MS) || 3000,
     tokens,
     hubUrl: () => hubUrl,
     shutdown: () => void shutdown(),
+    secrets,
   };
 
   const hostLink = new HostLink(core, paths.home, () => stopping);
@@ -148,7 +164,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
 
   http = await building;
   const { listenHub } = await import("./http/start.js");
-  const url = await listenHub(core, http, address);
+  const url = await listenHub(core, http, address, toTerminal);
   if (!url) return shutdown(1);
   urlKnown(url);
   // Started: the schedules' runs due (or missed) while it was down now run. Not sooner: a job

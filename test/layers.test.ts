@@ -26,7 +26,7 @@ const under =
     dirs.some((d) => file.startsWith(`${d}/`));
 /**
  * What the whole daemon shares, below all its parts: the home's checks, paths, config, the version,
- * the watch on its thread.
+ * the watch on its thread, what a secret looks like.
  */
 const BASE = [
   "server/config.ts",
@@ -35,6 +35,7 @@ const BASE = [
   "server/faces/ordered-answers.ts", // no imports: the pty host keeps its answers in order with it too
   "server/home.ts",
   "server/paths.ts",
+  "server/secrets.ts",
   "server/stalls.ts",
   "server/validate.ts",
   "server/version.ts",

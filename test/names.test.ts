@@ -109,3 +109,56 @@ describe("the name rules, one for every way a name comes in", () => {
     await hub.ok("rm", { id: job.id });
   });
 });
+
+describe("a reserved name's lookalikes", () => {
+  // Found from an outside attack: `concierge\u200b`, `concierge\u00ad`, or with a Cyrillic `о`, were
+  // taken where `Concierge` was refused. Each is the reserved name to a reader.
+  const LOOKALIKES = [
+    "concierge\u200b", // a zero-width space after it
+    "concierge\u00ad", // a soft hyphen
+    "con\u00adcierge",
+    "c\u043encierge", // a Cyrillic о
+    "\u0441oncierge", // a Cyrillic с
+    "conci\u0435rge", // a Cyrillic е
+    "conc\u0456erge", // a Cyrillic і
+    "c\u03bfncierge", // a Greek ο
+    "conc\u0131erge", // a dotless ı
+    "concier\u0261e", // a Latin script ɡ
+    "\uff23\uff4f\uff4e\uff43\uff49\uff45\uff52\uff47\uff45", // fullwidth
+    "\u{1d41c}\u{1d428}\u{1d427}\u{1d41c}\u{1d422}\u{1d41e}\u{1d42b}\u{1d420}\u{1d41e}", // mathematical bold
+    "CONCIERGE\ufe0f", // a variation selector
+    "con\u2060cier\u034fge", // a word joiner and a combining grapheme joiner
+  ];
+
+  it("are refused by dispatch, rename, spawn and peer_register, and ignored in a report", async () => {
+    const { job } = await hub.ok("dispatch", { profile: "silent" });
+    const { agent, token } = await rawAgent(d, hub, job.id);
+    for (const name of LOOKALIKES) {
+      const said = JSON.stringify(name);
+      for (const [op, args] of [
+        ["dispatch", { profile: "silent", name }],
+        ["rename", { id: job.id, name }],
+      ] as const) {
+        const r = await hub.request(op, args);
+        expect(r, `${op} ${said}`).toMatchObject({ ok: false, code: "bad_request" });
+        expect(r.error, `${op} ${said}`).toContain("reserved");
+      }
+      const spawned = await agent.request("spawn", { profile: "silent", task: "x", name });
+      expect(spawned, `spawn ${said}`).toMatchObject({ ok: false, code: "bad_request" });
+      expect(spawned.error).toContain("reserved");
+      const registered = await (await d.client()).request("peer_register", { name });
+      expect(registered, `peer_register ${said}`).toMatchObject({ ok: false, code: "bad_request" });
+      expect(registered.error).toContain("reserved");
+      await agent.ok("report", { id: job.id, token, report: { state: "working", name, summary: said } });
+      const [row] = (await hub.ok("list", { id: job.id })).rows;
+      expect(row.name, `report ${said}`).toBe("silent");
+      expect(row.summary).toBe(said);
+    }
+    // A name that only holds the word, or another script's own word, is a name like any other.
+    for (const name of ["my concierge", "concierges", "консьерж"]) {
+      await hub.ok("rename", { id: job.id, name });
+      expect((await hub.ok("list", { id: job.id })).rows[0].name).toBe(name);
+    }
+    await hub.ok("rm", { id: job.id });
+  });
+});

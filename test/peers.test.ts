@@ -6,18 +6,20 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../sdk/ts/protocol/index.js";
 import { envelope } from "../server/core/peer-items.js";
-import { startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
+import { sleep, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
 import { procEnv, row, untilRow } from "./helpers/jobs.js";
 import type { RawClient, Response } from "./helpers/raw-client.js";
 
 const INERT = { command: ["sleep", "600"], task: "type", protocol: true };
+/** A child that exits at once. */
+const GONE = { command: ["true"], task: "type" };
 
 let d: TestDaemon;
 let hub: RawClient;
 
 beforeAll(async () => {
   d = await startDaemon({
-    config: { agentProfiles: { inert: INERT } },
+    config: { agentProfiles: { inert: INERT, gone: GONE } },
     env: { PI_ROOST_FG_CLAIM_GRACE_MS: "300" },
   });
   hub = await d.client();
@@ -371,6 +373,29 @@ describe("spawn and handback", () => {
       at = await session(`d${depth}`, { id: job.id });
     }
     expectError(await at.c.request("spawn", { profile: "inert", task: "depth 5" }), "full", "at most 4 deep");
+  });
+
+  it("fast spawns of a child that exits at once: rate_limited past 30 a minute, saying when the next may go", async () => {
+    // Found from an outside attack: 300 spawns of a child that exits at once made 300 rows in 2 s,
+    // the live-children limit counting only the living.
+    const p = await session("spawner");
+    let made = 0;
+    let refused: Response | null = null;
+    for (let tries = 0; tries < 400 && made <= 40 && !refused; tries++) {
+      const r = await p.c.request("spawn", { profile: "gone", task: `child ${tries}` });
+      if (r.ok) made++;
+      else if (r.code === "full")
+        await sleep(20); // the live ones still exiting: not what is tested
+      else refused = r;
+    }
+    expect(made).toBe(LIMITS.spawnsPerMinute);
+    expectError(refused!, "rate_limited", `${LIMITS.spawnsPerMinute} children in the last minute`);
+    expect(refused!.error).toMatch(/the next may start in \d+ s/);
+    const rows = (await hub.ok("list")).rows.filter((r: any) => r.parent === p.id);
+    expect(rows.length).toBe(LIMITS.spawnsPerMinute);
+    // Another session's spawns are its own to count.
+    const other = await session("another spawner");
+    expect((await other.c.ok("spawn", { profile: "gone", task: "mine" })).job.parent).toBe(other.id);
   });
 });
 

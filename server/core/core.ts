@@ -2,6 +2,7 @@
 import type { Config } from "../config.js";
 import type { Paths } from "../paths.js";
 import type { ListResult, ScreenState, Snapshot, SpawnSpec } from "../pty/wire.js";
+import type { Secrets } from "../secrets.js";
 import type { Store } from "../store/store.js";
 import type { Clock } from "./clock.js";
 import type { Concierge } from "./concierge.js";
@@ -73,4 +74,6 @@ export interface Core {
   hubUrl: () => Promise<string>;
   /** Ends the daemon (the `shutdown` op); the jobs keep running. */
   shutdown: () => void;
+  /** roost.json's secrets, and the one redaction of what the daemon says (secrets.ts). */
+  secrets: Secrets;
 }

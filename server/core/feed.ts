@@ -3,6 +3,7 @@
  * (the last 1000) and pushed to subscribers. Every entry names its job and its actor.
  */
 import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
+import type { Secrets } from "../secrets.js";
 import type { Store } from "../store/store.js";
 import type { Pushes } from "./pushes.js";
 
@@ -50,6 +51,8 @@ export class Feed {
   constructor(
     private readonly store: Store,
     private readonly pushes: Pushes,
+    /** What an entry says passes it first: an entry is read by every hub, read-only ones too. */
+    private readonly secrets: Secrets,
   ) {}
 
   observe(observer: (entry: FeedEntry) => void): void {
@@ -60,10 +63,10 @@ export class Feed {
     const entry = this.store.addEvent({
       id,
       kind,
-      text,
+      text: this.secrets.redact(text),
       who: actor.who,
       whoId: actor.whoId,
-      ...(why === undefined ? {} : { why }),
+      ...(why === undefined ? {} : { why: this.secrets.redact(why) }),
     });
     this.pushes.feed(entry);
     for (const observe of this.observers) observe(entry);

@@ -1,71 +1,100 @@
 /**
- * The message rules (coordination.md, "Rules"): the same text to the same session within a
- * minute is a duplicate, not delivered; at most 30 `send`s a minute per sender. What they
- * remember is the sends of the last minute, read again from the store at start (a restart
- * forgets none of them: each item is on disk before its `send` is answered).
+ * The peers' rules of a minute (coordination.md, "Rules"): the same text to the same session within
+ * a minute is a duplicate, not delivered; at most 30 `send`s a minute per sender; at most 30
+ * `spawn`s a minute per parent (the live-children limit counts only the living: a child that exits
+ * at once would let a session make rows without end). What they remember is the last minute, read
+ * again at start (a restart forgets none of it: each item, each child, is on disk before its op is
+ * answered).
  */
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
-import type { ReplyRecord } from "../store/records.js";
+import type { JobRecord, ReplyRecord } from "../store/records.js";
 
-interface Sent {
-  from: string;
-  key: string;
-  at: number;
-}
-
-/** Both rules look back one minute: the duplicates' window is the rate's. */
+/** Every rule looks back one minute: the duplicates' window is the rates'. */
 const WINDOW_MS = LIMITS.duplicateMs;
 
 const keyOf = (from: string, to: string, text: string) => `${from}\n${to}\n${text}`;
 
-export class PeerRules {
-  /** The sends of the last minute, oldest first: what is forgotten, in order. */
-  private readonly sent: Sent[] = [];
-  /** Of those: how many of each (sender, receiver, text), and how many each sender made. */
-  private readonly texts = new Map<string, number>();
-  private readonly bySender = new Map<string, number[]>();
+/** What happened in the last minute, by key: how many times, and when the next may under a limit. */
+class LastMinute {
+  /** Oldest first: what is forgotten, in order. */
+  private readonly events: { key: string; at: number }[] = [];
+  private readonly byKey = new Map<string, number[]>();
 
-  /** `recent`: the store's peer items of the last minute (their text after the envelope line). */
-  constructor(recent: ReplyRecord[]) {
+  count(key: string, now: number): number {
+    this.forgetBefore(now - WINDOW_MS);
+    return this.byKey.get(key)?.length ?? 0;
+  }
+
+  /** 0 while `key` is under `limit`; else how long (ms) until its oldest of the minute is a minute old. */
+  waitFor(key: string, limit: number, now: number): number {
+    this.forgetBefore(now - WINDOW_MS);
+    const times = this.byKey.get(key) ?? [];
+    if (times.length < limit) return 0;
+    return times[times.length - limit]! + WINDOW_MS - now;
+  }
+
+  add(key: string, at: number): void {
+    this.events.push({ key, at });
+    const times = this.byKey.get(key) ?? [];
+    times.push(at);
+    this.byKey.set(key, times);
+  }
+
+  private forgetBefore(t: number): void {
+    while (this.events.length > 0 && this.events[0]!.at <= t) {
+      const { key } = this.events.shift()!;
+      const times = this.byKey.get(key);
+      times?.shift();
+      if (times?.length === 0) this.byKey.delete(key);
+    }
+  }
+}
+
+export class PeerRules {
+  /** By (sender, receiver, text). */
+  private readonly texts = new LastMinute();
+  /** By sender. */
+  private readonly sends = new LastMinute();
+  /** By parent. */
+  private readonly spawns = new LastMinute();
+
+  /**
+   * `recent`: the store's peer items of the last minute (their text after the envelope line);
+   * `jobs`: the jobs as loaded, whose children made in the last minute count for their parents.
+   */
+  constructor(recent: ReplyRecord[], jobs: readonly JobRecord[] = []) {
     for (const r of recent) {
       if (r.peer?.kind !== "message") continue;
       const text = r.text.slice(r.text.indexOf("\n") + 1);
       this.record(r.peer.from.id, r.jobId, text, Date.parse(r.at));
     }
+    const since = Date.now() - WINDOW_MS;
+    const children = jobs.filter((j) => j.parent !== null && Date.parse(j.createdAt) > since);
+    for (const j of children.sort((a, b) => a.createdAt.localeCompare(b.createdAt)))
+      this.spawned(j.parent!, Date.parse(j.createdAt));
   }
 
   /** The same text from `from` to `to` within the last minute. */
   isDuplicate(from: string, to: string, text: string, now = Date.now()): boolean {
-    this.forgetBefore(now - WINDOW_MS);
-    return this.texts.has(keyOf(from, to, text));
+    return this.texts.count(keyOf(from, to, text), now) > 0;
   }
 
-  /** 0 while `from` may send; else how long (ms) until its oldest send of the minute is a minute old. */
+  /** 0 while `from` may send; else how long (ms) until it may. */
   waitFor(from: string, now = Date.now()): number {
-    this.forgetBefore(now - WINDOW_MS);
-    const times = this.bySender.get(from) ?? [];
-    if (times.length < LIMITS.sendsPerMinute) return 0;
-    return times[times.length - LIMITS.sendsPerMinute]! + WINDOW_MS - now;
+    return this.sends.waitFor(from, LIMITS.sendsPerMinute, now);
   }
 
   record(from: string, to: string, text: string, now = Date.now()): void {
-    const key = keyOf(from, to, text);
-    this.sent.push({ from, key, at: now });
-    this.texts.set(key, (this.texts.get(key) ?? 0) + 1);
-    const times = this.bySender.get(from) ?? [];
-    times.push(now);
-    this.bySender.set(from, times);
+    this.texts.add(keyOf(from, to, text), now);
+    this.sends.add(from, now);
   }
 
-  private forgetBefore(t: number): void {
-    while (this.sent.length > 0 && this.sent[0]!.at <= t) {
-      const s = this.sent.shift()!;
-      const n = (this.texts.get(s.key) ?? 1) - 1;
-      if (n > 0) this.texts.set(s.key, n);
-      else this.texts.delete(s.key);
-      const times = this.bySender.get(s.from);
-      times?.shift();
-      if (times?.length === 0) this.bySender.delete(s.from);
-    }
+  /** 0 while `parent` may spawn; else how long (ms) until it may. */
+  spawnWait(parent: string, now = Date.now()): number {
+    return this.spawns.waitFor(parent, LIMITS.spawnsPerMinute, now);
+  }
+
+  spawned(parent: string, now = Date.now()): void {
+    this.spawns.add(parent, now);
   }
 }

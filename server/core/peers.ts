@@ -154,6 +154,15 @@ export const spawn: PeerOp<"spawn"> = async (core, conn, args) => {
       "full",
       `a session tree is at most ${LIMITS.treeDepth} deep; ${parent.rec.id} is at the bottom`,
     );
+  // The live children's limit counts only the living: a child that exits at once is counted here.
+  const wait = core.peers.rules.spawnWait(parent.rec.id);
+  if (wait > 0)
+    throw new RoostError(
+      "rate_limited",
+      `${parent.rec.id} started ${LIMITS.spawnsPerMinute} children in the last minute; the next may start in ${Math.ceil(wait / 1000)} s`,
+    );
+  // Counted before it starts: spawns asked at once (pipelined) are each counted before the next.
+  core.peers.rules.spawned(parent.rec.id);
   const actor = actorOf(core, parent);
   const { job } = await dispatch(core, args, actor, parent.rec.id);
   core.feed.record(job.id, "spawn", `${job.id} (${args.profile}): ${excerpt(args.task)}`, actor);

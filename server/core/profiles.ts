@@ -11,7 +11,8 @@ export function profiles(core: Core): OpResult<"profiles"> {
       return {
         name,
         description: p.description ?? null,
-        command: p.command,
+        // Read by every hub, read-only ones too: a secret in an argument (`--password=…`) left out.
+        command: p.command.map((arg) => core.secrets.redact(arg)),
         task: p.task ?? "type",
         protocol: speaksProtocol(p),
         acp: isAcp(p),

@@ -17,6 +17,7 @@
  */
 import WebSocket from "ws";
 import { LIMITS, type RemoteStatus, RoostError, type Row } from "../../sdk/ts/protocol/index.js";
+import { hideForms } from "../secrets.js";
 import type { Pushes } from "./pushes.js";
 import { type Read, RemoteChecks, readCapped, type Sized, TOO_LARGE } from "./remote-input.js";
 import { excerpt } from "./text.js";
@@ -220,8 +221,10 @@ class RemoteLink {
     return new WebSocket(this.address(path, true), { headers: this.headers, maxPayload: LIMITS.remoteBytes });
   }
 
+  /** As every hub sees it, read-only ones too: a secret its url holds (`?token=`, `user:pw@`) left out. */
   status(): RemoteStatus {
-    return { name: this.name, url: this.config.url, reachable: this.reachable, error: this.error };
+    const error = this.error === null ? null : hideForms(this.error);
+    return { name: this.name, url: hideForms(this.config.url), reachable: this.reachable, error };
   }
 
   shownRows(): Row[] {
@@ -423,7 +426,7 @@ class RemoteLink {
     const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
     return new RoostError(
       "busy",
-      `the remote ${this.name} (${this.config.url}) did not answer (${cause}): try again once it does`,
+      `the remote ${this.name} (${hideForms(this.config.url)}) did not answer (${cause}): try again once it does`,
     );
   }
 }

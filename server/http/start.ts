@@ -3,11 +3,15 @@ import type { FastifyInstance } from "fastify";
 import type { Core } from "../core/core.js";
 import { hubUrl, type ListenAddress } from "./address.js";
 
-/** The built app listening, and its address; null when it cannot listen (said why, on stderr). */
+/**
+ * The built app listening, and its address; null when it cannot listen (said why, on stderr).
+ * `toTerminal` writes past the log's redaction (secrets.ts): the login link, on a terminal only.
+ */
 export async function listenHub(
   core: Core,
   app: FastifyInstance,
   address: ListenAddress,
+  toTerminal: (text: string) => void,
 ): Promise<string | null> {
   try {
     await app.listen({ host: listenHost(address.host), port: address.port });
@@ -28,7 +32,7 @@ export async function listenHub(
   console.log(`  hub ${url}`); // last but the login line: what waits for the daemon reads this
   // The login link carries the token: shown in a terminal, never written to a log.
   if (process.stdout.isTTY)
-    console.log(`  log in: ${url}login?token=${encodeURIComponent(core.tokens.ownerSecret())}`);
+    toTerminal(`  log in: ${url}login?token=${encodeURIComponent(core.tokens.ownerSecret())}\n`);
   else console.log("  the login link: roost open");
   return url;
 }

@@ -146,6 +146,8 @@ export function runOp(
   name: string,
   args: unknown,
 ): OpOutcome | Promise<OpOutcome> {
+  // Every failure's words pass the daemon's redaction on their way out (outcome.ts).
+  const failed = (err: unknown) => outcomeOfThrown(err, (text) => core.secrets.redact(text));
   try {
     const op = OP_TABLE.get(name);
     if (!op)
@@ -172,11 +174,11 @@ export function runOp(
     // A hub's op about another daemon's job (`name:id`) goes to it (core/remotes.ts), as checked here.
     const routed =
       side === "hub" ? core.remotes.route(caller, name, checked.value as Record<string, unknown>) : null;
-    if (routed) return routed.then(success, outcomeOfThrown);
+    if (routed) return routed.then(success, failed);
     const result = op.handler(core, checked.value as never, caller);
-    return result instanceof Promise ? result.then(success, outcomeOfThrown) : success(result);
+    return result instanceof Promise ? result.then(success, failed) : success(result);
   } catch (err) {
-    return outcomeOfThrown(err);
+    return failed(err);
   }
 }
 

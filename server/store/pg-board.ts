@@ -20,6 +20,7 @@
 import pg from "pg";
 import { type BoardTask, RoostError } from "../../sdk/ts/protocol/index.js";
 import { ConfigError } from "../config.js";
+import { hideForms } from "../secrets.js";
 import { type BoardChange, type BoardNote, type BoardStore, StaleBoard, type StoredBoard } from "./board.js";
 import { PG_MIGRATIONS } from "./pg-migrations.js";
 
@@ -66,17 +67,6 @@ const INSERT_TASK = `INSERT INTO roost_board_tasks (${COLUMNS.join(", ")}) VALUE
 /** What the board keeps of changes, for the feeds of daemons that were away a moment. */
 const CHANGES_KEPT = 1000;
 
-/** The url as it may be shown (its password left out). */
-export function shownUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.toString();
-  } catch {
-    return "(a url that does not parse)";
-  }
-}
-
 export class PgBoard implements BoardStore {
   readonly shared = true;
   /** Each task's version as last read or written. */
@@ -117,7 +107,9 @@ export class PgBoard implements BoardStore {
     } catch (err) {
       await pool.end().catch(() => {});
       if (err instanceof ConfigError) throw err;
-      throw new Error(`the board's database ${shownUrl(opts.url)} did not answer: ${(err as Error).message}`);
+      throw new Error(
+        `the board's database ${hideForms(opts.url)} did not answer: ${(err as Error).message}`,
+      );
     }
     board.renewal = setInterval(() => void board.renew(), Math.max(200, Math.floor(opts.leaseMs / 3)));
     board.renewal.unref();
@@ -135,7 +127,7 @@ export class PgBoard implements BoardStore {
       if (rows.length === 0) await c.query("INSERT INTO roost_board_version VALUES (0)");
       if (version > PG_MIGRATIONS.length)
         throw new ConfigError(
-          `the board's database ${shownUrl(this.opts.url)} is at version ${version}, newer than this roost knows (${PG_MIGRATIONS.length}): update roost`,
+          `the board's database ${hideForms(this.opts.url)} is at version ${version}, newer than this roost knows (${PG_MIGRATIONS.length}): update roost`,
         );
       for (; version < PG_MIGRATIONS.length; version++) {
         await c.query(PG_MIGRATIONS[version]!);
@@ -357,7 +349,7 @@ export class PgBoard implements BoardStore {
   private unanswered(err: unknown): RoostError {
     return new RoostError(
       "busy",
-      `the board's database ${shownUrl(this.opts.url)} did not answer (${(err as Error).message}): try again once it does`,
+      `the board's database ${hideForms(this.opts.url)} did not answer (${(err as Error).message}): try again once it does`,
     );
   }
 

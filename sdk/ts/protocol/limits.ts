@@ -33,6 +33,7 @@ export const LIMITS = {
   sendsPerMinute: 30, // `send`s per sender (`rate_limited`); handbacks and notices are not counted
   duplicateMs: 60_000, // the same text to the same session again within this is a duplicate
   children: 8, // live children per session (`spawn`: `full`)
+  spawnsPerMinute: 30, // `spawn`s per parent, ended children too (`rate_limited`)
   treeDepth: 4, // a session tree at most this deep, its root at 1 (`spawn`: `full`)
   watches: 20, // per session (`full`)
   watchMs: 12 * 3600_000, // a watch expires after this

@@ -9,6 +9,7 @@ import path from "node:path";
 import { LOCAL_DAEMON } from "../../config.js";
 import { readOwn } from "../../home.js";
 import { roostPaths } from "../../paths.js";
+import { hideForms } from "../../secrets.js";
 import { CliError, type Command, out, printJson, UsageError } from "../command.js";
 import { callOnce, NotRunning } from "../connect.js";
 
@@ -140,12 +141,13 @@ export const remote: Command = {
   async run({ positionals: [action, name, url], json, env }) {
     const file = roostPaths(env).config;
     const { config, remotes } = readConfig(file);
-    const listed = () => remotes.map((r) => ({ name: r.name, url: r.url }));
+    // As the daemon shows them: a token in a url (`?token=`, `user:pw@`) left out (secrets.ts).
+    const listed = () => remotes.map((r) => ({ name: r.name, url: hideForms(r.url) }));
     if (action === "ls") {
       if (name !== undefined) throw new UsageError("remote ls takes no NAME");
       if (json) printJson({ remotes: listed() });
       else if (remotes.length === 0) out("no remotes: roost remote add NAME URL joins one");
-      else for (const r of remotes) out(`${r.name.padEnd(20)} ${r.url}`);
+      else for (const r of listed()) out(`${r.name.padEnd(20)} ${r.url}`);
       return 0;
     }
     if (action === "reload") {
@@ -186,12 +188,14 @@ export const remote: Command = {
       throw new CliError("no token read from stdin: make one on the remote (roost token --name NAME)");
     const works = await tokenWorks(url, token);
     if (works === false)
-      throw new CliError(`${url} refused that token (401): make one there with roost token --name NAME`);
+      throw new CliError(
+        `${hideForms(url)} refused that token (401): make one there with roost token --name NAME`,
+      );
     writeConfig(file, { ...config, remotes: [...remotes, { name, url, token }] });
     const now = await reloaded(env);
-    if (json) printJson({ remotes: [...listed(), { name, url }] });
+    if (json) printJson({ remotes: [...listed(), { name, url: hideForms(url) }] });
     else {
-      out(`added ${name} (${url}) to ${file}`);
+      out(`added ${name} (${hideForms(url)}) to ${file}`);
       if (works !== true) out(`  it did not answer now (${works}): the hub shows it greyed until it does`);
       sayReloaded(now);
     }
