@@ -84,30 +84,30 @@ export async function diffOf(
   statOnly: boolean,
 ): Promise<Omit<Changes, "id" | "dir" | "against" | "branch">> {
   const { dir, env } = view;
-  await gitOk(dir, ["add", "--all", "--", "."], { env });
-  const numstat = await gitOk(dir, ["diff", "--cached", ...PLAIN, "--numstat", "-z", "-M", against, "--"], {
-    env,
-  });
+  // New files enter roost's index as "to be added" (no content hashed or kept), so that the diff of
+  // the tree against the commit has them; git reads every file's content as it diffs.
+  await gitOk(dir, ["add", "--all", "--intent-to-add", "--", "."], { env });
+  // The counts, the diff and the commits together: three gits, each reading on its own.
+  const [numstat, patch, commits] = await Promise.all([
+    gitOk(dir, ["diff", ...PLAIN, "--numstat", "-z", "-M", against, "--"], { env }),
+    statOnly ? null : git(dir, ["diff", ...PLAIN, "-M", against, "--"], { env, maxBytes: LIMITS.diffBytes }),
+    branchCommits(view, against),
+  ]);
   const all = parseNumstat(numstat);
   const files = all.slice(0, LIMITS.diffFiles);
   const notes: string[] = [];
   if (all.length > files.length)
     notes.push(`${all.length} files changed; the first ${files.length} are listed`);
   let diff = "";
-  if (!statOnly) {
-    const r = await git(dir, ["diff", "--cached", ...PLAIN, "-M", against, "--"], {
-      env,
-      maxBytes: LIMITS.diffBytes,
-    });
-    diff = r.cut ? cutAtFile(r.stdout) : r.stdout;
-    if (r.cut) {
+  if (patch) {
+    diff = patch.cut ? cutAtFile(patch.stdout) : patch.stdout;
+    if (patch.cut) {
       const shown = diff.split("\ndiff --git ").length - (diff.startsWith("diff --git ") ? 0 : 1);
       notes.push(
         `the diff is cut at ${LIMITS.diffBytes / 1024 / 1024} MiB (${shown} of ${all.length} files shown): \`git diff ${against.slice(0, 12)}\` in ${dir} shows it all`,
       );
     }
   }
-  const commits = await branchCommits(view, against);
   return {
     commits,
     files,
