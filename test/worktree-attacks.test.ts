@@ -6,11 +6,12 @@
  * worktree, whose `.git/config` and `.gitattributes` name commands; looking (`changes`) writing
  * nothing into the repository; `roost diff --stat` on file names that drive a terminal.
  */
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { atTerminal, needsBuild, roost } from "./helpers/cli.js";
-import { startDaemon, type TestDaemon } from "./helpers/daemon.js";
+import { startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
 import { editorProfile, GIT_IDENTITY, git, makeRepo } from "./helpers/git.js";
 import { api } from "./helpers/http.js";
 import { row, untilRow } from "./helpers/jobs.js";
@@ -37,9 +38,6 @@ function repo(files?: Record<string, string>): string {
   return dir;
 }
 
-/** A shell command that leaves `marker` behind: what a hostile config names. */
-const touching = (marker: string) => `touch '${marker}'`;
-
 async function refused(op: string, args: unknown): Promise<{ code: string; error: string }> {
   const r = await c.request(op, args);
   if (r.ok) throw new Error(`${op} was not refused: ${JSON.stringify(r.result)}`);
@@ -55,6 +53,19 @@ function looseObjects(gitDir: string): string[] {
     .flatMap((d) => fs.readdirSync(path.join(objects, d)).map((f) => d + f));
 }
 
+/**
+ * What a job makes of its worktree's `.git`: a git directory of its own whose config runs `marker`
+ * (its HEAD the worktree's commit, its objects the real repository's).
+ */
+const replaceGit = (marker: string) =>
+  [
+    "mkdir -p evilgit/objects/info evilgit/refs",
+    "git rev-parse HEAD > evilgit/HEAD",
+    'echo "$(git rev-parse --path-format=absolute --git-common-dir)/objects" > evilgit/objects/info/alternates',
+    `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "touch ${marker}; true"\\n' > evilgit/config`,
+    "printf 'gitdir: ./evilgit\\n' > .git",
+  ].join(" && ");
+
 describe("a worktree whose .git the job replaced, its config running a command", () => {
   let base: string;
   let marker: string;
@@ -68,14 +79,7 @@ describe("a worktree whose .git the job replaced, its config running a command",
     temps.push(marker);
     // The job commits, then makes a git directory of its own (its HEAD the branch's commit, its
     // objects the real repository's) and points its worktree's .git at it.
-    const evil = [
-      "printf 'one\\n' > shared.txt && git add -A && git commit -q -m one",
-      "mkdir -p evilgit/objects/info evilgit/refs",
-      "git rev-parse HEAD > evilgit/HEAD",
-      'echo "$(git rev-parse --path-format=absolute --git-common-dir)/objects" > evilgit/objects/info/alternates',
-      `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "${touching(marker).replace(/'/g, "")}"\\n' > evilgit/config`,
-      "printf 'gitdir: ./evilgit\\n' > .git",
-    ].join(" && ");
+    const evil = `printf 'one\\n' > shared.txt && git add -A && git commit -q -m one && ${replaceGit(marker)}`;
     const { job } = await c.ok("dispatch", { profile: "editor", task: evil, cwd: base, worktree: true });
     id = job.id;
     worktree = job.worktree.path;
@@ -147,6 +151,63 @@ describe("a worktree whose .git the job replaced, its config running a command",
     expect(git(base, "worktree", "list", "--porcelain")).not.toContain(worktree);
     // The branch and its commit are kept, as for any rm.
     expect(git(base, "log", "-1", "--format=%s", `roost/${id}`).trim()).toBe("one");
+  }, 60_000);
+});
+
+describe("merge into a branch checked out in another job's worktree", () => {
+  it("is refused, running nothing of that worktree's .git; the branch is as it was", async () => {
+    const base = repo({ "shared.txt": "base\n" });
+    git(base, "branch", "side");
+    const marker = `${base}-ran`;
+    temps.push(marker);
+    // One job takes `side` in its worktree and replaces its .git; another commits on its own branch.
+    const holder = (
+      await c.ok("dispatch", {
+        profile: "editor",
+        task: `git checkout -q side && ${replaceGit(marker)}`,
+        cwd: base,
+        worktree: true,
+      })
+    ).job;
+    const worker = (
+      await c.ok("dispatch", {
+        profile: "editor",
+        task: "printf 'two\\n' > shared.txt && git commit -q -am two",
+        cwd: base,
+        worktree: true,
+      })
+    ).job;
+    for (const j of [holder, worker]) await untilRow(c, j.id, "at rest", (x) => x.status === "idle", 30_000);
+    fs.rmSync(marker, { force: true });
+    const side = git(base, "rev-parse", "side");
+
+    const no = await refused("merge", { id: worker.id, into: "side" });
+    expect(fs.existsSync(marker), "the other job's config ran").toBe(false);
+    expect(no.code).toBe("conflict");
+    expect(no.error).toContain(holder.worktree.path);
+    expect(git(base, "rev-parse", "side")).toBe(side);
+    await c.ok("rm", { id: worker.id, force: true });
+    await c.ok("rm", { id: holder.id, force: true });
+  }, 60_000);
+});
+
+describe("at start, a directory in worktrees/ that no job has, its .git the job's", () => {
+  it("is left as it is, logged, and nothing of its .git runs", async () => {
+    const base = repo();
+    const marker = `${base}-ran`;
+    temps.push(marker);
+    const left = path.join(d.home, "worktrees", "j990");
+    fs.mkdirSync(path.dirname(left), { recursive: true });
+    git(base, "worktree", "add", "-q", "-b", "left/evil", left);
+    execFileSync("sh", ["-c", replaceGit(marker)], { cwd: left, env: { ...process.env, ...GIT_IDENTITY } });
+    fs.rmSync(marker, { force: true });
+
+    await d.restart();
+    c = await d.client();
+    await until("the sweep's word on it", () => d.output.includes(`${left}: `));
+    expect(fs.existsSync(marker), "its config ran").toBe(false);
+    expect(d.output).toContain(`${left}: not a git worktree roost can check; left as it is`);
+    expect(fs.existsSync(path.join(left, "evilgit", "config"))).toBe(true);
   }, 60_000);
 });
 
