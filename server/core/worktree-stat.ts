@@ -83,7 +83,7 @@ export class WorktreeStats {
       this.note(job, undefined);
       return tree;
     } catch (err) {
-      if (err instanceof RoostError) this.note(job, err.message);
+      if (err instanceof RoostError && err.code === "conflict") this.note(job, err.message);
       throw err;
     }
   }

@@ -107,6 +107,8 @@ export async function addWorktree(paths: Paths, wt: Worktree, named: boolean): P
  * Anything else is refused, saying why: git is never run with a `.git` the job wrote.
  */
 export async function worktreeTree(id: string, wt: Worktree): Promise<GitTree> {
+  if (!fs.existsSync(wt.path))
+    throw new RoostError("not_found", `${id}'s worktree ${wt.path} is gone: there is nothing of it to read`);
   const gitDir = wt.gitDir ?? (await derivedGitDir(wt));
   const why = gitDir ? pointsBack(wt.path, gitDir) : `${wt.repo} is not a git repository any more`;
   if (why)
