@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { type ChangedFile, type Changes, LIMITS, RoostError } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "./core.js";
-import { git, gitOk, NO_NETWORK } from "./git.js";
+import { configEnv, git, gitOk, NO_NETWORK } from "./git.js";
 import { type GitTree, type GitView, withView } from "./git-view.js";
 import type { LiveJob } from "./registry.js";
 
@@ -49,13 +49,13 @@ async function scopeOf(core: Core, job: LiveJob): Promise<Scope> {
  * `core.worktree` pointing elsewhere) is refused: the job could have pointed it at any directory.
  */
 async function checkoutOf(id: string, cwd: string): Promise<GitTree> {
-  const found = await git(cwd, [
-    ...NO_NETWORK.flatMap((p) => ["-c", p]),
-    "rev-parse",
-    "--path-format=absolute",
-    "--show-toplevel",
-    "--absolute-git-dir",
-  ]);
+  const found = await git(
+    cwd,
+    ["rev-parse", "--path-format=absolute", "--show-toplevel", "--absolute-git-dir"],
+    {
+      env: configEnv(NO_NETWORK),
+    },
+  );
   const [workTree = "", gitDir = ""] = found.stdout.split("\n");
   if (found.code !== 0 || !workTree)
     throw new RoostError(

@@ -13,7 +13,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { git, gitOk, NO_NETWORK } from "./git.js";
+import { configEnv, git, gitOk, NO_NETWORK } from "./git.js";
 
 /** A tree and the git directory that is its (a worktree's in `.git/worktrees/`, or a checkout's `.git`). */
 export interface GitTree {
@@ -50,7 +50,7 @@ export async function withView<T>(tree: GitTree, fn: (view: GitView) => Promise<
 
 /** git in the repository's own git directory, named (never found from the tree), nothing it may run. */
 const inRepository = (tree: GitTree, args: string[]) =>
-  git(tree.workTree, [...NO_NETWORK.flatMap((p) => ["-c", p]), `--git-dir=${tree.gitDir}`, ...args]);
+  git(tree.workTree, [`--git-dir=${tree.gitDir}`, ...args], { env: configEnv(NO_NETWORK) });
 
 async function makeView(tree: GitTree, tmp: string): Promise<GitView> {
   // Asked together: each is a git of its own, and the look waits on the slowest alone.
@@ -81,6 +81,7 @@ async function makeView(tree: GitTree, tmp: string): Promise<GitView> {
   fs.writeFileSync(path.join(gitDir, "info", "attributes"), "* -filter\n");
   copyIfThere(exclude, path.join(gitDir, "info", "exclude"));
   const env = {
+    ...configEnv(NO_NETWORK),
     GIT_DIR: gitDir,
     GIT_WORK_TREE: tree.workTree,
     GIT_INDEX_FILE: path.join(tmp, "index"),

@@ -63,6 +63,17 @@ export const NO_NETWORK = [
 
 const configArgs = (pairs: readonly string[]) => pairs.flatMap((p) => ["-c", p]);
 
+/** `KEY=VALUE` settings as git's environment (GIT_CONFIG_COUNT): for every git run with it. */
+export function configEnv(pairs: readonly string[]): Record<string, string> {
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(pairs.length) };
+  pairs.forEach((p, i) => {
+    const eq = p.indexOf("=");
+    env[`GIT_CONFIG_KEY_${i}`] = p.slice(0, eq);
+    env[`GIT_CONFIG_VALUE_${i}`] = p.slice(eq + 1);
+  });
+  return env;
+}
+
 /**
  * `git -C dir ARGS...`: never prompts, never pages, never colours, in English (its messages are
  * shown to the user and a few are matched here), and without taking the index's lock for reads
