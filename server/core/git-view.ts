@@ -79,7 +79,7 @@ async function makeView(tree: GitTree, tmp: string): Promise<GitView> {
   fs.writeFileSync(path.join(gitDir, "HEAD"), head ? `${head}\n` : "ref: refs/heads/unborn\n");
   fs.writeFileSync(path.join(gitDir, "config"), configOf(settings.stdout));
   fs.writeFileSync(path.join(gitDir, "info", "attributes"), "* -filter\n");
-  copyIfThere(exclude, path.join(gitDir, "info", "exclude"));
+  copyIfFile(exclude, path.join(gitDir, "info", "exclude"));
   const env = {
     ...configEnv(NO_NETWORK),
     GIT_DIR: gitDir,
@@ -114,10 +114,18 @@ function configOf(listed: string): string {
   return `${lines.join("\n")}\n`;
 }
 
-function copyIfThere(from: string, to: string): void {
+/**
+ * `from` copied, if it is a file: never a FIFO or a device, which the tree's owner could put in
+ * its git directory to hold the daemon (the copy is synchronous) or feed it without end.
+ */
+function copyIfFile(from: string, to: string): boolean {
   try {
+    if (!fs.lstatSync(from).isFile()) return false;
     fs.copyFileSync(from, to);
-  } catch {}
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -125,12 +133,11 @@ function copyIfThere(from: string, to: string): void {
  * agent's last `git add`; a split index's shared part beside it), or from HEAD when it has none.
  */
 async function seedIndex(own: string, env: Record<string, string>, hasHead: boolean): Promise<void> {
-  try {
-    fs.copyFileSync(own, env.GIT_INDEX_FILE!);
+  if (copyIfFile(own, env.GIT_INDEX_FILE!)) {
     const dir = path.dirname(own);
     for (const f of fs.readdirSync(dir))
-      if (f.startsWith("sharedindex.")) copyIfThere(path.join(dir, f), path.join(env.GIT_DIR!, f));
+      if (f.startsWith("sharedindex.")) copyIfFile(path.join(dir, f), path.join(env.GIT_DIR!, f));
     return;
-  } catch {}
+  }
   if (hasHead) await gitOk(env.GIT_WORK_TREE!, ["read-tree", "HEAD"], { env });
 }

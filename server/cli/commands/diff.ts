@@ -55,6 +55,8 @@ function statLines(c: Changes, p: Paint): string[] {
   return lines;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a file's control characters are what it folds
+const UNSHOWN = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
 /**
  * What a file wrote, made safe to show: its control characters (C0 but the tab, DEL, C1: ESC
  * starts every sequence that moves, clears, retitles or writes the clipboard) and the bidi controls
@@ -62,8 +64,6 @@ function statLines(c: Changes, p: Paint): string[] {
  * the terminal or read otherwise than it is.
  */
 export const shown = (text: string) => text.replace(UNSHOWN, "\ufffd");
-// biome-ignore lint/suspicious/noControlCharactersInRegex: a file's control characters are what it folds
-const UNSHOWN = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
 
 /**
  * git's diff, coloured as git colours its own: headers bold, hunks cyan, added green, removed red.
