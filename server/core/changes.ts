@@ -2,116 +2,121 @@
  * `changes` (docs/worktrees.md): what a job changed, as git says it. A job with a worktree: its
  * branch's commits and its uncommitted work against the commit it started from; one without:
  * its working directory's repository against HEAD. Untracked files are in it (git's own
- * `.gitignore` rules apply), without touching the agent's index: git reads them into a copy.
+ * `.gitignore` rules apply), without touching the agent's index or the repository: git reads them
+ * into a copy of the index, in a git directory of roost's (git-view.ts).
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { type ChangedFile, type Changes, LIMITS, RoostError } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "./core.js";
-import { git, gitOk } from "./git.js";
+import { configEnv, git, gitOk, NO_NETWORK } from "./git.js";
+import { type GitTree, type GitView, withView } from "./git-view.js";
 import type { LiveJob } from "./registry.js";
 
-/** What a diff is taken in and against. */
+/** What a diff is taken of: the tree, and against what (null: its HEAD, or the empty tree before one). */
 interface Scope {
-  dir: string;
-  against: string;
+  tree: GitTree;
+  against: string | null;
   branch: string | null;
 }
 
 export async function changes(core: Core, id: string, statOnly: boolean): Promise<Changes> {
   const job = core.registry.get(id);
-  const scope = await scopeOf(job);
-  const taken = await diffOf(scope.dir, scope.against, statOnly);
-  const result: Changes = { id, ...scope, ...taken };
-  const wt = job.rec.worktree;
-  if (wt) core.worktrees.keepStat(job, result);
+  const scope = await scopeOf(core, job);
+  const result = await withView(scope.tree, async (view) => {
+    const against = scope.against ?? view.head ?? (await emptyTree(view));
+    const taken = await diffOf(view, against, statOnly);
+    return { id, dir: view.dir, against, branch: scope.branch ?? view.branch, ...taken };
+  });
+  if (job.rec.worktree) core.worktrees.keepStat(job, result);
   return result;
 }
 
-async function scopeOf(job: LiveJob): Promise<Scope> {
+async function scopeOf(core: Core, job: LiveJob): Promise<Scope> {
   const id = job.rec.id;
   const wt = job.rec.worktree;
   if (wt) {
     if (!fs.existsSync(wt.path))
       throw new RoostError("not_found", `${id}'s worktree ${wt.path} is gone: there is nothing to diff`);
-    return { dir: wt.path, against: wt.baseCommit, branch: wt.branch };
+    return { tree: await core.worktrees.tree(job), against: wt.baseCommit, branch: wt.branch };
   }
-  const cwd = job.rec.launch.cwd;
-  const top = await git(cwd, ["rev-parse", "--show-toplevel"]);
-  if (top.code !== 0)
+  return { tree: await checkoutOf(id, job.rec.launch.cwd), against: null, branch: null };
+}
+
+/**
+ * The checkout a job without a worktree runs in: its top and git directory, as git finds them from
+ * there (reading its config, running nothing). A top that is not where its `.git` is (a
+ * `core.worktree` pointing elsewhere) is refused: the job could have pointed it at any directory.
+ */
+async function checkoutOf(id: string, cwd: string): Promise<GitTree> {
+  const found = await git(
+    cwd,
+    ["rev-parse", "--path-format=absolute", "--show-toplevel", "--absolute-git-dir"],
+    {
+      env: configEnv(NO_NETWORK),
+    },
+  );
+  const [workTree = "", gitDir = ""] = found.stdout.split("\n");
+  if (found.code !== 0 || !workTree)
     throw new RoostError(
       "bad_request",
       `${id} runs in ${cwd}, which is not in a git repository: there is no diff to show (dispatch with worktree to have one)`,
     );
-  const dir = top.stdout.trim();
-  const head = await git(dir, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]);
-  // A repository with no commit yet: everything in it is new, against git's empty tree.
-  const against = head.code === 0 ? head.stdout.trim() : (await emptyTree(dir)).trim();
-  const symbolic = await git(dir, ["symbolic-ref", "--short", "-q", "HEAD"]);
-  return { dir, against, branch: symbolic.code === 0 ? symbolic.stdout.trim() : null };
+  if (!fs.existsSync(path.join(workTree, ".git")))
+    throw new RoostError(
+      "conflict",
+      `${id} runs in ${cwd}, whose repository's config sets its work tree to ${workTree} (core.worktree), elsewhere than its .git: roost does not read a tree its job chose`,
+    );
+  return { workTree, gitDir };
 }
 
-const emptyTree = (dir: string) => gitOk(dir, ["hash-object", "-t", "tree", "--stdin"]);
+/** git's empty tree, in the repository's object format (not written). */
+const emptyTree = async (view: GitView) =>
+  (await gitOk(view.dir, ["hash-object", "-t", "tree", "--stdin"], { env: view.env })).trim();
 
-/** The diff of `dir`'s working tree (untracked files too) against `against`, bounded. */
+/** What the diffs leave out, that would run something: external diffs, textconv, a submodule's git. */
+const PLAIN = ["--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty", "--no-color"];
+
+/** The diff of the tree (untracked files too) against `against`, bounded, through roost's view. */
 export async function diffOf(
-  dir: string,
+  view: GitView,
   against: string,
   statOnly: boolean,
 ): Promise<Omit<Changes, "id" | "dir" | "against" | "branch">> {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "roost-diff-"));
-  try {
-    const env = { GIT_INDEX_FILE: path.join(tmp, "index") };
-    await seedIndex(dir, env.GIT_INDEX_FILE);
-    await gitOk(dir, ["add", "--all", "--", "."], { env });
-    const numstat = await gitOk(dir, ["diff", "--cached", "--numstat", "-z", "-M", against, "--"], { env });
-    const all = parseNumstat(numstat);
-    const files = all.slice(0, LIMITS.diffFiles);
-    const notes: string[] = [];
-    if (all.length > files.length)
-      notes.push(`${all.length} files changed; the first ${files.length} are listed`);
-    let diff = "";
-    if (!statOnly) {
-      const r = await git(dir, ["diff", "--cached", "-M", "--no-ext-diff", against, "--"], {
-        env,
-        maxBytes: LIMITS.diffBytes,
-      });
-      diff = r.cut ? cutAtFile(r.stdout) : r.stdout;
-      if (r.cut) {
-        const shown = diff.split("\ndiff --git ").length - (diff.startsWith("diff --git ") ? 0 : 1);
-        notes.push(
-          `the diff is cut at ${LIMITS.diffBytes / 1024 / 1024} MiB (${shown} of ${all.length} files shown): \`git diff ${against.slice(0, 12)}\` in ${dir} shows it all`,
-        );
-      }
+  const { dir, env } = view;
+  // New files enter roost's index as "to be added" (no content hashed or kept), so that the diff of
+  // the tree against the commit has them; git reads every file's content as it diffs.
+  await gitOk(dir, ["add", "--all", "--intent-to-add", "--", "."], { env });
+  // The counts, the diff and the commits together: three gits, each reading on its own.
+  const [numstat, patch, commits] = await Promise.all([
+    gitOk(dir, ["diff", ...PLAIN, "--numstat", "-z", "-M", against, "--"], { env }),
+    statOnly ? null : git(dir, ["diff", ...PLAIN, "-M", against, "--"], { env, maxBytes: LIMITS.diffBytes }),
+    branchCommits(view, against),
+  ]);
+  const all = parseNumstat(numstat);
+  const files = all.slice(0, LIMITS.diffFiles);
+  const notes: string[] = [];
+  if (all.length > files.length)
+    notes.push(`${all.length} files changed; the first ${files.length} are listed`);
+  let diff = "";
+  if (patch) {
+    diff = patch.cut ? cutAtFile(patch.stdout) : patch.stdout;
+    if (patch.cut) {
+      const shown = diff.split("\ndiff --git ").length - (diff.startsWith("diff --git ") ? 0 : 1);
+      notes.push(
+        `the diff is cut at ${LIMITS.diffBytes / 1024 / 1024} MiB (${shown} of ${all.length} files shown): \`git diff ${against.slice(0, 12)}\` in ${dir} shows it all`,
+      );
     }
-    const commits = await branchCommits(dir, against);
-    return {
-      commits,
-      files,
-      added: all.reduce((n, f) => n + (f.added ?? 0), 0),
-      removed: all.reduce((n, f) => n + (f.removed ?? 0), 0),
-      diff,
-      truncated: notes.length > 0,
-      note: notes.length > 0 ? `${notes.join("; ")}.` : null,
-    };
-  } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
   }
-}
-
-/**
- * The temporary index starts as a copy of the worktree's own (so git hashes only what changed
- * since the agent's last `git add`), or from HEAD when it has none.
- */
-async function seedIndex(dir: string, index: string): Promise<void> {
-  const own = (await gitOk(dir, ["rev-parse", "--path-format=absolute", "--git-path", "index"])).trim();
-  try {
-    fs.copyFileSync(own, index);
-    return;
-  } catch {}
-  const head = await git(dir, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]);
-  if (head.code === 0) await gitOk(dir, ["read-tree", "HEAD"], { env: { GIT_INDEX_FILE: index } });
+  return {
+    commits,
+    files,
+    added: all.reduce((n, f) => n + (f.added ?? 0), 0),
+    removed: all.reduce((n, f) => n + (f.removed ?? 0), 0),
+    diff,
+    truncated: notes.length > 0,
+    note: notes.length > 0 ? `${notes.join("; ")}.` : null,
+  };
 }
 
 /** Cut where a file's diff starts, so that no file is shown in part; a first file alone is cut as it is. */
@@ -141,8 +146,10 @@ export function parseNumstat(out: string): ChangedFile[] {
 }
 
 /** The commits on the branch since `against`, newest first (at most 100). */
-async function branchCommits(dir: string, against: string): Promise<Changes["commits"]> {
-  const r = await git(dir, ["log", "--format=%H%x09%s", "-n", "100", `${against}..HEAD`]);
+async function branchCommits(view: GitView, against: string): Promise<Changes["commits"]> {
+  const r = await git(view.dir, ["log", "--format=%H%x09%s", "-n", "100", `${against}..HEAD`], {
+    env: view.env,
+  });
   if (r.code !== 0) return []; // no HEAD yet
   return r.stdout
     .split("\n")

@@ -1,6 +1,8 @@
 /**
  * git, as a child process: roost asks git for everything about a repository (worktrees, branches,
- * diffs, merges) and computes none of it itself. Nothing here knows a job.
+ * diffs, merges) and computes none of it itself. Nothing here knows a job. What git may run of its
+ * own (a config's commands, hooks) is turned off here for every git roost runs but the user's own
+ * merge (docs/worktrees.md, "What roost trusts").
  */
 import { spawn } from "node:child_process";
 
@@ -15,8 +17,61 @@ export interface GitResult {
 export interface GitOptions {
   /** Read at most this many bytes of stdout; git is then ended (`cut`). */
   maxBytes?: number;
-  /** More environment (a temporary index: GIT_INDEX_FILE). */
+  /** More environment (a temporary index: GIT_INDEX_FILE; a git directory of roost's: GIT_DIR). */
   env?: Record<string, string>;
+  /**
+   * The user's own `git merge` in their own checkout: their config and hooks apply, as when they
+   * merge by hand. Every other git runs nothing its config or a hook names.
+   */
+  usersOwn?: boolean;
+}
+
+/**
+ * What git would otherwise run or ask on a config's say (git 2.39): the fsmonitor hook, hooks, an
+ * external diff, a pager or editor, a signature check in `log`, another repository's git in a
+ * submodule, gc in the background. Given as `-c`, so they win over every config file; git passes
+ * them on to any git it starts. Textconv has no config of its own to turn off: the diffs say
+ * `--no-textconv`. Filters are turned off where a job's files are read (git-view.ts).
+ */
+const NOTHING_RUNS = [
+  "core.fsmonitor=false",
+  "core.hooksPath=/dev/null",
+  "core.pager=cat",
+  "core.editor=false",
+  "sequence.editor=false",
+  "diff.external=",
+  "diff.submodule=short",
+  "log.showSignature=false",
+  "submodule.recurse=false",
+  "status.submoduleSummary=false",
+  "gc.auto=0",
+  "maintenance.auto=false",
+];
+
+/**
+ * And where a job's files are read: no transport at all (a lazy fetch of a partial clone names a
+ * remote, whose `ext::` URL is a command), so no ssh command, credential helper or proxy either.
+ */
+export const NO_NETWORK = [
+  "protocol.allow=never",
+  ...["ext", "file", "git", "ssh", "http", "https", "fd"].map((p) => `protocol.${p}.allow=never`),
+  "core.sshCommand=false",
+  "core.gitProxy=false",
+  "credential.helper=",
+  "core.askPass=false",
+];
+
+const configArgs = (pairs: readonly string[]) => pairs.flatMap((p) => ["-c", p]);
+
+/** `KEY=VALUE` settings as git's environment (GIT_CONFIG_COUNT): for every git run with it. */
+export function configEnv(pairs: readonly string[]): Record<string, string> {
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(pairs.length) };
+  pairs.forEach((p, i) => {
+    const eq = p.indexOf("=");
+    env[`GIT_CONFIG_KEY_${i}`] = p.slice(0, eq);
+    env[`GIT_CONFIG_VALUE_${i}`] = p.slice(eq + 1);
+  });
+  return env;
 }
 
 /**
@@ -26,7 +81,9 @@ export interface GitOptions {
  */
 export function git(dir: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", ["-C", dir, "-c", "core.quotepath=false", "-c", "color.ui=false", ...args], {
+    const safety = options.usersOwn ? [] : configArgs(NOTHING_RUNS);
+    const argv = ["--no-pager", "-C", dir, "-c", "core.quotepath=false", "-c", "color.ui=false", ...safety];
+    const child = spawn("git", [...argv, ...args], {
       env: {
         ...ownEnv(),
         GIT_TERMINAL_PROMPT: "0",
@@ -71,9 +128,20 @@ export function git(dir: string, args: string[], options: GitOptions = {}): Prom
 
 /**
  * The daemon's environment without git's own repository variables: a daemon started from a git
- * hook or alias has GIT_DIR set, which would point every command here at that repository.
+ * hook or alias has GIT_DIR set, which would point every command here at that repository. Nor
+ * the variables that name a command or more config, which would go past the settings above.
  */
 const REPOSITORY_VARIABLES: ReadonlySet<string> = new Set([
+  "GIT_CONFIG",
+  "GIT_CONFIG_PARAMETERS",
+  "GIT_CONFIG_COUNT",
+  "GIT_EXTERNAL_DIFF",
+  "GIT_SSH",
+  "GIT_SSH_COMMAND",
+  "GIT_ASKPASS",
+  "GIT_EDITOR",
+  "GIT_SEQUENCE_EDITOR",
+  "GIT_PROXY_COMMAND",
   "GIT_DIR",
   "GIT_WORK_TREE",
   "GIT_INDEX_FILE",
@@ -106,9 +174,13 @@ export class GitError extends Error {
   }
 }
 
-/** The files `git status --porcelain -z` names (untracked ones too): what a worktree has not committed. */
-export async function uncommitted(dir: string): Promise<string[]> {
-  const out = await gitOk(dir, ["status", "--porcelain", "-z", "--untracked-files=normal"]);
+/**
+ * The files `git status --porcelain -z` names (untracked ones too): what a checkout has not
+ * committed. A submodule's own files are not looked into (that would run its git, its config).
+ */
+export async function uncommitted(dir: string, options?: GitOptions): Promise<string[]> {
+  const args = ["status", "--porcelain", "-z", "--untracked-files=normal", "--ignore-submodules=dirty"];
+  const out = await gitOk(dir, args, options);
   const files: string[] = [];
   const entries = out.split("\0");
   for (let i = 0; i < entries.length; i++) {

@@ -224,11 +224,13 @@ export function remove(core: Core, job: LiveJob, actor: Actor, options: RemoveOp
     const wt = job.rec.worktree;
     const force = options.force ?? false;
     // Refused before anything is done: a worktree with work not committed is not the user's to lose.
-    if (wt) await checkRemovable(job.rec.id, wt, force);
+    const tree = () => core.worktrees.tree(job);
+    if (wt) await checkRemovable(job.rec.id, wt, force, tree);
     core.board.sessionEnded(job.rec.id, "was removed"); // before its stop: its end says "removed"
     await stopNow(core, job, actor);
     // The worktree before the row: a crash between them leaves a row whose rm is done again.
-    if (wt) await removeWorktree(job.rec.id, wt, { force, deleteBranch: options.deleteBranch ?? false });
+    if (wt)
+      await removeWorktree(job.rec.id, wt, { force, deleteBranch: options.deleteBranch ?? false }, tree);
     core.worktrees.forget(job.rec.id);
     core.peers.watches.changed(job.rec.id, true); // "removed" is a stop, and an end
     core.store.deleteJob(job.rec.id);

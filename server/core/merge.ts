@@ -6,11 +6,12 @@
  * there by `git merge`, so that its files follow; elsewhere the branch's ref is moved.
  */
 import fs from "node:fs";
+import path from "node:path";
 import { type OpArgs, type OpResult, RoostError } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "./core.js";
 import type { Actor } from "./feed.js";
-import { GitError, git, gitOk, uncommitted } from "./git.js";
-import { listed } from "./worktrees.js";
+import { GitError, git, gitOk } from "./git.js";
+import { listed, uncommittedIn } from "./worktrees.js";
 
 export async function merge(core: Core, args: OpArgs<"merge">, actor: Actor): Promise<OpResult<"merge">> {
   const job = core.registry.get(args.id);
@@ -32,7 +33,7 @@ export async function merge(core: Core, args: OpArgs<"merge">, actor: Actor): Pr
     const intoCommit = await commitOf(wt.repo, intoRef);
     if (!intoCommit) throw new RoostError("not_found", `there is no branch ${into} in ${wt.repo}`);
     if (fs.existsSync(wt.path)) {
-      const dirty = await uncommitted(wt.path);
+      const dirty = await uncommittedIn(await core.worktrees.tree(job));
       if (dirty.length > 0)
         throw new RoostError(
           "conflict",
@@ -50,6 +51,11 @@ export async function merge(core: Core, args: OpArgs<"merge">, actor: Actor): Pr
       : await cleanMergeTree(wt.repo, into, wt.branch, intoCommit, branchCommit);
     const message = `Merge ${wt.branch} (roost job ${id}: ${core.registry.nameOf(job)})`;
     const where = await checkoutOf(wt.repo, intoRef);
+    if (where && isInside(core.paths.worktreesDir, where))
+      throw new RoostError(
+        "conflict",
+        `${into} is checked out in ${where}, a job's worktree: roost runs no git there (it is the job's to write); check ${into} out elsewhere, or merge by hand`,
+      );
     const commit = where
       ? await mergeInCheckout(where, into, wt.branch, fastForward, message)
       : await moveRef(
@@ -113,6 +119,11 @@ async function cleanMergeTree(
   return tree;
 }
 
+const isInside = (dir: string, p: string) => {
+  const rel = path.relative(dir, p);
+  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+};
+
 /** The checkout (the base checkout, or another worktree) that has `ref` checked out, if one has. */
 async function checkoutOf(repo: string, ref: string): Promise<string | null> {
   const out = await gitOk(repo, ["worktree", "list", "--porcelain"]);
@@ -136,10 +147,11 @@ async function mergeInCheckout(
   message: string,
 ): Promise<string> {
   const args = fastForward ? ["merge", "--ff-only", branch] : ["merge", "--no-edit", "-m", message, branch];
-  const r = await git(where, args);
+  // The user's checkout and the user's merge: their config and hooks, as when they merge by hand.
+  const r = await git(where, args, { usersOwn: true });
   if (r.code !== 0) {
     if ((await git(where, ["rev-parse", "-q", "--verify", "MERGE_HEAD"])).code === 0)
-      await git(where, ["merge", "--abort"]);
+      await git(where, ["merge", "--abort"], { usersOwn: true });
     throw new RoostError(
       "conflict",
       `${branch} was not merged into ${into} in ${where}: ${r.stderr || r.stdout.trim()}; nothing was changed`,

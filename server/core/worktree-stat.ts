@@ -3,10 +3,12 @@
  * (done, your turn, blocked, failed, ended: its agent has stopped writing for now), and whenever
  * `changes` is asked. Not on every report: a diff costs git a walk of the worktree.
  */
-import { type Changes, viewState } from "../../sdk/ts/protocol/index.js";
+import { type Changes, RoostError, viewState } from "../../sdk/ts/protocol/index.js";
 import { diffOf } from "./changes.js";
 import type { Core } from "./core.js";
+import { type GitTree, withView } from "./git-view.js";
 import type { LiveJob } from "./registry.js";
+import { worktreeTree } from "./worktrees.js";
 
 const MOVING: ReadonlySet<string> = new Set(["working", "starting"]);
 
@@ -43,7 +45,9 @@ export class WorktreeStats {
           state.again = false;
           const wt = job.rec.worktree;
           if (!wt || this.core().registry.find(id) !== job) return;
-          const taken = await diffOf(wt.path, wt.baseCommit, true).catch(() => null);
+          const taken = await this.tree(job)
+            .then((tree) => withView(tree, (view) => diffOf(view, wt.baseCommit, true)))
+            .catch(() => null);
           if (taken) this.keepStat(job, taken);
         } while (state.again);
       } finally {
@@ -65,6 +69,30 @@ export class WorktreeStats {
     if (same) return;
     job.rec.worktree = { ...wt, stat: { ...stat, at: new Date().toISOString() } };
     // Its place in the list and `updatedAt` are the agent's doing; this is roost's reading of it.
+    this.core().registry.noted(job, true);
+  }
+
+  /**
+   * The job's worktree as roost made it (worktreeTree), for every git roost runs on it; refused,
+   * the row says why (`worktree.refused`), and says no more once it is put back.
+   */
+  async tree(job: LiveJob): Promise<GitTree> {
+    const wt = job.rec.worktree!;
+    try {
+      const tree = await worktreeTree(job.rec.id, wt);
+      this.note(job, undefined);
+      return tree;
+    } catch (err) {
+      if (err instanceof RoostError && err.code === "conflict") this.note(job, err.message);
+      throw err;
+    }
+  }
+
+  private note(job: LiveJob, refused: string | undefined): void {
+    const wt = job.rec.worktree;
+    if (!wt || wt.refused === refused || this.core().registry.find(job.rec.id) !== job) return;
+    const { refused: _was, ...rest } = wt;
+    job.rec.worktree = refused === undefined ? rest : { ...rest, refused };
     this.core().registry.noted(job, true);
   }
 

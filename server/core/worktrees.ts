@@ -8,6 +8,7 @@ import path from "node:path";
 import { RoostError, type Worktree } from "../../sdk/ts/protocol/index.js";
 import type { Paths } from "../paths.js";
 import { type GitError, git, gitOk, uncommitted } from "./git.js";
+import { type GitTree, withView } from "./git-view.js";
 
 /** Where a new worktree comes from: the repository, its HEAD, and where in it the job runs. */
 export interface WorktreeBase {
@@ -29,13 +30,13 @@ export const worktreePath = (paths: Paths, id: string) => path.join(paths.worktr
  * outside git, a repository with no commit, a branch name git refuses or one that exists.
  */
 export async function worktreeBase(dir: string, branch: string | undefined): Promise<WorktreeBase> {
-  const top = await git(dir, ["rev-parse", "--show-toplevel", "--show-prefix"]);
+  const top = await git(dir, ["rev-parse", "--show-toplevel", "--show-prefix", "--absolute-git-dir"]);
   if (top.code !== 0)
     throw new RoostError(
       "bad_request",
       `${dir} is not in a git repository, so roost cannot make a worktree for it: dispatch it without worktree, or run it in a repository`,
     );
-  const [repo = dir, prefix = ""] = top.stdout.split("\n");
+  const [repo = dir, prefix = "", gitDir = ""] = top.stdout.split("\n");
   const head = await git(repo, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]);
   if (head.code !== 0)
     throw new RoostError(
@@ -49,7 +50,7 @@ export async function worktreeBase(dir: string, branch: string | undefined): Pro
     prefix,
     base: symbolic.code === 0 ? symbolic.stdout.trim() : null,
     baseCommit: head.stdout.trim(),
-    baseDirty: (await uncommitted(repo)).length > 0,
+    baseDirty: (await uncommittedIn({ gitDir, workTree: repo })).length > 0,
     branch: branch ?? null,
   };
 }
@@ -93,21 +94,90 @@ export async function addWorktree(paths: Paths, wt: Worktree, named: boolean): P
   if (named) await checkNewBranch(wt.repo, branch);
   else for (let n = 2; await branchExists(wt.repo, branch); n++) branch = `${wt.branch}-${n}`;
   await gitOk(wt.repo, ["worktree", "add", "--quiet", "-b", branch, wt.path, wt.baseCommit]);
-  return { ...wt, branch };
+  // Its git directory, asked of the tree git just made (no job has run in it yet): the one roost
+  // names from now on.
+  const gitDir = (await gitOk(wt.path, ["rev-parse", "--absolute-git-dir"])).trim();
+  return { ...wt, branch, gitDir };
 }
 
 /**
- * Whether `rm` may remove the worktree: one with uncommitted changes (untracked files too) only
- * with `force`. Checked before the job is stopped, so a refusal changes nothing.
+ * The worktree's tree and git directory, as roost made them: the git directory it recorded (or,
+ * for a record from before, the one git names `worktrees/<its name>` in the repository), checked
+ * to point both ways (`.git` in the tree is a file naming it; its `gitdir` names that `.git`).
+ * Anything else is refused, saying why: git is never run with a `.git` the job wrote.
  */
-export async function checkRemovable(id: string, wt: Worktree, force: boolean): Promise<void> {
-  if (force || !fs.existsSync(wt.path)) return;
-  let dirty: string[];
+export async function worktreeTree(id: string, wt: Worktree): Promise<GitTree> {
+  if (!fs.existsSync(wt.path))
+    throw new RoostError("not_found", `${id}'s worktree ${wt.path} is gone: there is nothing of it to read`);
+  const gitDir = wt.gitDir ?? (await derivedGitDir(wt));
+  const why = gitDir ? pointsBack(wt.path, gitDir) : `${wt.repo} is not a git repository any more`;
+  if (why)
+    throw new RoostError(
+      "conflict",
+      `${id}'s worktree ${wt.path} is not as roost made it (${why}), so roost runs no git there: put its .git back (a file saying "gitdir: ${gitDir ?? "?"}"), or copy out what you need and rm it with force`,
+    );
+  return { gitDir: gitDir!, workTree: wt.path };
+}
+
+async function derivedGitDir(wt: Worktree): Promise<string | null> {
+  if (!fs.existsSync(wt.repo)) return null;
+  const common = await git(wt.repo, ["rev-parse", "--path-format=absolute", "--git-common-dir"]);
+  return common.code === 0 ? path.join(common.stdout.trim(), "worktrees", path.basename(wt.path)) : null;
+}
+
+/** Why `workTree` and `gitDir` are not each other's, or null when they are. */
+function pointsBack(workTree: string, gitDir: string): string | null {
+  const named = gitDirNamed(workTree);
+  if (!named) return "its .git is not a file naming a git directory";
+  if (!sameFile(named, gitDir)) return `its .git names ${named}, not ${gitDir}`;
+  let back: string;
   try {
-    dirty = await uncommitted(wt.path);
+    back = fs.readFileSync(path.join(gitDir, "gitdir"), "utf8").trim();
   } catch {
-    return; // not a worktree any more (its repository was removed): nothing of git's to lose
+    return `${gitDir} is gone from the repository`;
   }
+  if (!sameFile(path.resolve(gitDir, back), path.join(workTree, ".git")))
+    return `${gitDir} belongs to ${back}`;
+  return null;
+}
+
+/** The git directory a tree's `.git` file names (a file, not a link), if it is one. */
+function gitDirNamed(dir: string): string | null {
+  const dotGit = path.join(dir, ".git");
+  try {
+    if (!fs.lstatSync(dotGit).isFile()) return null;
+    const m = /^gitdir: (.+?)\r?\n?$/.exec(fs.readFileSync(dotGit, "utf8"));
+    return m ? path.resolve(dir, m[1]!) : null;
+  } catch {
+    return null;
+  }
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    return fs.realpathSync(a) === fs.realpathSync(b);
+  } catch {
+    return false;
+  }
+}
+
+/** The files of the tree not committed, through roost's view of it (git-view.ts). */
+export const uncommittedIn = (tree: GitTree) =>
+  withView(tree, (view) => uncommitted(view.dir, { env: view.env }));
+
+/**
+ * Whether `rm` may remove the worktree: one with uncommitted changes (untracked files too) only
+ * with `force`, and one not as roost made it (worktreeTree) only with `force`. Checked before the
+ * job is stopped, so a refusal changes nothing; and again as it is removed.
+ */
+export async function checkRemovable(
+  id: string,
+  wt: Worktree,
+  force: boolean,
+  tree: () => Promise<GitTree>,
+): Promise<void> {
+  if (force || !fs.existsSync(wt.path)) return;
+  const dirty = await uncommittedIn(await tree());
   if (dirty.length > 0)
     throw new RoostError(
       "conflict",
@@ -115,29 +185,21 @@ export async function checkRemovable(id: string, wt: Worktree, force: boolean): 
     );
 }
 
-/** Removes the worktree (a directory already gone: git forgets it), and its branch if asked. */
+/**
+ * Removes the worktree, and its branch if asked. Its directory is removed by roost and git
+ * forgets it (`git worktree prune` in the repository): `git worktree remove` would check the tree
+ * with the git its `.git` names, which is the job's to write. With force, a worktree not as roost
+ * made it is removed all the same (no git runs in it), and so is one whose repository is gone.
+ */
 export async function removeWorktree(
   id: string,
   wt: Worktree,
   { force, deleteBranch }: { force: boolean; deleteBranch: boolean },
+  tree: () => Promise<GitTree>,
 ): Promise<void> {
-  const repoThere = fs.existsSync(wt.repo);
-  if (fs.existsSync(wt.path)) {
-    const r = await git(wt.repo, ["worktree", "remove", ...(force ? ["--force", "--force"] : []), wt.path]);
-    if (r.code !== 0) {
-      const known = (await git(wt.path, ["rev-parse", "--git-dir"])).code === 0;
-      if (known) throw new RoostError("conflict", `${id}'s worktree ${wt.path} was not removed: ${r.stderr}`);
-      // Not a worktree git knows (its repository moved or is gone, or it was half made): its files
-      // may be the only copy of the work, so they go only with force.
-      if (!force)
-        throw new RoostError(
-          "conflict",
-          `${id}'s worktree ${wt.path} is no longer one git knows (is ${wt.repo} gone?): copy out what you need, then rm with force`,
-        );
-      fs.rmSync(wt.path, { recursive: true, force: true });
-    }
-  }
-  if (!repoThere) return;
+  await checkRemovable(id, wt, force, tree);
+  fs.rmSync(wt.path, { recursive: true, force: true });
+  if (!fs.existsSync(wt.repo)) return;
   await git(wt.repo, ["worktree", "prune"]);
   if (deleteBranch && (await branchExists(wt.repo, wt.branch)))
     await gitOk(wt.repo, ["branch", "-D", wt.branch]).catch((err: GitError) => {
@@ -160,22 +222,24 @@ export async function sweepWorktrees(paths: Paths, jobs: ReadonlySet<string>): P
   const said: string[] = [];
   for (const name of names.filter((n) => !jobs.has(n))) {
     const dir = path.join(paths.worktreesDir, name);
-    const common = await git(dir, ["rev-parse", "--path-format=absolute", "--git-common-dir"]);
-    if (common.code !== 0) {
-      said.push(`${dir}: not a git worktree; left as it is`);
+    // No record says which git directory it had: the one its .git names, if that names it back.
+    const gitDir = gitDirNamed(dir);
+    if (!gitDir || pointsBack(dir, gitDir)) {
+      said.push(`${dir}: not a git worktree roost can check; left as it is`);
       continue;
     }
-    const repo = common.stdout.trim(); // its repository's git directory: git works from there too
-    const dirty = await uncommitted(dir).catch(() => ["?"]);
+    const tree = { gitDir, workTree: dir };
+    const dirty = await uncommittedIn(tree).catch(() => ["?"]);
     if (dirty.length > 0) {
       said.push(`${dir}: no job has it, but it has uncommitted changes (${listed(dirty)}); left for you`);
       continue;
     }
-    const r = await git(repo, ["worktree", "remove", dir]);
+    fs.rmSync(dir, { recursive: true, force: true });
+    const r = await git(gitDir, [`--git-dir=${gitDir}`, "worktree", "prune"]).catch(() => null);
     said.push(
-      r.code === 0
+      r?.code === 0
         ? `${dir}: no job has it; removed (its branch is kept)`
-        : `${dir}: no job has it; could not remove it: ${r.stderr}`,
+        : `${dir}: no job has it; removed its files, but git did not forget it: ${r?.stderr ?? "git did not run"}`,
     );
   }
   return said;

@@ -112,6 +112,8 @@ function worktreePairs(row: Row): [string, Child][] {
       ),
     ],
     ["Repository", h("code", null, wt.repo)],
+    // Its .git was replaced: roost runs no git there, and says why (docs/worktrees.md).
+    ...(wt.refused ? [["Refused", wt.refused] as [string, Child]] : []),
   ];
 }
 

@@ -35,6 +35,16 @@ export const Worktree = Type.Object({
   baseDirty: Type.Boolean(),
   /** What it changed, refreshed when the job stops (done, your turn, ended) and by `changes`. */
   stat: Type.Union([DiffStat, Type.Null()]),
+  /**
+   * Its git directory in the repository (`.git/worktrees/<name>`), as git made it: the one roost
+   * runs git with there. Absent in a record from before roost kept it (it is then found again).
+   */
+  gitDir: Type.Optional(Type.String()),
+  /**
+   * Why roost runs no git in it now (its `.git` no longer points to its git directory, or that no
+   * longer points back: the job replaced it); absent while it does.
+   */
+  refused: Type.Optional(Type.String()),
 });
 export type Worktree = Static<typeof Worktree>;
 

@@ -33,18 +33,18 @@ export const diff: Command = {
     if (stat) for (const line of statLines(changes, p)) out(line);
     else if (changes.diff) process.stdout.write(colour ? colourDiff(changes.diff, p) : changes.diff);
     else if (process.stderr.isTTY) process.stderr.write(`${id} changed nothing against ${short(changes)}\n`);
-    if (changes.note) process.stderr.write(`roost: ${changes.note}\n`);
+    if (changes.note) process.stderr.write(`roost: ${shown(changes.note)}\n`);
     return 0;
   },
 };
 
-const short = (c: Changes) => `${c.against.slice(0, 12)}${c.branch ? ` (${c.branch})` : ""}`;
+const short = (c: Changes) => `${c.against.slice(0, 12)}${c.branch ? ` (${shown(c.branch)})` : ""}`;
 
 /** `--stat`: a line a file, then the totals. */
 function statLines(c: Changes, p: Paint): string[] {
   const width = Math.max(0, ...c.files.map((f) => f.path.length + (f.from ? f.from.length + 4 : 0)));
   const lines = c.files.map((f) => {
-    const name = (f.from ? `${f.from} => ${f.path}` : f.path).padEnd(width);
+    const name = shown(f.from ? `${f.from} => ${f.path}` : f.path).padEnd(width);
     const counts = f.binary ? p.yellow("binary") : `${p.green(`+${f.added}`)} ${p.red(`-${f.removed}`)}`;
     return ` ${name} | ${counts}`;
   });
@@ -56,11 +56,18 @@ function statLines(c: Changes, p: Paint): string[] {
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: a file's control characters are what it folds
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const UNSHOWN = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+/**
+ * What a file wrote, made safe to show: its control characters (C0 but the tab, DEL, C1: ESC
+ * starts every sequence that moves, clears, retitles or writes the clipboard) and the bidi controls
+ * that turn text around (text.ts's list) shown as �, so that a file, or a file's name, cannot drive
+ * the terminal or read otherwise than it is.
+ */
+export const shown = (text: string) => text.replace(UNSHOWN, "\ufffd");
 
 /**
  * git's diff, coloured as git colours its own: headers bold, hunks cyan, added green, removed red.
- * The files' own control characters are shown as �, so that a file cannot drive the terminal.
+ * The files' own control characters are shown (`shown`), not obeyed.
  */
 export function colourDiff(text: string, p: Paint): string {
   let inHeader = false;
@@ -68,7 +75,7 @@ export function colourDiff(text: string, p: Paint): string {
     .split("\n")
     .map((raw, i, all) => {
       if (i === all.length - 1 && raw === "") return raw;
-      const line = raw.replace(CONTROL, "\ufffd");
+      const line = shown(raw);
       if (line.startsWith("diff --git ")) inHeader = true;
       else if (line.startsWith("@@")) inHeader = false;
       if (inHeader) return p.bold(line);
