@@ -16,6 +16,7 @@ export function profiles(core: Core): OpResult<"profiles"> {
         protocol: speaksProtocol(p),
         acp: isAcp(p),
         worktree: p.worktree ?? false,
+        sandbox: p.sandbox ?? false,
         source: core.config.fromFile.has(name) ? ("roost.json" as const) : ("built-in" as const),
         installed: missing === null,
         missing,

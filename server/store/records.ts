@@ -28,6 +28,16 @@ export interface Launch {
   /** Reading the row from the screen (absent on jobs made before it existed). */
   blockedPatterns?: string[];
   quietMs?: number;
+  /** Run in roost's sandbox (core/sandbox.ts); absent for a job run as the user, unconfined. */
+  sandbox?: SandboxLaunch;
+}
+
+/** A sandboxed job's launch: what its profile said when it was dispatched, kept for respawn. */
+export interface SandboxLaunch {
+  /** false: no network but its own loopback (`--unshare-net`). */
+  network: boolean;
+  /** What it may write besides its tree, its directory and its /tmp: absolute paths. */
+  writable: string[];
 }
 
 export interface JobRecord {

@@ -1,0 +1,174 @@
+/**
+ * roost's sandbox for a job (docs/security.md): bubblewrap, so that a job's program cannot act as
+ * the hub. It sees the file system read-only but for its tree (its worktree or cwd), its own
+ * directory, a private /tmp and what its profile lists as writable; roost's home is not there (a
+ * tmpfs over it), nor the owner's socket; roost is reached through a socket made for that job
+ * alone (bridge/job-sockets.ts), which takes that job's agent ops and nothing else.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { RoostError } from "../../sdk/ts/protocol/index.js";
+import type { Profile } from "../config.js";
+import { expandHome, jobDir, type Paths } from "../paths.js";
+import type { JobRecord, SandboxLaunch } from "../store/records.js";
+import { git } from "./git.js";
+import { findProgram } from "./programs.js";
+
+/** How to get bubblewrap, for the refusal of a machine without it. */
+const INSTALL_HINT =
+  "install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)";
+
+/**
+ * The directory of a sandboxed job's socket: in its job directory, which the job may write, but
+ * mounted read-only over it inside, so that the job can neither remove the socket nor plant a link
+ * where the daemon makes it again. Its directory, not the socket, is mounted: a socket made again
+ * (after a daemon restart) is a new file, which a mount of the old one would not show.
+ */
+export const sandboxSocketDir = (paths: Paths, id: string) => path.join(jobDir(paths, id), "sandbox");
+export const sandboxSocket = (paths: Paths, id: string) =>
+  path.join(sandboxSocketDir(paths, id), "roost.sock");
+
+/** bubblewrap's program: `ROOST_BWRAP` names another (or one that is not there, to test its absence). */
+export function bwrapProgram(env: NodeJS.ProcessEnv): string {
+  return env.ROOST_BWRAP || "bwrap";
+}
+
+/** The bubblewrap to run, or `bad_request` saying how to install it. */
+export function findBwrap(program: string): string {
+  if (process.platform !== "linux")
+    throw new RoostError("bad_request", `the sandbox is Linux's (bubblewrap); this is ${process.platform}`);
+  const file = findProgram(program, process.env.PATH ?? "", "/");
+  if (!file)
+    throw new RoostError(
+      "bad_request",
+      `the sandbox needs bubblewrap, and ${program} is not installed here: ${INSTALL_HINT}, or dispatch without sandbox`,
+    );
+  return file;
+}
+
+/**
+ * Whether the job is sandboxed, and how: asked (`sandbox`), else as its profile says. A sandboxed
+ * session's children are sandboxed as it is, whatever they ask or their profile says: a child is
+ * no way out.
+ */
+export function sandboxOf(
+  paths: Paths,
+  asked: boolean | undefined,
+  profile: Profile,
+  parent: JobRecord | null,
+): SandboxLaunch | undefined {
+  const inherited = parent?.launch.sandbox;
+  if (inherited) {
+    if (asked === false)
+      throw new RoostError(
+        "bad_request",
+        `${parent.id} is sandboxed, and so are its children: leave sandbox out`,
+      );
+    return { network: inherited.network, writable: [...inherited.writable] };
+  }
+  if (!(asked ?? profile.sandbox === true)) return undefined;
+  const writable = (profile.writable ?? []).map((p) => path.resolve(expandHome(p)));
+  for (const p of writable)
+    if (within(p, paths.home))
+      throw new RoostError(
+        "bad_request",
+        `a sandboxed job may not write in roost's home (${p} is in ${paths.home})`,
+      );
+  return { network: profile.network ?? true, writable };
+}
+
+/**
+ * Where a sandboxed child of a sandboxed session may run: in its parent's tree (default: where the
+ * parent runs), so that it writes nothing its parent could not.
+ */
+export function childCwd(parent: JobRecord, asked: string | undefined): string {
+  const tree = treeOf(parent);
+  const cwd = asked === undefined ? parent.launch.cwd : path.resolve(expandHome(asked));
+  if (!within(cwd, tree))
+    throw new RoostError(
+      "bad_request",
+      `${parent.id} is sandboxed: its children run in its tree (${tree}), not in ${cwd}`,
+    );
+  return cwd;
+}
+
+/** A sandboxed job's cwd may not be in roost's home (but for its own worktree, which is bound alone). */
+export function checkSandboxCwd(paths: Paths, cwd: string): void {
+  if (within(cwd, paths.home))
+    throw new RoostError(
+      "bad_request",
+      `a sandboxed job cannot run in roost's home (${cwd}): it is hidden from the job; give another cwd`,
+    );
+}
+
+/**
+ * A worktree job writes its commits to its repository: the objects, the refs and their logs, and
+ * the worktree's own git directory, but never the repository's config or hooks (which the user's
+ * git runs). Asked of the user's repository and of the worktree roost has just made, never of
+ * anything the job wrote.
+ */
+export async function worktreeGitDirs(repo: string, worktree: string): Promise<string[]> {
+  const common = await git(repo, ["rev-parse", "--path-format=absolute", "--git-common-dir"]);
+  if (common.code !== 0) return [];
+  const dir = common.stdout.trim();
+  const own = await git(worktree, ["rev-parse", "--path-format=absolute", "--git-dir"]);
+  const dirs = ["objects", "refs", "logs"].map((d) => path.join(dir, d));
+  if (own.code === 0) dirs.push(own.stdout.trim());
+  return dirs.filter((d) => fs.existsSync(d));
+}
+
+/** The job's tree: its worktree, or where it runs. */
+const treeOf = (rec: JobRecord): string => rec.worktree?.path ?? rec.launch.cwd;
+
+/** Whether `p` is `dir` or inside it. */
+function within(p: string, dir: string): boolean {
+  const rel = path.relative(dir, p);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/** The real path, when it exists (a home reached through a link is hidden where it really is too). */
+function real(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * The job's command, inside bubblewrap. The order of the mounts is the model: everything read-only;
+ * a private /tmp; what the job may write; then roost's home (and the owner's socket's directory,
+ * when it is elsewhere) hidden under empty tmpfs, even where they lie inside what it may write;
+ * then, inside those, the job's own directory, its socket's (read-only) and its worktree.
+ *
+ * Not `--new-session`: the job keeps its terminal as its controlling one (job control, `tput`), and
+ * that terminal is its own (the pty host's), read by nothing of the user's after it ends, so a
+ * TIOCSTI from inside types only into the job itself.
+ */
+export function bwrapArgs(paths: Paths, rec: JobRecord, sandbox: SandboxLaunch): string[] {
+  const tree = treeOf(rec);
+  const dir = jobDir(paths, rec.id);
+  fs.mkdirSync(sandboxSocketDir(paths, rec.id), { recursive: true, mode: 0o700 });
+  for (const p of sandbox.writable) fs.mkdirSync(p, { recursive: true, mode: 0o700 });
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  for (const p of sandbox.writable) args.push("--bind", p, p);
+  args.push("--bind", tree, tree);
+  const hidden = new Set([paths.home, real(paths.home)]);
+  const socketDir = path.dirname(paths.socket);
+  if (!within(paths.socket, paths.home)) hidden.add(socketDir).add(real(socketDir));
+  for (const h of hidden) args.push("--tmpfs", h);
+  args.push(
+    "--bind",
+    dir,
+    dir,
+    "--ro-bind",
+    sandboxSocketDir(paths, rec.id),
+    sandboxSocketDir(paths, rec.id),
+  );
+  // Its worktree (in roost's home) and its repository's git directories, bound again over the tmpfs.
+  if ([...hidden].some((h) => within(tree, h))) args.push("--bind", tree, tree);
+  args.push("--unshare-pid", "--die-with-parent");
+  if (!sandbox.network) args.push("--unshare-net");
+  args.push("--chdir", rec.launch.cwd, "--");
+  return args;
+}
