@@ -8,6 +8,7 @@ import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentProfile, FIXTURES, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
+import { git, makeRepo } from "./helpers/git.js";
 import { handled, jobDir, procEnv, rmTemp, tempDir, untilRow } from "./helpers/jobs.js";
 import { RawClient } from "./helpers/raw-client.js";
 
@@ -316,5 +317,77 @@ describe("a machine without bubblewrap", () => {
     expect(r).toMatchObject({ ok: false, code: "bad_request" });
     expect(r.error).toContain("apt-get install bubblewrap");
     expect((await c.ok("list", {})).rows).toHaveLength(0);
+  });
+});
+
+describe("a sandboxed job in a worktree, and in a terminal", () => {
+  let d: TestDaemon;
+  let c: RawClient;
+  let repo: string;
+  let tree: string;
+  // What it tries, each outcome written to its job's directory (its worktree stays as it committed).
+  const script = [
+    "echo x > f && git add f && git commit -qm 'in the box'; echo commit=$? >> \"$ROOST_JOB_DIR/out\"",
+    "git config core.fsmonitor 'touch /var/tmp/roost-pwned'; echo config=$? >> \"$ROOST_JOB_DIR/out\"",
+    'echo "touch /var/tmp/roost-pwned" > "$(git rev-parse --git-common-dir)/hooks/post-checkout"; echo hook=$? >> "$ROOST_JOB_DIR/out"',
+  ].join("\n");
+
+  beforeAll(async () => {
+    repo = makeRepo(undefined, "/var/tmp"); // not under /tmp, which the job has a private one of
+    tree = tempDir();
+    d = await startDaemon({
+      env: {
+        GIT_AUTHOR_NAME: "t",
+        GIT_AUTHOR_EMAIL: "t@t",
+        GIT_COMMITTER_NAME: "t",
+        GIT_COMMITTER_EMAIL: "t@t",
+      },
+      config: {
+        agentProfiles: {
+          committer: { command: ["bash", "-c", script], sandbox: true, worktree: true },
+          bash: {
+            command: ["/bin/bash", "--norc", "--noprofile", "-i"],
+            sandbox: true,
+            env: { PS1: "box$ " },
+          },
+        },
+      },
+    });
+    c = await d.client();
+  });
+
+  afterAll(async () => {
+    await d?.cleanup();
+    rmTemp(repo);
+    rmTemp(tree);
+  });
+
+  it("commits on its branch, but cannot write its repository's config or hooks", async () => {
+    const { job } = await c.ok("dispatch", { profile: "committer", cwd: repo });
+    expect(job).toMatchObject({ sandboxed: true, worktree: { repo } });
+    await untilRow(c, job.id, "exited", (r) => r.life === "exited", 30000);
+    const out = fs.readFileSync(path.join(jobDir(d, job.id), "out"), "utf8");
+    expect(out).toMatch(/^commit=0$/m);
+    expect(out).not.toMatch(/^config=0$/m);
+    expect(out).not.toMatch(/^hook=0$/m);
+    expect(git(repo, "log", "-1", "--format=%s", job.worktree.branch).trim()).toBe("in the box");
+    expect(git(repo, "config", "--list")).not.toContain("fsmonitor");
+    expect(fs.existsSync(path.join(repo, ".git/hooks/post-checkout"))).toBe(false);
+  });
+
+  it("keeps its terminal as a terminal: an interactive shell, job control, tput", async () => {
+    const { job } = await c.ok("dispatch", {
+      profile: "bash",
+      cwd: tree,
+      task: "sleep 30 & jobs; tput cols; echo marker-$((40+2))",
+    });
+    const transcript = path.join(jobDir(d, job.id), "transcript.log");
+    const seen = await until("the shell's answers", () => {
+      const text = fs.existsSync(transcript) ? fs.readFileSync(transcript, "utf8") : "";
+      return text.includes("marker-42") ? text : undefined;
+    });
+    expect(seen).toMatch(/\[1\]\+?\s+Running\s+sleep 30 &/);
+    expect(seen).not.toContain("no job control");
+    expect(seen).toMatch(/^\d+\r?$/m); // tput cols: the terminal's width
   });
 });

@@ -12,7 +12,7 @@ import type { JobRecord } from "../store/records.js";
 import type { Core, ExitInfo } from "./core.js";
 import { type Actor, ROOST } from "./feed.js";
 import { EMPTY_REPORT, type LiveJob } from "./registry.js";
-import { bwrapArgs, findBwrap, sandboxSocket } from "./sandbox.js";
+import { BWRAP_WRAPPERS, bwrapArgs, findBwrap, sandboxSocket } from "./sandbox.js";
 import { clip, excerpt } from "./text.js";
 import { terminalStarted } from "./typist.js";
 import { checkRemovable, removeWorktree } from "./worktrees.js";
@@ -111,6 +111,7 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
         env: jobEnv(core, rec),
         ...job.ownSize,
         quietMs: rec.launch.quietMs ?? DEFAULT_QUIET_MS,
+        wrappers: rec.launch.sandbox ? BWRAP_WRAPPERS : 0,
       });
     // A host that went away as the spawn was asked of it (its close not yet seen) started nothing:
     // the job starts on the next host, which the link makes on demand.

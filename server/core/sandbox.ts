@@ -28,6 +28,9 @@ export const sandboxSocketDir = (paths: Paths, id: string) => path.join(jobDir(p
 export const sandboxSocket = (paths: Paths, id: string) =>
   path.join(sandboxSocketDir(paths, id), "roost.sock");
 
+/** What wraps a sandboxed job's program: bubblewrap, and its init in the job's pid namespace. */
+export const BWRAP_WRAPPERS = 2;
+
 /** bubblewrap's program: `ROOST_BWRAP` names another (or one that is not there, to test its absence). */
 export function bwrapProgram(env: NodeJS.ProcessEnv): string {
   return env.ROOST_BWRAP || "bwrap";
