@@ -208,7 +208,8 @@ describe("the sandbox's network", () => {
 
   beforeAll(async () => {
     tree = tempDir();
-    server = net.createServer((s) => s.end("hi\n"));
+    // The probe closes at once: its reset is no error of the test's.
+    server = net.createServer((s) => s.on("error", () => {}).end("hi\n"));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     port = (server.address() as net.AddressInfo).port;
     const probe = (file: string) => [
@@ -389,5 +390,37 @@ describe("a sandboxed job in a worktree, and in a terminal", () => {
     expect(seen).toMatch(/\[1\]\+?\s+Running\s+sleep 30 &/);
     expect(seen).not.toContain("no job control");
     expect(seen).toMatch(/^\d+\r?$/m); // tput cols: the terminal's width
+  });
+});
+
+describe("what a sandbox may not be given", () => {
+  let d: TestDaemon;
+  let c: RawClient;
+  let tree: string;
+
+  beforeAll(async () => {
+    tree = tempDir();
+    // The harness's HOME is inside roost's home, so `~/.pi` is too.
+    d = await startDaemon({
+      config: {
+        agentProfiles: { homely: { command: ["sleep", "600"], sandbox: true, writable: ["~/.pi"] } },
+      },
+    });
+    c = await d.client();
+  });
+
+  afterAll(async () => {
+    await d?.cleanup();
+    rmTemp(tree);
+  });
+
+  it("refuses a writable path or a cwd in roost's home, and makes no row", async () => {
+    const writable = await c.request("dispatch", { profile: "homely", cwd: tree });
+    expect(writable).toMatchObject({ ok: false, code: "bad_request" });
+    expect(writable.error).toContain("may not write in roost's home");
+    const cwd = await c.request("dispatch", { profile: "shell", cwd: d.home, sandbox: true });
+    expect(cwd).toMatchObject({ ok: false, code: "bad_request" });
+    expect(cwd.error).toContain("cannot run in roost's home");
+    expect((await c.ok("list", {})).rows).toHaveLength(0);
   });
 });

@@ -72,7 +72,7 @@ export function sandboxOf(
   if (!(asked ?? profile.sandbox === true)) return undefined;
   const writable = (profile.writable ?? []).map((p) => path.resolve(expandHome(p)));
   for (const p of writable)
-    if (within(p, paths.home))
+    if (inHome(paths, p))
       throw new RoostError(
         "bad_request",
         `a sandboxed job may not write in roost's home (${p} is in ${paths.home})`,
@@ -97,7 +97,7 @@ export function childCwd(parent: JobRecord, asked: string | undefined): string {
 
 /** A sandboxed job's cwd may not be in roost's home (but for its own worktree, which is bound alone). */
 export function checkSandboxCwd(paths: Paths, cwd: string): void {
-  if (within(cwd, paths.home))
+  if (inHome(paths, cwd))
     throw new RoostError(
       "bad_request",
       `a sandboxed job cannot run in roost's home (${cwd}): it is hidden from the job; give another cwd`,
@@ -129,6 +129,10 @@ function within(p: string, dir: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
+/** Whether `p` is in roost's home, by its name or where it really is (a link into the home is in it). */
+const inHome = (paths: Paths, p: string): boolean =>
+  within(p, paths.home) || within(real(p), real(paths.home));
+
 /** The real path, when it exists (a home reached through a link is hidden where it really is too). */
 function real(p: string): string {
   try {
@@ -149,27 +153,22 @@ function real(p: string): string {
  * TIOCSTI from inside types only into the job itself.
  */
 export function bwrapArgs(paths: Paths, rec: JobRecord, sandbox: SandboxLaunch): string[] {
-  const tree = treeOf(rec);
-  const dir = jobDir(paths, rec.id);
+  // Each mount where its directory really is: bubblewrap mounts nothing over a symbolic link, and
+  // a home reached through one is there under its real name too.
   fs.mkdirSync(sandboxSocketDir(paths, rec.id), { recursive: true, mode: 0o700 });
+  const tree = real(treeOf(rec));
+  const dir = real(jobDir(paths, rec.id));
+  const socketDir = real(sandboxSocketDir(paths, rec.id));
   for (const p of sandbox.writable) fs.mkdirSync(p, { recursive: true, mode: 0o700 });
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-  for (const p of sandbox.writable) args.push("--bind", p, p);
+  for (const p of sandbox.writable.map(real)) args.push("--bind", p, p);
   args.push("--bind", tree, tree);
-  const hidden = new Set([paths.home, real(paths.home)]);
-  const socketDir = path.dirname(paths.socket);
-  if (!within(paths.socket, paths.home)) hidden.add(socketDir).add(real(socketDir));
+  const hidden = [real(paths.home)];
+  if (!within(paths.socket, paths.home)) hidden.push(real(path.dirname(paths.socket)));
   for (const h of hidden) args.push("--tmpfs", h);
-  args.push(
-    "--bind",
-    dir,
-    dir,
-    "--ro-bind",
-    sandboxSocketDir(paths, rec.id),
-    sandboxSocketDir(paths, rec.id),
-  );
-  // Its worktree (in roost's home) and its repository's git directories, bound again over the tmpfs.
-  if ([...hidden].some((h) => within(tree, h))) args.push("--bind", tree, tree);
+  args.push("--bind", dir, dir, "--ro-bind", socketDir, socketDir);
+  // Its worktree (in roost's home) bound again over the tmpfs.
+  if (hidden.some((h) => within(tree, h))) args.push("--bind", tree, tree);
   args.push("--unshare-pid", "--die-with-parent");
   if (!sandbox.network) args.push("--unshare-net");
   args.push("--chdir", rec.launch.cwd, "--");
