@@ -159,7 +159,8 @@ export function bwrapArgs(paths: Paths, rec: JobRecord, sandbox: SandboxLaunch):
   const tree = real(treeOf(rec));
   const dir = real(jobDir(paths, rec.id));
   const socketDir = real(sandboxSocketDir(paths, rec.id));
-  for (const p of sandbox.writable) fs.mkdirSync(p, { recursive: true, mode: 0o700 });
+  // A missing one is made as a directory (an agent's config and caches); a file must be there.
+  for (const p of sandbox.writable) if (!fs.existsSync(p)) fs.mkdirSync(p, { recursive: true, mode: 0o700 });
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   for (const p of sandbox.writable.map(real)) args.push("--bind", p, p);
   args.push("--bind", tree, tree);
