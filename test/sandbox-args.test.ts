@@ -16,7 +16,7 @@ import type { JobRecord } from "../server/store/records.js";
 function inSandbox(env: NodeJS.ProcessEnv, cwd: string, code: string): string {
   const paths = roostPaths(env);
   const rec = { id: "j1", worktree: null, launch: { cwd } } as unknown as JobRecord;
-  const args = bwrapArgs(paths, rec, { network: true, writable: [] });
+  const args = bwrapArgs(paths, rec, { network: true, writable: [], tree: fs.realpathSync(cwd) });
   const run = spawnSync("bwrap", [...args, "python3", "-c", code], { encoding: "utf8" });
   if (run.status !== 0) throw new Error(`bwrap: ${run.stderr}`);
   return run.stdout.trim();

@@ -199,6 +199,60 @@ describe("a sandboxed job's own socket", () => {
   });
 });
 
+describe("a link in a sandboxed job's tree", () => {
+  let d: TestDaemon;
+  let c: RawClient;
+  let tree: string;
+  let outside: string;
+
+  beforeAll(async () => {
+    tree = tempDir();
+    outside = fs.mkdtempSync("/var/tmp/roost-outside-");
+    d = await startDaemon({
+      config: { agentProfiles: { idle: { command: ["sleep", "600"], protocol: true } } },
+    });
+    c = await d.client();
+  });
+
+  afterAll(async () => {
+    await d?.cleanup();
+    rmTemp(tree);
+    rmTemp(outside);
+  });
+
+  it("takes its children nowhere else: not at their spawn, nor at a respawn after it was swapped in", async () => {
+    const boxed = (await c.ok("dispatch", { profile: "idle", cwd: tree, sandbox: true })).job.id;
+    const token = await tokenOf(c, boxed);
+    const conn = await RawClient.connect(socketOf(d, boxed));
+    try {
+      await conn.ok("report", { id: boxed, token, report: { state: "working" } });
+      // What the job would do from inside: a link in its tree to where it may not write.
+      fs.symlinkSync(outside, path.join(tree, "escape"));
+      const linked = await conn.request("spawn", {
+        profile: "idle",
+        task: "t",
+        cwd: path.join(tree, "escape"),
+      });
+      expect(linked).toMatchObject({ ok: false, code: "bad_request" });
+      fs.mkdirSync(path.join(tree, "sub"));
+      const { job: child } = await conn.ok("spawn", {
+        profile: "idle",
+        task: "t",
+        cwd: path.join(tree, "sub"),
+      });
+      expect(child).toMatchObject({ sandboxed: true, cwd: path.join(tree, "sub") });
+      await c.ok("stop", { id: child.id });
+      fs.rmdirSync(path.join(tree, "sub"));
+      fs.symlinkSync(outside, path.join(tree, "sub"));
+      const again = (await c.ok("respawn", { id: child.id })).job;
+      expect(again).toMatchObject({ life: "exited", state: "failed" });
+      expect(again.error).toContain("not where it was at dispatch");
+    } finally {
+      conn.close();
+    }
+  });
+});
+
 describe("the sandbox's network", () => {
   let d: TestDaemon;
   let c: RawClient;

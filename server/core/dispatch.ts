@@ -16,7 +16,7 @@ import { start } from "./lifecycle.js";
 import { checkName } from "./names.js";
 import { newJobRecord } from "./new-job.js";
 import { missingProgram } from "./programs.js";
-import { checkSandboxCwd, childCwd, findBwrap, sandboxOf, worktreeGitDirs } from "./sandbox.js";
+import { checkSandboxCwd, childCwd, findBwrap, sandboxOf, settleSandbox } from "./sandbox.js";
 import { excerpt } from "./text.js";
 import { addWorktree, plannedWorktree, type WorktreeBase, worktreeBase } from "./worktrees.js";
 
@@ -58,11 +58,8 @@ export async function dispatch(
   }, firstReply);
   rec.lastSeq = lastSeq; // committed: the first task's seq is the job's
   if (from) await makeWorktree(core, rec, from);
-  // Its commits go to its repository's git directories, named now, before the job has written anything.
-  if (sandbox && rec.worktree) {
-    sandbox.writable.push(...(await worktreeGitDirs(rec.worktree.repo, rec.worktree.path)));
-    core.store.updateJob(rec);
-  }
+  // Its tree, and a worktree's git directories, fixed now, before the job has written anything.
+  if (sandbox) await settleSandboxOf(core, rec, sandbox);
   const durable = core.store.synced(); // on disk before the answer; synced while the job starts
   const job = core.registry.add(rec, firstReply ? 1 : 0);
   core.feed.record(
@@ -94,6 +91,17 @@ function sandboxed(
   if (parent?.launch.sandbox) return { sandbox, cwd: childCwd(parent, args.cwd) };
   checkSandboxCwd(core.paths, cwd);
   return { sandbox, cwd };
+}
+
+/** The job's sandbox fixed (sandbox.ts); should that be refused, the job is taken back out of the store. */
+async function settleSandboxOf(core: Core, rec: JobRecord, sandbox: SandboxLaunch): Promise<void> {
+  try {
+    await settleSandbox(core.paths, rec, sandbox);
+    core.store.updateJob(rec);
+  } catch (err) {
+    core.store.deleteJob(rec.id);
+    throw err;
+  }
 }
 
 /** Whether the job gets a worktree: as asked (a branch named asks for one), else as its profile says. */

@@ -67,7 +67,7 @@ export function sandboxOf(
         "bad_request",
         `${parent.id} is sandboxed, and so are its children: leave sandbox out`,
       );
-    return { network: inherited.network, writable: [...inherited.writable] };
+    return { network: inherited.network, writable: [...inherited.writable], tree: "" };
   }
   if (!(asked ?? profile.sandbox === true)) return undefined;
   const writable = (profile.writable ?? []).map((p) => path.resolve(expandHome(p)));
@@ -77,7 +77,23 @@ export function sandboxOf(
         "bad_request",
         `a sandboxed job may not write in roost's home (${p} is in ${paths.home})`,
       );
-  return { network: profile.network ?? true, writable };
+  return { network: profile.network ?? true, writable, tree: "" };
+}
+
+/**
+ * What the job may write, fixed once its row is made (a worktree, made): each where it really is,
+ * so that what a start binds is what was checked here. A missing writable path is made, as a
+ * directory (an agent's config and caches; a file must be there); a worktree adds the git
+ * directories its commits go to.
+ */
+export async function settleSandbox(paths: Paths, rec: JobRecord, sandbox: SandboxLaunch): Promise<void> {
+  for (const p of sandbox.writable) if (!fs.existsSync(p)) fs.mkdirSync(p, { recursive: true, mode: 0o700 });
+  sandbox.writable = sandbox.writable.map(real);
+  for (const p of sandbox.writable)
+    if (inHome(paths, p))
+      throw new RoostError("bad_request", `a sandboxed job may not write in roost's home (${p} is in it)`);
+  sandbox.tree = real(treeOf(rec));
+  if (rec.worktree) sandbox.writable.push(...(await worktreeGitDirs(rec.worktree.repo, rec.worktree.path)));
 }
 
 /**
@@ -85,8 +101,9 @@ export function sandboxOf(
  * parent runs), so that it writes nothing its parent could not.
  */
 export function childCwd(parent: JobRecord, asked: string | undefined): string {
-  const tree = treeOf(parent);
-  const cwd = asked === undefined ? parent.launch.cwd : path.resolve(expandHome(asked));
+  // Where each really is: a link the parent made in its tree may point anywhere.
+  const tree = real(treeOf(parent));
+  const cwd = real(asked === undefined ? parent.launch.cwd : path.resolve(expandHome(asked)));
   if (!within(cwd, tree))
     throw new RoostError(
       "bad_request",
@@ -110,7 +127,7 @@ export function checkSandboxCwd(paths: Paths, cwd: string): void {
  * git runs). Asked of the user's repository and of the worktree roost has just made, never of
  * anything the job wrote.
  */
-export async function worktreeGitDirs(repo: string, worktree: string): Promise<string[]> {
+async function worktreeGitDirs(repo: string, worktree: string): Promise<string[]> {
   const common = await git(repo, ["rev-parse", "--path-format=absolute", "--git-common-dir"]);
   if (common.code !== 0) return [];
   const dir = common.stdout.trim();
@@ -156,13 +173,19 @@ export function bwrapArgs(paths: Paths, rec: JobRecord, sandbox: SandboxLaunch):
   // Each mount where its directory really is: bubblewrap mounts nothing over a symbolic link, and
   // a home reached through one is there under its real name too.
   fs.mkdirSync(sandboxSocketDir(paths, rec.id), { recursive: true, mode: 0o700 });
-  const tree = real(treeOf(rec));
+  const tree = sandbox.tree;
   const dir = real(jobDir(paths, rec.id));
   const socketDir = real(sandboxSocketDir(paths, rec.id));
-  // A missing one is made as a directory (an agent's config and caches); a file must be there.
-  for (const p of sandbox.writable) if (!fs.existsSync(p)) fs.mkdirSync(p, { recursive: true, mode: 0o700 });
+  // What the job may write is bound only where it was at dispatch: the job could since have put a
+  // link in its place (a subdirectory of a parent's tree, a path inside a writable directory).
+  for (const p of [tree, ...sandbox.writable])
+    if (real(p) !== p)
+      throw new RoostError(
+        "conflict",
+        `${p} is not where it was at dispatch (now ${real(p)}): the sandbox binds nothing it has not checked; dispatch a new job`,
+      );
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-  for (const p of sandbox.writable.map(real)) args.push("--bind", p, p);
+  for (const p of sandbox.writable) args.push("--bind", p, p);
   args.push("--bind", tree, tree);
   const hidden = [real(paths.home)];
   if (!within(paths.socket, paths.home)) hidden.push(real(path.dirname(paths.socket)));

@@ -36,8 +36,13 @@ export interface Launch {
 export interface SandboxLaunch {
   /** false: no network but its own loopback (`--unshare-net`). */
   network: boolean;
-  /** What it may write besides its tree, its directory and its /tmp: absolute paths. */
+  /** What it may write besides its tree, its directory and its /tmp: real paths, as at dispatch. */
   writable: string[];
+  /**
+   * Its tree (its worktree, or where it runs) where it really was at dispatch: a start binds it
+   * only if it still is there (not a link the job has put in its place since).
+   */
+  tree: string;
 }
 
 export interface JobRecord {
