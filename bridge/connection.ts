@@ -29,6 +29,8 @@ export interface ConnectionOptions {
   maxLineBytes?: number;
   maxInFlight?: number;
   maxUnreadBytes?: number;
+  /** A sandboxed job's own socket: its connections speak for that job alone (core/agents.ts). */
+  boundTo?: string;
 }
 
 export class Connection {
@@ -61,6 +63,7 @@ export class Connection {
       link: { send: (e) => this.send(e), end: () => this.endSoon() },
       session: false,
       jobId: null,
+      boundTo: opts.boundTo ?? null,
       hello: null,
     };
     this.caller = callerOf({

@@ -38,6 +38,14 @@ const Profile = Type.Object({
   // A terminal agent that reads what is typed into it as a message (an agent CLI's prompt): peer
   // items may be typed into it. Not a shell, nor a plain program, where typed text would run.
   messages: Type.Optional(Type.Boolean()),
+  // Each job of this profile in roost's sandbox (docs/security.md), unless its dispatch says
+  // sandbox: false; `network: false` cuts its network, `writable` lists what it may write besides
+  // its tree (the agent's own config and cache: `["~/.pi", "~/.cache"]`).
+  sandbox: Type.Optional(Type.Boolean()),
+  network: Type.Optional(Type.Boolean()),
+  writable: Type.Optional(
+    Type.Array(Type.String({ pattern: "^(~|~/.*|/.*)$", maxLength: 4096 }), { maxItems: 100 }),
+  ),
 });
 export type Profile = Static<typeof Profile>;
 

@@ -6,6 +6,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import type { FastifyInstance } from "fastify";
+import { JobSockets } from "../bridge/job-sockets.js";
 import { Bridge } from "../bridge/server.js";
 import { socketAnswers } from "../sdk/ts/client/socket-client.js";
 import { LIMITS } from "../sdk/ts/protocol/index.js";
@@ -22,6 +23,7 @@ import { PeerRules } from "./core/peer-rules.js";
 import { Pushes } from "./core/pushes.js";
 import { Registry } from "./core/registry.js";
 import { Remotes } from "./core/remotes.js";
+import { bwrapProgram } from "./core/sandbox.js";
 import { Schedules } from "./core/schedules.js";
 import { loadJobs, recordSetAside } from "./core/stored-jobs.js";
 import { TaskBoard } from "./core/task-board.js";
@@ -78,6 +80,9 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const clock = new Clock(time.source);
   let stopping = false;
   const graceMs = foregroundGraceMs(env);
+  const jobSockets = new JobSockets(paths, (caller, op, args) => runOp(core, caller, op, args), {
+    onClosed: (conn) => connectionClosed(core, conn.state),
+  });
   const core: Core = {
     config,
     paths,
@@ -105,6 +110,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     }),
     concierge: new Concierge(() => core, store.conciergeKept(), config, clock),
     terminals: () => hostLink.terminals(),
+    jobSockets,
+    bwrap: bwrapProgram(env),
     stopGraceMs: Number(env.ROOST_STOP_GRACE_MS) || 3000,
     tokens,
     hubUrl: () => hubUrl,
@@ -129,7 +136,14 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const bridge = new Bridge((caller, op, args) => runOp(core, caller, op, args), {
     onClosed: (conn) => connectionClosed(core, conn.state),
   });
-  await bridge.listen(paths.socket);
+  // The sandboxed jobs still running get their own sockets again, where their agents reconnect.
+  const sandboxed = registry.all().filter((j) => j.rec.launch.sandbox && j.rec.life === "running");
+  await Promise.all([
+    bridge.listen(paths.socket),
+    ...sandboxed.map((j) =>
+      jobSockets.open(j.rec.id).catch((err) => console.error(`roost: ${j.rec.id}'s socket: ${err}`)),
+    ),
+  ]);
   const running = registry.all().filter((j) => j.rec.life === "running").length;
   console.log(`roost ${ROOST_VERSION}: listening on ${paths.socket}`);
   console.log(`  home ${paths.home}; ${registry.all().length} jobs, ${running} running; pid ${process.pid}`);
@@ -147,7 +161,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     stopWatching();
     clock.close();
     core.remotes.close();
-    await Promise.all([bridge.close().catch(() => {}), closeSoon(http?.close())]);
+    await Promise.all([bridge.close().catch(() => {}), jobSockets.closeAll(), closeSoon(http?.close())]);
     registry.flush();
     await board.close();
     store.close();

@@ -55,6 +55,7 @@ describe("roost profiles", () => {
       task: "type",
       protocol: false,
       worktree: false,
+      sandbox: false,
       acp: false,
       messages: false,
       source: "roost.json",

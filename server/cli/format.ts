@@ -141,7 +141,8 @@ export function table(
     pin: r.pinned ? "*" : " ",
     id: r.id,
     name: indent(r) + clean(r.name),
-    state: stateLabel(r),
+    // A sandboxed job says so beside its state (docs/security.md): its token is all it holds.
+    state: r.sandboxed ? `${stateLabel(r)} (sandboxed)` : stateLabel(r),
     age: ago(r.updatedAt, now),
     text: rowText(r),
   }));

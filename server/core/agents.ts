@@ -31,6 +31,11 @@ export interface AgentConnection {
   /** Said hello or reported: the hub's ops are refused on it. */
   session: boolean;
   jobId: string | null;
+  /**
+   * The job whose own socket this connection came by (a sandboxed job's, sandbox.ts): it speaks
+   * for that job alone, and is never a hub's. null on the owner's socket.
+   */
+  boundTo: string | null;
   hello: { agent: AgentInfo | null; capabilities: string[] } | null;
 }
 
@@ -62,8 +67,16 @@ export function applyHello(job: LiveJob, conn: AgentConnection): boolean {
   return !same;
 }
 
-/** The job, if the token is its own (compared in constant time). */
-export function authorize(core: Core, id: string, token: string): LiveJob {
+/**
+ * The job, if the token is its own (compared in constant time), and the connection may speak for
+ * it: on a sandboxed job's own socket, that job alone, whatever token is shown.
+ */
+export function authorize(core: Core, conn: AgentConnection, id: string, token: string): LiveJob {
+  if (conn.boundTo !== null && id !== conn.boundTo)
+    throw new RoostError(
+      "unauthorized",
+      `this socket is ${conn.boundTo}'s alone: it speaks for no other job`,
+    );
   const job = core.registry.get(id);
   if (!sameSecret(token, job.rec.token)) {
     throw new RoostError("unauthorized", `that token is not ${id}'s: stop speaking for this job`);
@@ -86,7 +99,7 @@ function sameSecret(a: string, b: string): boolean {
  * job has ended, `bad_request` when the connection speaks for another job already.
  */
 function speakingFor(core: Core, conn: AgentConnection, id: string, token: string): LiveJob {
-  const job = authorize(core, id, token);
+  const job = authorize(core, conn, id, token);
   if (isEnded(job)) throw new RoostError("unauthorized", `${id} has ended: stop speaking for it`);
   if (conn.jobId !== null && conn.jobId !== id)
     throw new RoostError(
@@ -144,8 +157,8 @@ export function speakFor(
   return {};
 }
 
-export function agentAck(core: Core, args: OpArgs<"ack">): OpResult<"ack"> {
-  const job = authorize(core, args.id, args.token);
+export function agentAck(core: Core, conn: AgentConnection, args: OpArgs<"ack">): OpResult<"ack"> {
+  const job = authorize(core, conn, args.id, args.token);
   // As a report: an ended job's token speaks for it no more (its replies wait for its next start).
   if (isEnded(job)) throw new RoostError("unauthorized", `${args.id} has ended: stop speaking for it`);
   ack(core, job, args.seq, args.exact ?? false);

@@ -41,6 +41,16 @@ export interface Terminals {
 }
 
 /**
+ * The sandboxed jobs' own sockets (bridge/job-sockets.ts): each listens at its job's
+ * `sandbox/roost.sock`, and its connections speak for that job alone.
+ */
+export interface JobSockets {
+  /** Listens for the job (made again at the same path); one listening already is left as it is. */
+  open(jobId: string): Promise<void>;
+  close(jobId: string): Promise<void>;
+}
+
+/**
  * The daemon, as every op sees it. All a daemon keeps is reachable from here: in its parts (the
  * registry's jobs, each a `LiveJob` with its own state; the viewers; the pushes' subscribers),
  * never at a module's level, so that two daemons in one process share nothing.
@@ -67,6 +77,10 @@ export interface Core {
   /** The concierge's policy, last answer, standing orders and digests (M44–M46). */
   concierge: Concierge;
   terminals: () => Promise<Terminals>;
+  /** The sandboxed jobs' sockets. */
+  jobSockets: JobSockets;
+  /** bubblewrap's program, for sandboxed jobs (`ROOST_BWRAP`, else `bwrap` on the PATH). */
+  bwrap: string;
   /** How long `stop` waits after SIGTERM before SIGKILL. */
   stopGraceMs: number;
   /** The HTTP face's tokens, and its address once it listens (`http://127.0.0.1:7777/`). */

@@ -9,13 +9,14 @@ import { type OpArgs, RoostError, type Row } from "../../sdk/ts/protocol/index.j
 import { blockedPatterns, jobCommand, type Profile, speaksProtocol } from "../config.js";
 import { expandHome } from "../paths.js";
 import { DEFAULT_QUIET_MS } from "../pty/wire.js";
-import type { JobRecord, Launch } from "../store/records.js";
+import type { JobRecord, Launch, SandboxLaunch } from "../store/records.js";
 import type { Core } from "./core.js";
 import type { Actor } from "./feed.js";
 import { start } from "./lifecycle.js";
 import { checkName } from "./names.js";
 import { newJobRecord } from "./new-job.js";
 import { missingProgram } from "./programs.js";
+import { checkSandboxCwd, childCwd, findBwrap, sandboxOf, settleSandbox } from "./sandbox.js";
 import { excerpt } from "./text.js";
 import { addWorktree, plannedWorktree, type WorktreeBase, worktreeBase } from "./worktrees.js";
 
@@ -36,7 +37,9 @@ export async function dispatch(
     const existing = id ? core.registry.find(id) : undefined;
     if (existing) return { job: core.registry.row(existing), duplicate: true };
   }
-  const { profile, cwd, name } = checkLaunch(core, args, as.profile);
+  const checked = checkLaunch(core, args, as.profile);
+  const { profile, name } = checked;
+  const { sandbox, cwd } = sandboxed(core, args, profile, parent, checked.cwd);
   const from = wantsWorktree(args, profile) ? await worktreeBase(cwd, args.branch) : null;
   const task = args.task?.trim() ? args.task : undefined;
   const firstReply =
@@ -45,11 +48,18 @@ export async function dispatch(
     const id = `j${num}`;
     // A worktree's place is known from the job's id: the job runs there, where the user's cwd is in it.
     const worktree = from ? plannedWorktree(core.paths, id, from) : null;
-    const launch = launchOf(profile, worktree ? path.resolve(worktree.path, from!.prefix) : cwd, task);
+    const launch = launchOf(
+      profile,
+      worktree ? path.resolve(worktree.path, from!.prefix) : cwd,
+      task,
+      sandbox,
+    );
     return newRecord(core, id, args, { launch, name, task, parent, worktree, role: as.role ?? null });
   }, firstReply);
   rec.lastSeq = lastSeq; // committed: the first task's seq is the job's
   if (from) await makeWorktree(core, rec, from);
+  // Its tree, and a worktree's git directories, fixed now, before the job has written anything.
+  if (sandbox) await settleSandboxOf(core, rec, sandbox);
   const durable = core.store.synced(); // on disk before the answer; synced while the job starts
   const job = core.registry.add(rec, firstReply ? 1 : 0);
   core.feed.record(
@@ -61,6 +71,37 @@ export async function dispatch(
   await start(core, job);
   await durable;
   return { job: core.registry.row(job) };
+}
+
+/**
+ * The job's sandbox, if it has one (sandbox.ts), and where it runs: a sandboxed session's child in
+ * its parent's tree. Refused before a row is made on a machine without bubblewrap.
+ */
+function sandboxed(
+  core: Core,
+  args: OpArgs<"dispatch">,
+  profile: Profile,
+  parentId: string | null,
+  cwd: string,
+): { sandbox: SandboxLaunch | undefined; cwd: string } {
+  const parent = parentId === null ? null : (core.registry.find(parentId)?.rec ?? null);
+  const sandbox = sandboxOf(core.paths, args.sandbox, profile, parent);
+  if (!sandbox) return { sandbox, cwd };
+  findBwrap(core.bwrap);
+  if (parent?.launch.sandbox) return { sandbox, cwd: childCwd(parent, args.cwd) };
+  checkSandboxCwd(core.paths, cwd);
+  return { sandbox, cwd };
+}
+
+/** The job's sandbox fixed (sandbox.ts); should that be refused, the job is taken back out of the store. */
+async function settleSandboxOf(core: Core, rec: JobRecord, sandbox: SandboxLaunch): Promise<void> {
+  try {
+    await settleSandbox(core.paths, rec, sandbox);
+    core.store.updateJob(rec);
+  } catch (err) {
+    core.store.deleteJob(rec.id);
+    throw err;
+  }
 }
 
 /** Whether the job gets a worktree: as asked (a branch named asks for one), else as its profile says. */
@@ -122,7 +163,12 @@ function profileNamed(core: Core, name: string): Profile {
 }
 
 /** How the job is started: the profile's command (with the task as its last word, for `argv`). */
-function launchOf(profile: Profile, cwd: string, task: string | undefined): Launch {
+function launchOf(
+  profile: Profile,
+  cwd: string,
+  task: string | undefined,
+  sandbox: SandboxLaunch | undefined,
+): Launch {
   const taskMode = profile.task ?? "type";
   return {
     command: task !== undefined && taskMode === "argv" ? [...jobCommand(profile), task] : jobCommand(profile),
@@ -135,6 +181,7 @@ function launchOf(profile: Profile, cwd: string, task: string | undefined): Laun
     messages: profile.messages === true,
     blockedPatterns: blockedPatterns(profile),
     quietMs: profile.quietMs ?? DEFAULT_QUIET_MS,
+    ...(sandbox ? { sandbox } : {}),
   };
 }
 

@@ -27,6 +27,12 @@ export class Foreground {
   /** `peer_register`: the connection becomes the session's (a new row, or the one its key had). */
   async register(conn: AgentConnection, args: OpArgs<"peer_register">): Promise<OpResult<"peer_register">> {
     const core = this.core();
+    // A sandboxed job's socket speaks for that job: a session registered through it would be a way out.
+    if (conn.boundTo !== null)
+      throw new RoostError(
+        "unsupported",
+        `this socket is ${conn.boundTo}'s alone (its sandbox's): it registers no other session`,
+      );
     const name = checkName(args.name);
     const known = args.session ? core.store.jobForSessionKey(args.session) : null;
     let job = known ? core.registry.find(known) : undefined;

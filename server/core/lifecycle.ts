@@ -12,6 +12,7 @@ import type { JobRecord } from "../store/records.js";
 import type { Core, ExitInfo } from "./core.js";
 import { type Actor, ROOST } from "./feed.js";
 import { EMPTY_REPORT, type LiveJob } from "./registry.js";
+import { BWRAP_WRAPPERS, bwrapArgs, findBwrap, sandboxSocket } from "./sandbox.js";
 import { clip, excerpt } from "./text.js";
 import { terminalStarted } from "./typist.js";
 import { checkRemovable, removeWorktree } from "./worktrees.js";
@@ -49,7 +50,8 @@ function jobEnv(core: Core, rec: JobRecord): Record<string, string> {
   const identity = {
     JOB_ID: rec.id,
     JOB_TOKEN: rec.token,
-    SOCKET: core.paths.socket,
+    // A sandboxed job reaches roost through its own socket alone: the owner's is hidden from it.
+    SOCKET: rec.launch.sandbox ? sandboxSocket(core.paths, rec.id) : core.paths.socket,
     JOB_DIR: jobDir(core.paths, rec.id),
   };
   const old = {
@@ -98,7 +100,7 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
   job.stopping = null;
   core.registry.changed(job, true);
   try {
-    const [file, ...args] = rec.launch.command as [string, ...string[]];
+    const [file, ...args] = await commandOf(core, rec);
     job.size = job.ownSize; // a new terminal has no viewer yet
     const spawn = async () =>
       (await core.terminals()).spawn({
@@ -109,6 +111,7 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
         env: jobEnv(core, rec),
         ...job.ownSize,
         quietMs: rec.launch.quietMs ?? DEFAULT_QUIET_MS,
+        wrappers: rec.launch.sandbox ? BWRAP_WRAPPERS : 0,
       });
     // A host that went away as the spawn was asked of it (its close not yet seen) started nothing:
     // the job starts on the next host, which the link makes on demand.
@@ -123,6 +126,19 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
   } catch (err) {
     ended(core, job, null, `could not start: ${(err as Error).message}`);
   }
+}
+
+/**
+ * What the pty host runs: the job's command, or for a sandboxed job bubblewrap around it, its own
+ * socket listening first (so that its agent finds it at once).
+ */
+async function commandOf(core: Core, rec: JobRecord): Promise<[string, ...string[]]> {
+  const sandbox = rec.launch.sandbox;
+  if (!sandbox) return rec.launch.command as [string, ...string[]];
+  const bwrap = findBwrap(core.bwrap);
+  const args = bwrapArgs(core.paths, rec, sandbox);
+  await core.jobSockets.open(rec.id);
+  return [bwrap, ...args, ...rec.launch.command];
 }
 
 /** The process ended (the pty host said so, now or while the daemon was down). */
@@ -236,6 +252,7 @@ export function remove(core: Core, job: LiveJob, actor: Actor, options: RemoveOp
     core.store.deleteJob(job.rec.id);
     core.peers.watches.watcherRemoved(job.rec.id);
     core.registry.remove(job);
+    await core.jobSockets.close(job.rec.id);
     fs.rmSync(jobDir(core.paths, job.rec.id), { recursive: true, force: true });
     const kept = wt && !options.deleteBranch ? ` (its branch ${wt.branch} kept)` : "";
     core.feed.record(job.rec.id, "rm", `removed ${job.rec.userName ?? job.rec.defaultName}${kept}`, actor);

@@ -18,6 +18,7 @@ export function profiles(core: Core): OpResult<"profiles"> {
         acp: isAcp(p),
         messages: p.messages === true,
         worktree: p.worktree ?? false,
+        sandbox: p.sandbox ?? false,
         source: core.config.fromFile.has(name) ? ("roost.json" as const) : ("built-in" as const),
         installed: missing === null,
         missing,

@@ -248,6 +248,7 @@ export class Registry {
       pid: r.pid,
       cwd: r.launch.cwd,
       worktree: r.worktree,
+      sandboxed: r.launch.sandbox !== undefined,
       startedAt: r.startedAt,
       endedAt: r.endedAt,
       updatedAt: r.updatedAt,

@@ -1,11 +1,11 @@
 /** `ack` (protocol.md, `ack`): logic in core/agents.ts and core/replies.ts. */
 import { agentAck } from "../core/agents.js";
-import { defineOp } from "./define.js";
+import { defineOp, socketConnection } from "./define.js";
 
 export const ackOp = defineOp({
   name: "ack",
   allow: ["hub", "session"],
   acts: true,
   socketOnly: true,
-  handler: (core, args) => agentAck(core, args),
+  handler: (core, args, caller) => agentAck(core, socketConnection(caller), args),
 });

@@ -159,7 +159,7 @@ export function runOp(
       throw new RoostError("unauthorized", "this connection's token was revoked: log in again");
     const side = sideOf(core, caller);
     if (!op.allow.includes(side) && !(side === "concierge" && op.allow.includes("session")))
-      throw new RoostError("unsupported", refusal(name, op.allow, side));
+      throw new RoostError("unsupported", refusal(name, op.allow, side, caller.conn?.boundTo ?? null));
     if (op.socketOnly && !caller.conn)
       throw new RoostError("unsupported", `${name} is only on the unix socket (${SOCKET_ONLY_WHY})`);
     if (op.acts === true) mayAct(name, caller);
@@ -184,15 +184,21 @@ export function runOp(
 
 const success = (result: unknown): OpOutcome => ({ ok: true, result });
 
-/** Which side the caller is on: a hub, a session, or the concierge's job (after its report). */
+/**
+ * Which side the caller is on: a hub, a session, or the concierge's job (after its report). A
+ * connection on a sandboxed job's own socket is its job's from the start, never a hub's.
+ */
 function sideOf(core: Core, caller: Caller): Side {
-  if (!caller.conn?.session) return "hub";
-  const jobId = caller.conn.jobId;
+  const bound = caller.conn?.boundTo ?? null;
+  if (!caller.conn?.session && bound === null) return "hub";
+  const jobId = bound ?? caller.conn!.jobId;
   return jobId !== null && core.registry.find(jobId)?.rec.role === "concierge" ? "concierge" : "session";
 }
 
 /** Why `side` may not call `name`, and where it may. */
-function refusal(name: string, allow: readonly Side[], side: Side): string {
+function refusal(name: string, allow: readonly Side[], side: Side, bound: string | null): string {
+  if (bound !== null)
+    return `${name} is refused on ${bound}'s own socket (its sandbox's): it takes that job's agent and peer ops, and no hub op`;
   if (side === "hub")
     return allow.includes("session")
       ? `${name} is a session's op, on an agent's own connection after its report: the user talks to a session with reply`

@@ -7,7 +7,7 @@ import { type IPty, spawn as ptySpawn } from "@lydell/node-pty";
 import { openOwn } from "../home.js";
 import { log } from "./log.js";
 import { dim, int, jobIdOf, type Msg, str, stringMap, strings } from "./params.js";
-import { hasEnded, runsInForeground } from "./processes.js";
+import { hasEnded, jobRunsInForeground } from "./processes.js";
 import { Screen } from "./screen.js";
 import { Transcript } from "./transcript.js";
 import { TypedInput } from "./typed-input.js";
@@ -44,6 +44,8 @@ export interface Job {
   transcript: Transcript | null; // null once exited
   /** Its terminal's slave side (`/dev/pts/N`), as node-pty names it. */
   readonly tty: string | null;
+  /** How many processes wrap the job's own (a sandbox's bubblewrap and its init: 2); 0 for none. */
+  readonly wrappers: number;
   /** The host's own fd of the job's slave side (see holdSlave); null once let go. */
   slave: number | null;
   /** Its process has ended and its terminal is being read to the end (see drain); null before. */
@@ -75,7 +77,7 @@ export function screenState(job: Job): ScreenState {
  * it runs may have started without a word (the screen then stays busy and tells when it is not).
  */
 export function askedScreenState(job: Job): ScreenState {
-  if (!job.screen.busy && job.pty && runsInForeground(job.pid, job.tty)) job.screen.wake();
+  if (!job.screen.busy && job.pty && jobRunsInForeground(job)) job.screen.wake();
   return screenState(job);
 }
 
@@ -130,7 +132,7 @@ export class Jobs {
       rows,
       scrollback: spec.scrollback,
       quietMs: spec.quietMs,
-      running: () => runsInForeground(job.pid, job.tty),
+      running: () => jobRunsInForeground(job),
       onChange: () => this.events.screen(job),
       onFlow: (paused) => this.flow(job, paused),
     });
@@ -153,6 +155,7 @@ export class Jobs {
       screen,
       transcript,
       tty: ptsNameOf(p),
+      wrappers: spec.wrappers,
       slave: holdSlave(p),
       drain: null,
     };
@@ -330,7 +333,8 @@ function spawnSpecOf(m: Msg) {
   const scrollback = int(m, "scrollback", 0, 100_000, DEFAULT_SCROLLBACK);
   const quietMs = int(m, "quietMs", 1, 3_600_000, DEFAULT_QUIET_MS);
   const transcriptBytes = int(m, "transcriptBytes", 1, 2 ** 40, DEFAULT_TRANSCRIPT_BYTES);
-  return { jobId, file, cwd, cols, rows, args, env, scrollback, quietMs, transcriptBytes };
+  const wrappers = int(m, "wrappers", 0, 4, 0);
+  return { jobId, file, cwd, cols, rows, args, env, scrollback, quietMs, transcriptBytes, wrappers };
 }
 
 /** The command's path, once its cwd is known to be a directory. */

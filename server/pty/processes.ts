@@ -41,7 +41,11 @@ const working = (state: string | undefined) => state === "R" || state === "D";
  *
  * `tty`: the job's terminal's slave side (`/dev/pts/N`); false when the job is gone.
  */
-export function runsInForeground(leader: number, tty: string | null): boolean {
+export function runsInForeground(
+  leader: number,
+  tty: string | null,
+  wrappers: readonly number[] = [],
+): boolean {
   const own = statOf(leader);
   if (!own) return false;
   if (working(own[STATE])) return true;
@@ -49,7 +53,35 @@ export function runsInForeground(leader: number, tty: string | null): boolean {
   const tpgid = Number(own[TPGID]);
   if (!(tpgid > 0)) return false; // no terminal in the foreground: nothing can take typed input anyway
   if (tpgid !== pgrp) return groupExists(tpgid);
-  return tty !== null && othersOnTerminal(leader, pgrp, tty);
+  return tty !== null && othersOnTerminal([leader, ...wrappers], pgrp, tty);
+}
+
+/**
+ * `runsInForeground` for a job, wrapped or not: a sandboxed job's leader is bubblewrap, which
+ * waits on its init, which waits on the job's own program, all three on the terminal. The program
+ * is the one asked about; the wrappers count as the leader. One not yet started counts as running.
+ */
+export function jobRunsInForeground(job: { pid: number; tty: string | null; wrappers: number }): boolean {
+  if (job.wrappers === 0) return runsInForeground(job.pid, job.tty);
+  const chain = [job.pid];
+  for (let i = 0; i < job.wrappers; i++) {
+    // The first child: an init that took in orphans has others after it.
+    const [first] = childrenOf(chain[chain.length - 1]!);
+    if (first === undefined) return !hasEnded(job.pid);
+    chain.push(first);
+  }
+  const leader = chain.pop()!;
+  return runsInForeground(leader, job.tty, chain);
+}
+
+/** A process's children (Linux's /proc/PID/task/PID/children: those of its main thread). */
+function childrenOf(pid: number): number[] {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "latin1").trim();
+    return text ? text.split(" ").map(Number) : [];
+  } catch {
+    return [];
+  }
 }
 
 function groupExists(pgrp: number): boolean {
@@ -61,8 +93,8 @@ function groupExists(pgrp: number): boolean {
   }
 }
 
-/** A live process of group `pgrp`, other than `leader`, whose input or output is `tty`. */
-function othersOnTerminal(leader: number, pgrp: number, tty: string): boolean {
+/** A live process of group `pgrp`, other than the leader's (`own`), whose input or output is `tty`. */
+function othersOnTerminal(own: readonly number[], pgrp: number, tty: string): boolean {
   let entries: string[];
   try {
     entries = fs.readdirSync("/proc");
@@ -71,7 +103,7 @@ function othersOnTerminal(leader: number, pgrp: number, tty: string): boolean {
   }
   for (const entry of entries) {
     const pid = Number(entry);
-    if (!(pid > 0) || pid === leader) continue;
+    if (!(pid > 0) || own.includes(pid)) continue;
     const stat = statOf(pid);
     if (!stat || Number(stat[PGRP]) !== pgrp || stat[STATE] === "Z") continue;
     if (usesTerminal(pid, tty)) return true;

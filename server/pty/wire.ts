@@ -38,6 +38,11 @@ export interface SpawnSpec {
    * transcript.1.log (replacing an older one) and a new one is begun.
    */
   transcriptBytes?: number;
+  /**
+   * How many processes wrap the job's own, each the only parent of the next (a sandbox's bubblewrap
+   * and its init: 2): whether the job waits for input is asked of the one they wrap.
+   */
+  wrappers?: number;
 }
 
 /**

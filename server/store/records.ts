@@ -33,6 +33,21 @@ export interface Launch {
   /** Reading the row from the screen (absent on jobs made before it existed). */
   blockedPatterns?: string[];
   quietMs?: number;
+  /** Run in roost's sandbox (core/sandbox.ts); absent for a job run as the user, unconfined. */
+  sandbox?: SandboxLaunch;
+}
+
+/** A sandboxed job's launch: what its profile said when it was dispatched, kept for respawn. */
+export interface SandboxLaunch {
+  /** false: no network but its own loopback (`--unshare-net`). */
+  network: boolean;
+  /** What it may write besides its tree, its directory and its /tmp: real paths, as at dispatch. */
+  writable: string[];
+  /**
+   * Its tree (its worktree, or where it runs) where it really was at dispatch: a start binds it
+   * only if it still is there (not a link the job has put in its place since).
+   */
+  tree: string;
 }
 
 export interface JobRecord {

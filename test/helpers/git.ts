@@ -24,9 +24,12 @@ export function git(dir: string, ...args: string[]): string {
   });
 }
 
-/** A new repository on `main` with `files` in its first commit. */
-export function makeRepo(files: Record<string, string> = { "shared.txt": "base\n" }): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "roost-repo-")));
+/** A new repository on `main` with `files` in its first commit, in a temp directory under `base`. */
+export function makeRepo(
+  files: Record<string, string> = { "shared.txt": "base\n" },
+  base = os.tmpdir(),
+): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(base, "roost-repo-")));
   git(dir, "init", "-q", "-b", "main");
   for (const [name, content] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });

@@ -1,6 +1,6 @@
 /**
  * The dispatch dialog (`d`, "+ Dispatch"): the profile (the daemon's list), the task, a name, the
- * working directory. Sent again after a failure, the same form keeps its requestId: the daemon
+ * working directory, and whether it runs in roost's sandbox (ticked as its profile says). Sent again after a failure, the same form keeps its requestId: the daemon
  * answers `duplicate` instead of starting a second job.
  */
 import { ActionId, failedText, op, type Row } from "./api.js";
@@ -17,14 +17,28 @@ export function openDispatch(ctx: Ctx): void {
   document.body.append(dialog);
   const select = dialog.querySelector<HTMLSelectElement>("select[name=profile]")!;
   showProfiles(select, ctx.profiles);
+  sandboxAsProfileSays(dialog, ctx);
   dialog.showModal();
   select.focus();
 }
 
-/** The form's fields, as `dispatch` takes them: the task as typed, the rest trimmed, none empty. */
+/** The sandbox's box, ticked as the chosen profile says (the user may change it after). */
+function sandboxAsProfileSays(dialog: HTMLDialogElement, ctx: Ctx): void {
+  const profile = dialog.querySelector<HTMLSelectElement>("select[name=profile]")!.value;
+  const box = dialog.querySelector<HTMLInputElement>("input[name=sandbox]")!;
+  box.checked = ctx.profiles.find((p) => p.name === profile)?.sandbox ?? false;
+}
+
+/**
+ * The form's fields, as `dispatch` takes them: the task as typed, the rest trimmed, none empty;
+ * the sandbox as ticked (said either way: unticked runs a sandboxed profile's job unconfined).
+ */
 function dispatchArgs(form: HTMLFormElement): Record<string, unknown> {
   const data = new FormData(form);
-  const args: Record<string, unknown> = { profile: String(data.get("profile") ?? "") };
+  const args: Record<string, unknown> = {
+    profile: String(data.get("profile") ?? ""),
+    sandbox: data.get("sandbox") === "on",
+  };
   for (const k of ["task", "name", "cwd"]) {
     const v = String(data.get(k) ?? "").trim();
     if (v) args[k] = k === "task" ? String(data.get(k)) : v;
@@ -39,6 +53,11 @@ function fields(): HTMLElement[] {
     field("Task", h("textarea", { name: "task", rows: "4", placeholder: "What should it do?" })),
     field("Name", nameInput()),
     field("Working directory", cwdInput("the daemon's default"), "An absolute path on the daemon's machine."),
+    field(
+      "Sandbox",
+      h("input", { type: "checkbox", name: "sandbox" }),
+      "Run it in bubblewrap (Linux): it writes only its tree and cannot act as the hub.",
+    ),
   ];
 }
 
@@ -65,6 +84,9 @@ class DispatchDialog {
     );
     this.el = h("dialog", { class: "dialog", "aria-labelledby": "dispatch-title" }, this.form);
     this.requestId = new ActionId(this.form);
+    this.form
+      .querySelector("select[name=profile]")!
+      .addEventListener("change", () => sandboxAsProfileSays(this.el, this.ctx));
     this.form.querySelector("textarea")!.addEventListener("keydown", (ev) => {
       if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
         ev.preventDefault();

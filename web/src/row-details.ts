@@ -52,6 +52,7 @@ export function detailsList(row: Row): HTMLDListElement {
     ],
     ["Working directory", h("code", null, row.cwd)],
     ...worktreePairs(row),
+    ["Sandbox", row.sandboxed ? "yes: its tree alone writable, roost's home hidden" : "no: it runs as you"],
     [
       "Agent",
       row.agent

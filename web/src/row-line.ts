@@ -13,6 +13,20 @@ export function daemonTag(row: Row): Child {
   return row.daemon ? h("span", { class: "daemon", title: `on the daemon ${row.daemon}` }, row.daemon) : null;
 }
 
+/** A sandboxed job's mark (docs/security.md): its token is all it holds of roost. */
+export function sandboxTag(row: Row): Child {
+  return row.sandboxed
+    ? h(
+        "span",
+        {
+          class: "sandboxed",
+          title: "in roost's sandbox: it writes only its tree, and cannot act as the hub",
+        },
+        "sandboxed",
+      )
+    : null;
+}
+
 /** What the line says of the row: the question, the error, or the summary. */
 function saying(row: Row): { text: string; kind: string } {
   if (row.state === "blocked" && row.question) return { text: row.question, kind: "q" };
@@ -41,6 +55,7 @@ export function lineCells(row: Row, choices: Child, tree: { toggle: Child; notes
         name,
       ),
       daemonTag(row),
+      sandboxTag(row),
       tree.notes,
     ),
     h(

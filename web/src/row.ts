@@ -11,7 +11,7 @@ import { RenameForm } from "./rename-form.js";
 import { ReplyForm } from "./reply-form.js";
 import { type ActionsHost, RowActions } from "./row-actions.js";
 import { detailsList, metaLine } from "./row-details.js";
-import { daemonTag, lineCells } from "./row-line.js";
+import { daemonTag, lineCells, sandboxTag } from "./row-line.js";
 import { Choices, type ChoicesHost } from "./row-question.js";
 import { foldToggle, NO_TREE, samePlace, type TreePlace, treeNotes } from "./row-tree.js";
 import { displayName, isRunning, stateOf } from "./row-words.js";
@@ -243,6 +243,7 @@ export class RowView implements ActionsHost, ChoicesHost {
         h("a", { class: "name", id: `name-${row.id}`, href: `#/jobs/${row.id}` }, displayName(row)),
         daemonTag(row),
         row.pinned ? h("span", { class: "pin" }, "pinned") : null,
+        sandboxTag(row),
         notes,
         h("span", { class: "muted ident" }, row.id, h("span", { class: "profile" }, ` · ${row.profile}`)),
         h("span", { class: "spacer" }),

@@ -148,6 +148,11 @@ export const Row = Type.Object({
   cwd: Type.String(),
   /** Its git worktree and branch (docs/worktrees.md); null for a job run where it was told. */
   worktree: nullable(Worktree),
+  /**
+   * It runs in roost's sandbox (docs/security.md): the file system read-only but for its tree,
+   * roost's home hidden, roost reached through a socket of its own.
+   */
+  sandboxed: Type.Boolean(),
   startedAt: nullable(Type.String()),
   endedAt: nullable(Type.String()),
   updatedAt: Type.String(),

@@ -37,6 +37,11 @@ export const dispatch: Command = {
       help: "the worktree's branch (default roost/ID; implies --worktree)",
     },
     "no-worktree": { type: "boolean", help: "run it here, though its profile asks for a worktree" },
+    sandbox: {
+      type: "boolean",
+      help: "run it in roost's sandbox (bubblewrap): it writes only its tree, and cannot act as the hub",
+    },
+    "no-sandbox": { type: "boolean", help: "run it unconfined, though its profile asks for the sandbox" },
     "request-id": {
       type: "string",
       value: "ID",
@@ -47,6 +52,7 @@ export const dispatch: Command = {
     "roost dispatch shell 'npm test' --name tests",
     "roost dispatch shell --cwd ~/src/app",
     "roost dispatch claude 'fix the login bug' --worktree",
+    "roost dispatch pi 'tidy the tests' --worktree --sandbox",
   ],
   async run({ positionals: [profile, ...task], values, json, env }) {
     const cwd = str(values, "cwd");
@@ -56,6 +62,9 @@ export const dispatch: Command = {
     if (values.worktree && values["no-worktree"])
       throw new UsageError("--worktree and --no-worktree say opposite things: give one");
     const worktree = values.worktree ? true : values["no-worktree"] ? false : undefined;
+    if (values.sandbox && values["no-sandbox"])
+      throw new UsageError("--sandbox and --no-sandbox say opposite things: give one");
+    const sandbox = values.sandbox ? true : values["no-sandbox"] ? false : undefined;
     const result = await callOnce(env, "dispatch", {
       profile: profile!,
       // The daemon has its own working directory: a relative --cwd means relative to the user's.
@@ -65,6 +74,7 @@ export const dispatch: Command = {
       ...(requestId !== undefined ? { requestId } : {}),
       ...(worktree !== undefined ? { worktree } : {}),
       ...(branch !== undefined ? { branch } : {}),
+      ...(sandbox !== undefined ? { sandbox } : {}),
     });
     const row = result.job;
     if (json) printJson(result);
@@ -73,7 +83,7 @@ export const dispatch: Command = {
       throw startFailure(row);
     }
     if (!json) {
-      const on = row.worktree ? ` on branch ${row.worktree.branch}` : "";
+      const on = `${row.worktree ? ` on branch ${row.worktree.branch}` : ""}${row.sandboxed ? ", sandboxed" : ""}`;
       out(
         result.duplicate
           ? `already started ${row.id} (${row.profile}) in ${row.cwd}${on} (duplicate)`

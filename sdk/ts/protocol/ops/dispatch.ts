@@ -14,6 +14,8 @@ export const dispatch = {
     worktree: Type.Optional(Type.Boolean()),
     /** The worktree's new branch (default `roost/<job-id>`); implies `worktree`. */
     branch: Type.Optional(BranchName),
+    /** Run it in roost's sandbox (docs/security.md); the profile's `sandbox` else. Linux, with bubblewrap. */
+    sandbox: Type.Optional(Type.Boolean()),
   }),
   result: Type.Object({ job: Row, duplicate: Type.Optional(Type.Boolean()) }),
 } as const;

@@ -14,6 +14,8 @@ export const profiles = {
         protocol: Type.Boolean(),
         /** Its jobs run in a git worktree of their own unless a dispatch says otherwise (docs/worktrees.md). */
         worktree: Type.Boolean(),
+        /** Its jobs run in roost's sandbox unless a dispatch says otherwise (docs/security.md). */
+        sandbox: Type.Boolean(),
         /** Its agent speaks ACP, through roost's ACP bridge (docs/agents.md); `protocol` is true too. */
         acp: Type.Boolean(),
         /** A terminal agent that reads typed text as a message: peers may send to its jobs (protocol.md, "Peer items"). */
