@@ -14,7 +14,7 @@ import { atTerminal, needsBuild, roost } from "./helpers/cli.js";
 import { startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
 import { editorProfile, GIT_IDENTITY, git, makeRepo } from "./helpers/git.js";
 import { api } from "./helpers/http.js";
-import { row, untilRow } from "./helpers/jobs.js";
+import { rawAgent, row, untilRow } from "./helpers/jobs.js";
 import type { RawClient } from "./helpers/raw-client.js";
 
 beforeAll(needsBuild);
@@ -251,6 +251,61 @@ describe("a job's own checkout, without a worktree, whose git config names comma
     expect(ranNow()).toEqual([]);
     expect(stat.result.added).toBe(ch.added);
     await c.ok("rm", { id: job.id });
+  }, 60_000);
+});
+
+describe("a session's spawn with a worktree of a repository it made, its config naming a smudge filter", () => {
+  it("checks the worktree out with no filter of that repository's run; its files and index are as committed", async () => {
+    // A repository the session made itself (in its tree, as a sandboxed one could), committed
+    // plainly, then given a filter that would run as the user, outside any sandbox, at checkout.
+    const own = repo({ "a.txt": "one\n", "b.txt": "two\n" });
+    const marker = `${own}-smudged`;
+    temps.push(marker);
+    execFileSync(
+      "sh",
+      [
+        "-c",
+        `printf '* filter=evil\n' > .git/info/attributes && git config filter.evil.smudge "touch ${marker}; cat" && git config filter.evil.process "touch ${marker}"`,
+      ],
+      { cwd: own },
+    );
+    const parent = (await c.ok("dispatch", { profile: "editor", task: "true", cwd: own })).job;
+    const { agent } = await rawAgent(d, c, parent.id);
+    const { job } = await agent.ok("spawn", { profile: "editor", task: "true", cwd: own, worktree: true });
+    expect(fs.existsSync(marker), "the repository's smudge filter ran at the checkout").toBe(false);
+    expect(fs.readFileSync(path.join(job.worktree.path, "a.txt"), "utf8")).toBe("one\n");
+    expect(fs.readFileSync(path.join(job.worktree.path, "b.txt"), "utf8")).toBe("two\n");
+    // The worktree's own index is the commit's, its stat fresh: nothing shows as changed, to git or to roost.
+    expect(
+      git(
+        job.worktree.path,
+        "-c",
+        "filter.evil.smudge=",
+        "-c",
+        "filter.evil.process=",
+        "status",
+        "--porcelain",
+      ),
+    ).toBe("");
+    expect((await c.ok("changes", { id: job.id })).files).toEqual([]);
+    expect(fs.existsSync(marker)).toBe(false);
+    await c.ok("rm", { id: job.id, force: true });
+    await c.ok("rm", { id: parent.id });
+  }, 60_000);
+
+  it("a worktree the user dispatched keeps the user's own filters (the user's repository is the user's)", async () => {
+    const own = repo({ "a.txt": "one\n" });
+    execFileSync(
+      "sh",
+      [
+        "-c",
+        "printf '* filter=upper\n' > .git/info/attributes && git config filter.upper.smudge 'tr a-z A-Z'",
+      ],
+      { cwd: own },
+    );
+    const { job } = await c.ok("dispatch", { profile: "editor", task: "true", cwd: own, worktree: true });
+    expect(fs.readFileSync(path.join(job.worktree.path, "a.txt"), "utf8")).toBe("ONE\n");
+    await c.ok("rm", { id: job.id, force: true });
   }, 60_000);
 });
 

@@ -88,16 +88,35 @@ export function plannedWorktree(paths: Paths, id: string, from: WorktreeBase): W
  * a job of an earlier home with the same id), gets a number: `roost/j3-2`. Returns the worktree as
  * made.
  */
-export async function addWorktree(paths: Paths, wt: Worktree, named: boolean): Promise<Worktree> {
+export async function addWorktree(
+  paths: Paths,
+  wt: Worktree,
+  { named, usersRepository }: { named: boolean; usersRepository: boolean },
+): Promise<Worktree> {
   fs.mkdirSync(paths.worktreesDir, { recursive: true, mode: 0o700 });
   let branch = wt.branch;
   if (named) await checkNewBranch(wt.repo, branch);
   else for (let n = 2; await branchExists(wt.repo, branch); n++) branch = `${wt.branch}-${n}`;
-  await gitOk(wt.repo, ["worktree", "add", "--quiet", "-b", branch, wt.path, wt.baseCommit]);
+  const checkout = usersRepository ? [] : ["--no-checkout"];
+  await gitOk(wt.repo, ["worktree", "add", "--quiet", ...checkout, "-b", branch, wt.path, wt.baseCommit]);
   // Its git directory, asked of the tree git just made (no job has run in it yet): the one roost
   // names from now on.
   const gitDir = (await gitOk(wt.path, ["rev-parse", "--absolute-git-dir"])).trim();
+  if (!usersRepository) await checkOutUntrusted({ gitDir, workTree: wt.path });
   return { ...wt, branch, gitDir };
+}
+
+/**
+ * The files of a worktree whose repository a session chose (a `spawn`'s: a repository it may have
+ * made itself, with a smudge filter in its config that would run as the user, outside any sandbox),
+ * checked out through a git directory of roost's (git-view.ts): no filter of the repository's runs.
+ * The index written there, its stat information fresh, becomes the worktree's own.
+ */
+async function checkOutUntrusted(tree: GitTree): Promise<void> {
+  await withView(tree, async (view) => {
+    await gitOk(view.dir, ["checkout-index", "--all", "--force", "--index"], { env: view.env });
+    fs.copyFileSync(view.env.GIT_INDEX_FILE!, path.join(tree.gitDir, "index"));
+  });
 }
 
 /**

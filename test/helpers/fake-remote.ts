@@ -10,6 +10,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type WebSocket from "ws";
 import { WebSocketServer } from "ws";
+import { NULL_REPORT_FIELDS } from "../../sdk/ts/protocol/index.js";
 
 /** A WebSocket to the fake: `path` is `/api/subscribe`, or a job's terminal (`/api/jobs/ID/terminal`). */
 export type OnSubscribe = (ws: WebSocket, fake: FakeRemote, path: string) => void | Promise<void>;
@@ -24,24 +25,9 @@ export type OnCall = (
 export function remoteRow(id: string, over: Record<string, unknown> = {}): Record<string, unknown> {
   const at = "2026-01-01T00:00:00.000Z";
   return {
+    ...NULL_REPORT_FIELDS,
     state: "working",
-    status: null,
-    waitingFor: null,
-    summary: null,
-    question: null,
-    choices: null,
-    tool: null,
-    error: null,
     name: `remote-${id}`,
-    model: null,
-    thinking: null,
-    context: null,
-    usage: null,
-    prLinks: null,
-    remoteAt: null,
-    attachSignal: null,
-    attachRepaint: null,
-    agentItems: null,
     id,
     profile: "inert",
     role: null,

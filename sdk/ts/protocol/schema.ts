@@ -150,9 +150,11 @@ export const Row = Type.Object({
   worktree: nullable(Worktree),
   /**
    * It runs in roost's sandbox (docs/security.md): the file system read-only but for its tree,
-   * roost's home hidden, roost reached through a socket of its own.
+   * roost's home hidden, roost reached through a socket of its own. Always set on this daemon's
+   * rows; optional so that a remote of an older roost, whose rows lack it, is still read (absent:
+   * not sandboxed).
    */
-  sandboxed: Type.Boolean(),
+  sandboxed: Type.Optional(Type.Boolean()),
   startedAt: nullable(Type.String()),
   endedAt: nullable(Type.String()),
   updatedAt: Type.String(),
