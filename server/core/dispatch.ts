@@ -122,7 +122,10 @@ async function makeWorktree(core: Core, rec: JobRecord, from: WorktreeBase): Pro
   try {
     // A session's spawn names a repository the user may never have seen: its config is not the user's.
     const usersRepository = rec.parent === null;
-    rec.worktree = await addWorktree(core.paths, rec.worktree!, { named: from.branch !== null, usersRepository });
+    rec.worktree = await addWorktree(core.paths, rec.worktree!, {
+      named: from.branch !== null,
+      usersRepository,
+    });
     core.store.updateJob(rec);
   } catch (err) {
     core.store.deleteJob(rec.id);
