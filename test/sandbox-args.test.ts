@@ -15,7 +15,7 @@ import type { JobRecord } from "../server/store/records.js";
 /** Runs python3's `code` in the sandbox of a job `j1` running in `cwd`: its stdout. */
 function inSandbox(env: NodeJS.ProcessEnv, cwd: string, code: string): string {
   const paths = roostPaths(env);
-  const rec = { id: "j1", worktree: null, launch: { cwd } } as unknown as JobRecord;
+  const rec = { id: "j1", worktree: null, launch: { cwd, command: ["python3"] } } as unknown as JobRecord;
   const args = bwrapArgs(paths, rec, { network: true, writable: [], tree: fs.realpathSync(cwd) });
   const run = spawnSync("bwrap", [...args, "python3", "-c", code], { encoding: "utf8" });
   if (run.status !== 0) throw new Error(`bwrap: ${run.stderr}`);
@@ -63,5 +63,46 @@ describe("the sandbox hides the owner's secrets wherever they are", () => {
     const cwd = fs.mkdtempSync(path.join(base, "work-"));
     expect(inSandbox({ ROOST_HOME: link }, cwd, tryRead(path.join(link, "token")))).toBe("FileNotFoundError");
     expect(inSandbox({ ROOST_HOME: link }, cwd, tryRead(path.join(real, "token")))).toBe("FileNotFoundError");
+  });
+});
+
+describe("a program the sandboxed job runs from /tmp", () => {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const m of made) fs.rmSync(m, { recursive: true, force: true });
+  });
+
+  it("is there, read-only, in the job's private /tmp; the rest of the real /tmp is not", () => {
+    const programs = fs.mkdtempSync("/tmp/roost-program-");
+    const other = fs.mkdtempSync("/tmp/roost-other-");
+    const work = fs.mkdtempSync("/var/tmp/roost-work-");
+    made.push(programs, other, work);
+    fs.writeFileSync(path.join(other, "secret.txt"), "not the job's");
+    fs.writeFileSync(path.join(programs, "lib.py"), "WORD = 'ran'\n");
+    const script = path.join(programs, "agent.py");
+    fs.writeFileSync(
+      script,
+      [
+        "import sys; sys.path.insert(0, sys.argv[1])",
+        "from lib import WORD; print(WORD)",
+        tryRead(path.join(other, "secret.txt")),
+        `try:\n  open(${JSON.stringify(path.join(programs, "planted"))}, "w"); print("written")\nexcept Exception as e:\n  print(type(e).__name__)`,
+      ].join("\n"),
+    );
+    const command = ["python3", script, programs];
+    const home = fs.mkdtempSync("/var/tmp/roost-home-");
+    made.push(home);
+    const rec = { id: "j1", worktree: null, launch: { cwd: work, command } } as unknown as JobRecord;
+    const args = bwrapArgs(roostPaths({ ROOST_HOME: home }), rec, {
+      network: true,
+      writable: [],
+      tree: fs.realpathSync(work),
+    });
+    const run = spawnSync("bwrap", [...args, ...command], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    // Its program and the module beside it run; another directory of /tmp is not there; its own
+    // directory is read-only.
+    expect(run.stdout.trim().split("\n")).toEqual(["ran", "FileNotFoundError", "OSError"]);
+    expect(fs.existsSync(path.join(programs, "planted"))).toBe(false);
   });
 });

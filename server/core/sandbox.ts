@@ -11,6 +11,7 @@ import { RoostError } from "../../sdk/ts/protocol/index.js";
 import type { Profile } from "../config.js";
 import { expandHome, jobDir, type Paths } from "../paths.js";
 import type { JobRecord, SandboxLaunch } from "../store/records.js";
+import { PACKAGE_ROOT } from "../version.js";
 import { git } from "./git.js";
 import { findProgram } from "./programs.js";
 
@@ -160,8 +161,26 @@ function real(p: string): string {
 }
 
 /**
+ * What the job runs that lies in /tmp, which the sandbox replaces with a private, empty one: roost
+ * itself (a checkout there: its example agents, pi's extension, the ACP bridge run from it), and
+ * each path in the command (`python3 /tmp/agent/run.py`: its directory, unless that is /tmp
+ * itself, then the file alone). Read-only, as the rest of the file system is.
+ */
+function programsInTmp(command: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const arg of [PACKAGE_ROOT, ...command.filter((a) => path.isAbsolute(a))]) {
+    const at = real(arg);
+    if (!within(at, "/tmp") || at === "/tmp" || !fs.existsSync(at)) continue;
+    const dir = fs.statSync(at).isDirectory() ? at : path.dirname(at);
+    found.add(dir === "/tmp" ? at : dir);
+  }
+  // The outermost of each: a path inside another is in its bind already.
+  return [...found].filter((p) => ![...found].some((q) => q !== p && within(p, q))).sort();
+}
+
+/**
  * The job's command, inside bubblewrap. The order of the mounts is the model: everything read-only;
- * a private /tmp; what the job may write; then roost's home (and the owner's socket's directory,
+ * a private /tmp (with what the job runs from there, read-only); what the job may write; then roost's home (and the owner's socket's directory,
  * when it is elsewhere) hidden under empty tmpfs, even where they lie inside what it may write;
  * then, inside those, the job's own directory, its socket's (read-only) and its worktree.
  *
@@ -185,6 +204,7 @@ export function bwrapArgs(paths: Paths, rec: JobRecord, sandbox: SandboxLaunch):
         `${p} is not where it was at dispatch (now ${real(p)}): the sandbox binds nothing it has not checked; dispatch a new job`,
       );
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  for (const p of programsInTmp(rec.launch.command)) args.push("--ro-bind", p, p);
   for (const p of sandbox.writable) args.push("--bind", p, p);
   args.push("--bind", tree, tree);
   const hidden = [real(paths.home)];
