@@ -478,3 +478,69 @@ describe("what a sandbox may not be given", () => {
     expect((await c.ok("list", {})).rows).toHaveLength(0);
   });
 });
+
+describe("stopping a sandboxed job", () => {
+  let d: TestDaemon;
+  let c: RawClient;
+  let tree: string;
+
+  beforeAll(async () => {
+    tree = tempDir();
+    d = await startDaemon({
+      config: {
+        agentProfiles: {
+          // A program that ignores SIGTERM and SIGHUP: only the kill that follows a stop ends it.
+          stubborn: {
+            command: ["sh", "-c", "trap '' TERM HUP INT; while :; do sleep 1; done"],
+            sandbox: true,
+          },
+        },
+      },
+    });
+    c = await d.client();
+  });
+
+  afterAll(async () => {
+    await d?.cleanup();
+    rmTemp(tree);
+  });
+
+  /** The pids of every process whose environment has `name=value`: a job's, inside bubblewrap too. */
+  function carrying(name: string, value: string): number[] {
+    const found: number[] = [];
+    for (const entry of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (fs.readFileSync(`/proc/${entry}/environ`, "latin1").includes(`${name}=${value}\0`))
+          found.push(Number(entry));
+      } catch {
+        // gone meanwhile, or not ours to read
+      }
+    }
+    return found;
+  }
+
+  it("stopped as it starts, leaves nothing running (bubblewrap's init, set up after the stop, among them)", async () => {
+    const dirs: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const { job } = await c.ok("dispatch", { profile: "stubborn", cwd: tree });
+      await c.ok("stop", { id: job.id });
+      dirs.push(jobDir(d, job.id));
+    }
+    await until(
+      "nothing of the jobs left",
+      () => dirs.flatMap((dir) => carrying("ROOST_JOB_DIR", dir)).length === 0,
+      10000,
+    );
+  });
+
+  it("ends everything in its sandbox, also what ignores SIGTERM and SIGHUP (bubblewrap's init in its pid namespace among them)", async () => {
+    const { job } = await c.ok("dispatch", { profile: "stubborn", cwd: tree });
+    const token = await tokenOf(c, job.id);
+    // bubblewrap, its init in the job's pid namespace, sh, and sleep.
+    await until("the sandbox's processes", () => carrying("ROOST_JOB_TOKEN", token).length >= 3);
+    await c.ok("stop", { id: job.id });
+    await untilRow(c, job.id, "stopped", (r) => r.life === "stopped" || r.life === "exited");
+    await until("nothing of the job left", () => carrying("ROOST_JOB_TOKEN", token).length === 0, 10000);
+  });
+});

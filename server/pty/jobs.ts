@@ -308,6 +308,11 @@ export class Jobs {
 
   // node-pty reports the exit only after the last output it read, so the transcript is complete.
   private onExit(job: Job, exit: ExitInfo): void {
+    // A wrapped job (roost's sandbox: bubblewrap, and its init as pid 1 of the job's pid namespace)
+    // is over when bubblewrap is: what is left of its process group goes too. Its init ignores
+    // every signal but SIGKILL (a namespace's init does), and bubblewrap's own "die with parent"
+    // misses an init it had not finished setting up when a stop came (a stop as the job started).
+    if (job.wrappers > 0) killGroup(job.pid);
     job.pty = null;
     job.input?.close();
     job.input = null;
@@ -322,6 +327,15 @@ export class Jobs {
     }
     this.events.exit(job, exit);
     this.unwatchExitsIfIdle();
+  }
+}
+
+/** SIGKILL to the process group whose leader was `pid`, if anything of it is left. */
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // nothing left of it
   }
 }
 
