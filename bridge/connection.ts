@@ -1,5 +1,5 @@
 /**
- * One client on the unix socket, with every rule of the wire (agent-protocol.md, "The wire" and
+ * One client on the unix socket, with every rule of the wire (docs/protocol.md, "The wire" and
  * "Others"): answers in order, at most 256 requests in flight (the socket is not read meanwhile),
  * a line over 4 MiB ends the connection, a client that leaves 16 MiB unread is dropped.
  *

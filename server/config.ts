@@ -1,5 +1,5 @@
 /**
- * roost.json (control-plane.md, "roost.json"): optional; a bad one is refused at start with the
+ * roost.json (docs/protocol.md, "roost.json"): optional; a bad one is refused at start with the
  * file, the path inside it and what is wrong. The daemon never starts on half a config.
  */
 import fs from "node:fs";

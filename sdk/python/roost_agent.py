@@ -1,7 +1,7 @@
 """roost's agent client for Python: one file, the standard library only, Python 3.8+.
 
 An agent that roost runs (a profile with ``"protocol": true``) reports its state and takes the
-user's replies through it (the protocol: agent-protocol.md)::
+user's replies through it (the protocol: docs/protocol.md)::
 
     from roost_agent import RoostAgent
 
@@ -48,7 +48,7 @@ __all__ = ["RoostAgent", "RoostError", "Reply", "PROTOCOL", "LIMITS", "ERROR_COD
 
 PROTOCOL = 1
 
-#: The report's field limits (agent-protocol.md, ``report``), in characters.
+#: The report's field limits (docs/protocol.md, ``report``), in characters.
 LIMITS = {
     "summary": 500,
     "question": 2000,

@@ -1,5 +1,5 @@
 /**
- * The agent's side (agent-protocol.md, `hello`, `report`, `ack`): a connection that says hello or
+ * The agent's side (docs/protocol.md, `hello`, `report`, `ack`): a connection that says hello or
  * reports is a session; the connection a report goes through becomes the job's.
  */
 import { timingSafeEqual } from "node:crypto";

@@ -1,5 +1,5 @@
 /**
- * `dispatch` (control-plane.md, "The hub's ops"): a profile, a task, a new job; the first task of
+ * `dispatch` (docs/protocol.md, "The hub's ops"): a profile, a task, a new job; the first task of
  * a `type` profile is the job's reply seq 1, in the same commit as the job.
  */
 import fs from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * The events feed (agent-protocol.md, `events`): what happened across the jobs, kept in the store
+ * The events feed (docs/protocol.md, `events`): what happened across the jobs, kept in the store
  * (the last 1000) and pushed to subscribers. Every entry names its job and its actor.
  */
 import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
@@ -30,7 +30,7 @@ export type FeedKind =
   | "repair"
   // a job's branch landed in its base branch (core/merge.ts)
   | "merge"
-  // the peers (coordination.md): `who`/`whoId` the sender, `id` the receiver (for a notice, the watcher)
+  // the peers (docs/protocol.md): `who`/`whoId` the sender, `id` the receiver (for a notice, the watcher)
   | "message"
   | "spawn"
   | "handback"

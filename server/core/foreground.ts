@@ -1,5 +1,5 @@
 /**
- * A foreground pi (coordination.md, `peer_register`): a pi the user runs in a terminal of their
+ * A foreground pi (docs/protocol.md, `peer_register`): a pi the user runs in a terminal of their
  * own becomes a session with a row (`kind: "foreground"`) while its connection lives. The same
  * session key gets the same id back. When the connection closes the row waits a grace period
  * (`PI_ROOST_FG_CLAIM_GRACE_MS`, 5 s) for the pi to come back, then goes `exited`.

@@ -1,5 +1,5 @@
 /**
- * A job's life (control-plane.md, "The hub's ops"): start, exit, stop, rm, respawn. Each change
+ * A job's life (docs/protocol.md, "The hub's ops"): start, exit, stop, rm, respawn. Each change
  * of a job's life waits for the one under way (two that cross must not both act).
  */
 import fs from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * Peer items (coordination.md, "Peer items"): a message, a handback's report or a watch's notice,
+ * Peer items (docs/protocol.md, "Peer items"): a message, a handback's report or a watch's notice,
  * saved like a reply (in the job's seq order, on disk before it is answered) and delivered like
  * one: as an agent item (`kind`, `from`, `relation`; acked exactly) to an agent whose latest report
  * said `agentItems: true` when it is sent, else as an ordinary follow-up whose text begins with

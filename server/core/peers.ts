@@ -1,5 +1,5 @@
 /**
- * The peer ops (coordination.md, "The peer ops"): on a session's own connection, after its report
+ * The peer ops (docs/protocol.md, "The peer ops"): on a session's own connection, after its report
  * (or `peer_register`), sessions list each other, message each other, spawn children that hand
  * back, and watch each other. The items themselves are peer-items.ts's; the rules' memory
  * peer-rules.ts's; watches watches.ts's; a foreground pi's row foreground.ts's.

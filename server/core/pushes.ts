@@ -1,5 +1,5 @@
 /**
- * Pushes to subscribers (control-plane.md, `subscribe`): `row`, `removed`, `feed`, `board`,
+ * Pushes to subscribers (docs/protocol.md, `subscribe`): `row`, `removed`, `feed`, `board`,
  * `schedule`, `concierge`. Row and board pushes are coalesced: a job (or the task board) that changes many
  * times in one turn of the event loop is pushed once, as it is then.
  */

@@ -29,7 +29,7 @@ export interface Size {
 /** A job's terminal's size when it starts, and its own size until a `resize` over HTTP sets it. */
 export const START_SIZE: Size = { cols: 120, rows: 40 };
 
-/** The job's reporting connection: replies go out on it (agent-protocol.md, `report`). */
+/** The job's reporting connection: replies go out on it (docs/protocol.md, `report`). */
 export interface AgentLink {
   send(event: WireEvent): void;
   /**
@@ -210,7 +210,7 @@ export class Registry {
     this.flushTimer ??= setTimeout(() => this.flush(), REPORT_RETRY_MS);
   }
 
-  /** Rows in the user's order: pinned first, then `order` (control-plane.md, `list`). */
+  /** Rows in the user's order: pinned first, then `order` (docs/protocol.md, `list`). */
   rows(): Row[] {
     return this.all()
       .sort((a, b) => Number(b.rec.pinned) - Number(a.rec.pinned) || a.rec.order - b.rec.order)

@@ -47,7 +47,7 @@ export function sendPending(core: Core, job: LiveJob): void {
   for (const r of core.store.pendingReplies(job.rec.id)) sendSaved(core, job, r);
 }
 
-/** agent-protocol.md, `ack`: cumulative over the user's replies, or `exact` for one peer item. */
+/** docs/protocol.md, `ack`: cumulative over the user's replies, or `exact` for one peer item. */
 export function ack(core: Core, job: LiveJob, seq: number, exact: boolean): void {
   if (seq > job.rec.lastSeq) {
     throw new RoostError(

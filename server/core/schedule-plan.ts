@@ -1,5 +1,5 @@
 /**
- * What a due schedule does (coordination.md, "Schedules"), as a pure function of its clock, the
+ * What a due schedule does (docs/protocol.md, "Schedules"), as a pure function of its clock, the
  * time and whether its last job still runs, so that every rule is tested on a fake clock:
  *
  * - the run due now starts a job; one whose previous job still runs is `skipped`, "still running";

@@ -1,5 +1,5 @@
 /**
- * Schedules (coordination.md, "Schedules"; protocol.md, "Schedules"): launches on a clock, kept in
+ * Schedules (docs/protocol.md, "Schedules"; protocol.md, "Schedules"): launches on a clock, kept in
  * the store with their next run, each run a job started as `dispatch` starts one. At most 100.
  *
  * Each schedule's next run is a due thing of the daemon's one clock (clock.ts): no timer of its

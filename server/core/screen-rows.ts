@@ -1,5 +1,5 @@
 /**
- * A terminal agent's row, read from its screen (agent-protocol.md, "Running one": until its
+ * A terminal agent's row, read from its screen (docs/protocol.md, "Running one": until its
  * first report a protocol agent's row is read this way too). The pty host keeps the screen and
  * says what it shows and whether output flows; here that becomes the row: the summary is the
  * last meaningful line, `blocked` when a line near the cursor asks a question.

@@ -1,5 +1,5 @@
 /**
- * Watches (agent-protocol.md, `watch`): a session asks to be told once, by a `notice` item, when
+ * Watches (docs/protocol.md, `watch`): a session asks to be told once, by a `notice` item, when
  * another is next idle (it stopped: done, a question, failed, its prompt waiting, stopped,
  * removed) or has ended (exited, stopped, removed). Kept in the store across restarts, until
  * they fire or expire (12 hours); at most 20 a session. The watcher's row lists those not fired

@@ -158,7 +158,7 @@ export interface TokenRecord {
   createdAt: string;
 }
 
-/** A schedule as kept (coordination.md, "Schedules"): its `when` as written, read again at start. */
+/** A schedule as kept (docs/protocol.md, "Schedules"): its `when` as written, read again at start. */
 export interface ScheduleRecord {
   id: string;
   name: string;

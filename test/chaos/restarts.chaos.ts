@@ -105,7 +105,7 @@ async function restartsUnderLoad(n: number, name: string, faults: Fault[], short
       if (behind.length === 0) return true;
       // A job whose process exited after its last reply came (an `exit` reply it took first, or a
       // kill that landed late) keeps what waits behind: only a reply from the user starts an
-      // ended job (a peer's message does not, coordination.md). The user replies again, as they
+      // ended job (a peer's message does not, docs/protocol.md). The user replies again, as they
       // would; one that ended before its last reply came was to be started by it, and is not.
       for (const r of behind) {
         if (r.life === "exited" && (await exitedAfterLastReply(daemon, r.id))) {

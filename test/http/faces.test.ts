@@ -1,6 +1,6 @@
 /**
  * One list of op cases, each run through both faces (the unix socket and HTTP) on one daemon:
- * the same results and the same error codes (control-plane.md, "The hub's ops": "the same ops,
+ * the same results and the same error codes (docs/protocol.md, "The hub's ops": "the same ops,
  * args, results and error codes on the unix socket and over HTTP").
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * The events feed and pushes (agent-protocol.md, `events`; control-plane.md, `subscribe`), against
+ * The events feed and pushes (docs/protocol.md, `events`; docs/protocol.md, `subscribe`), against
  * a real daemon: what happened, who did it, cursors, limits, the last 1000, and live pushes.
  */
 import fs from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * The hub's ops on jobs (control-plane.md, "The hub's ops", "A row"), against a real daemon:
+ * The hub's ops on jobs (docs/protocol.md, "The hub's ops", "A row"), against a real daemon:
  * dispatch, the rows, exits, stop, rm, respawn and shutdown.
  */
 import fs from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * `reply` (agent-protocol.md, "Replies", "Request ids"; control-plane.md, "Decisions the protocol
+ * `reply` (docs/protocol.md, "Replies", "Request ids"; docs/protocol.md, "Decisions the protocol
  * leaves open"), against a real daemon: saved, delivered in order, pending until acked, `full`,
  * `/stop`, commands while not connected, ended jobs, request ids, terminal jobs.
  */

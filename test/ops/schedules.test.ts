@@ -1,5 +1,5 @@
 /**
- * Schedules (coordination.md, "Schedules"; protocol.md, "Schedules") through a real daemon's
+ * Schedules (docs/protocol.md, "Schedules"; protocol.md, "Schedules") through a real daemon's
  * socket and HTTP face: each op, each refusal, the limit, the session's refusal, a read-only
  * token; and, with the daemon's clock set by ROOST_TEST_CLOCK (test only), an `every 1m` that
  * starts real jobs (and skips while its last one still runs), and restarts: between two runs,

@@ -1,7 +1,7 @@
 /**
  * The clock (server/core/clock.ts: one timer for every due thing, time injectable) and what a due
  * schedule does (server/core/schedule-plan.ts), on a fake clock that the test moves: days pass in
- * no time. Each rule of coordination.md, "Schedules", by a test named after it: a restart between
+ * no time. Each rule of docs/protocol.md, "Schedules", by a test named after it: a restart between
  * two runs, runs missed while down under each `missed` rule, the still-running skip.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * The `when` vocabulary (coordination.md, "Schedules"; server/core/when.ts): each form read, in
+ * The `when` vocabulary (docs/protocol.md, "Schedules"; server/core/when.ts): each form read, in
  * words, with its runs; each refusal saying what was wrong; and the runs across daylight saving
  * changes, in the schedule's time zone (croner's rules: a time skipped runs when the clock has
  * jumped, one repeated runs once; elapsed-time forms do not care).

@@ -1,5 +1,5 @@
 /**
- * `pi-roost/agent`: the TypeScript client of the agent protocol (agent-protocol.md, "Clients").
+ * `pi-roost/agent`: the TypeScript client of the agent protocol (docs/protocol.md, "Clients").
  *
  *   const agent = RoostAgent.fromEnv({ name: "my-agent", version: "1.0", onReply: async (r) => work(r.text) });
  *   agent?.report({ state: "working", summary: "reading the code" });

@@ -1,5 +1,5 @@
 /**
- * `Reporter`: an agent's connection to roost (agent-protocol.md, "Clients"). It finds the job in
+ * `Reporter`: an agent's connection to roost (docs/protocol.md, "Clients"). It finds the job in
  * the environment, connects on the first report, says `hello` on every connection and then sends
  * the latest report, reconnects with backoff and jitter, coalesces reports, keeps every field
  * within the protocol's limits, and carries any other op (`call`, and the session's ops of
@@ -82,7 +82,7 @@ export class AgentCallError extends Error {
   }
 }
 
-/** The field limits of a report (agent-protocol.md, `report`; roost's own for model and thinking). */
+/** The field limits of a report (docs/protocol.md, `report`; roost's own for model and thinking). */
 export const REPORT_LIMITS = LIMITS;
 
 /** A report as the agent gives it: `state`, and whatever else it has (what is left out is null). */

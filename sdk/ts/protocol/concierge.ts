@@ -1,5 +1,5 @@
 /**
- * The concierge (agent-protocol.md, M44–M46; coordination.md, "The concierge"): the hub's own agent,
+ * The concierge (docs/protocol.md, M44–M46; docs/protocol.md, "The concierge"): the hub's own agent,
  * its policy, its answers in the user's place and its standing orders. The shapes the `concierge*`
  * ops answer with, and the `concierge` push.
  */

@@ -3,7 +3,7 @@
  * agent client (which runs on node alone) and the daemon share one source of them.
  */
 
-/** Limits the spec names (agent-protocol.md, `report`), and roost's own where it names none. */
+/** Limits the spec names (docs/protocol.md, `report`), and roost's own where it names none. */
 export const LIMITS = {
   summary: 500,
   question: 2000,
@@ -27,7 +27,7 @@ export const LIMITS = {
   connections: 1024,
   inFlight: 256,
   unreadBytes: 16 * 1024 * 1024,
-  // The peers (coordination.md, "Peer items"):
+  // The peers (docs/protocol.md, "Peer items"):
   peerText: 8000, // a `send` or `handback` text
   peerItemsWaiting: 20, // peer items not yet taken, per receiver (`full`)
   sendsPerMinute: 30, // `send`s per sender (`rate_limited`); handbacks and notices are not counted
@@ -38,7 +38,7 @@ export const LIMITS = {
   watches: 20, // per session (`full`)
   watchMs: 12 * 3600_000, // a watch expires after this
   foregroundGraceMs: 5000, // a foreground pi's row waits this long for it to come back (PI_ROOST_FG_CLAIM_GRACE_MS)
-  // The task board (agent-protocol.md, "The task board (M47)"):
+  // The task board (docs/protocol.md, "The task board (M47)"):
   boardTasks: 200, // kept at most; the oldest done or dropped go first, else `add` is `full`
   taskTitle: 200, // folded to one line: it heads the task's feed entries and messages
   taskDetail: 8000, // as a peer's text: it goes to the assignee in a message
@@ -46,7 +46,7 @@ export const LIMITS = {
   // After a daemon restart a session's claims wait this long, beyond the grace, for its agent to
   // connect again: the TypeScript client's longest wait between attempts (5 s, +20 % jitter).
   reconnectMs: 6000,
-  // Schedules (coordination.md, "Schedules"):
+  // Schedules (docs/protocol.md, "Schedules"):
   schedules: 100, // at most (`full`)
   scheduleRuns: 20, // the last runs a schedule keeps
   scheduleWhen: 200, // a `when`, in characters
@@ -56,7 +56,7 @@ export const LIMITS = {
   // Worktrees and changes (docs/worktrees.md):
   diffBytes: 1024 * 1024, // `changes`' unified diff is cut here, at a file's start where it can be
   diffFiles: 2000, // `changes` lists at most this many files
-  // The concierge (agent-protocol.md, M44–M46):
+  // The concierge (docs/protocol.md, M44–M46):
   conciergeSay: 4000, // what it tells the user, in one `concierge-say`
   orders: 50, // standing orders kept at most (`full`)
   orderText: 1000, // a standing order's text
@@ -69,7 +69,7 @@ export const LIMITS = {
   remoteBytes: 8 * 1024 * 1024,
 } as const;
 
-/** Every report field but `state`, null: what a report leaves out (agent-protocol.md, `report`). */
+/** Every report field but `state`, null: what a report leaves out (docs/protocol.md, `report`). */
 export const NULL_REPORT_FIELDS = {
   status: null,
   waitingFor: null,

@@ -59,7 +59,7 @@ export const OPS = {
   hello,
   report,
   ack,
-  // -- the peer ops, on a session's own connection (coordination.md) --
+  // -- the peer ops, on a session's own connection (docs/protocol.md) --
   peers,
   send,
   spawn,
@@ -105,7 +105,7 @@ export const OPS = {
   detach,
   input,
   resize,
-  // -- schedules (coordination.md, "Schedules") --
+  // -- schedules (docs/protocol.md, "Schedules") --
   schedules,
   "schedule-add": scheduleAdd,
   "schedule-rm": scheduleRm,
@@ -137,7 +137,7 @@ export const SESSION_OPS: readonly OpName[] = [
   "concierge-reply",
   "concierge-act",
 ];
-/** Hub ops a session may use too: the task board is everyone's (agent-protocol.md, M47). */
+/** Hub ops a session may use too: the task board is everyone's (docs/protocol.md, M47). */
 export const SHARED_OPS: readonly OpName[] = ["task"];
 export type OpArgs<K extends OpName> = Static<(typeof OPS)[K]["args"]>;
 export type OpResult<K extends OpName> = Static<(typeof OPS)[K]["result"]>;

@@ -1,5 +1,5 @@
 /**
- * A schedule (coordination.md, "Schedules"): a launch that roost starts as `dispatch` would, on
+ * A schedule (docs/protocol.md, "Schedules"): a launch that roost starts as `dispatch` would, on
  * a clock written in the `when` vocabulary. The shapes `schedules` and `schedule-*` answer with,
  * and the `schedule` push.
  */

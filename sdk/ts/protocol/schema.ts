@@ -1,6 +1,6 @@
 /**
- * The schema set: one TypeBox definition of every message on the wire (agent-protocol.md) and of
- * every hub op's args and result (control-plane.md, "The hub's ops"). The daemon validates with
+ * The schema set: one TypeBox definition of every message on the wire (docs/protocol.md) and of
+ * every hub op's args and result (docs/protocol.md, "The hub's ops"). The daemon validates with
  * these, the HTTP face publishes them, the SDKs take their types from them.
  */
 import Type, { type Static, type TLiteral, type TSchema, type TUnion } from "typebox";
@@ -26,7 +26,7 @@ export const LIVES = ["starting", "running", "exited", "stopped"] as const;
 export const REPLY_MODES = ["steer", "followUp"] as const;
 /** What a job is: run in a terminal, speaking the protocol, or a foreground pi (`peer_register`). */
 export const JOB_KINDS = ["terminal", "protocol", "foreground"] as const;
-/** A peer item's kind (coordination.md, "Peer items"); a `deliver` without one is the user's reply. */
+/** A peer item's kind (docs/protocol.md, "Peer items"); a `deliver` without one is the user's reply. */
 export const ITEM_KINDS = ["message", "report", "notice", "digest"] as const;
 /** The sender as the receiver sees it. */
 export const RELATIONS = ["parent", "child", "peer", "concierge", "roost"] as const;
@@ -40,7 +40,7 @@ export const Token = Type.String({ minLength: 1, maxLength: 256 });
 export const JobName = Type.String({ minLength: 1, maxLength: LIMITS.name });
 /** The args or the result of an op that has none. */
 export const Empty = Type.Object({});
-/** agent-protocol.md, "Request ids": 1–64 of A-Z a-z 0-9 _ . : - */
+/** docs/protocol.md, "Request ids": 1–64 of A-Z a-z 0-9 _ . : - */
 export const RequestId = Type.String({ pattern: "^[A-Za-z0-9_.:-]{1,64}$" });
 
 /**
@@ -123,7 +123,7 @@ export const Watching = Type.Object({
 });
 export type Watching = Static<typeof Watching>;
 
-/** A row (control-plane.md, "A row"): the job's record and its latest report. */
+/** A row (docs/protocol.md, "A row"): the job's record and its latest report. */
 export const Row = Type.Object({
   ...reportFields,
   id: JobId,
@@ -178,7 +178,7 @@ export const RemoteStatus = Type.Object({
 });
 export type RemoteStatus = Static<typeof RemoteStatus>;
 
-/** One entry of the events feed (agent-protocol.md, `events`). */
+/** One entry of the events feed (docs/protocol.md, `events`). */
 export const FeedEntry = Type.Object({
   cursor: Type.Integer(),
   at: Type.String(),
@@ -221,7 +221,7 @@ export const RowEvent = Type.Object({ event: Type.Literal("row"), row: Row });
 export const RemovedEvent = Type.Object({ event: Type.Literal("removed"), id: JobId });
 export const FeedEvent = Type.Object({ event: Type.Literal("feed"), entry: FeedEntry });
 /**
- * The task board's counts (agent-protocol.md, "The task board"): `open` tasks a session may claim
+ * The task board's counts (docs/protocol.md, "The task board"): `open` tasks a session may claim
  * now, `blocked` ones (open, waiting on a task in their `after`), `claimed`, `done` (dropped ones
  * are not counted).
  */

@@ -82,7 +82,7 @@ export const MIGRATIONS: readonly string[] = [
     created_at TEXT NOT NULL
   ) STRICT;
   `,
-  // 4: the peers (coordination.md). A peer item is a reply with a sender: `peer_kind` (message,
+  // 4: the peers (docs/protocol.md). A peer item is a reply with a sender: `peer_kind` (message,
   // report, notice), `from_id`/`from_name`, `relation`; `kind` stays what it was, set only for an
   // item delivered as an agent item (acked exactly), null for one delivered as an ordinary
   // follow-up with its envelope. `then_stop`: a child's handback with `done`, the child stopped
@@ -162,7 +162,7 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   ALTER TABLE events ADD COLUMN why TEXT;
   `,
-  // 7: schedules (coordination.md, "Schedules"): a launch on a clock (`when`, read by
+  // 7: schedules (docs/protocol.md, "Schedules"): a launch on a clock (`when`, read by
   // core/when.ts). `next_at` is kept, so that a restart neither loses nor doubles a run; `runs`
   // are the last 20, as JSON. Ids are `s1`, `s2`, …, never reused (the counter only grows).
   `
