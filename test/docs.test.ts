@@ -118,7 +118,8 @@ describe("where an op lives (docs/design.md)", () => {
 
   it("the table has one row an op, and refuses a second", () => {
     expect(table).not.toThrow();
-    const row = (op: string) => `| \`${op}\` | \`sdk/ts/protocol/ops/${op}.ts\` | \`server/ops/${op}.ts\` | none | |`;
+    const row = (op: string) =>
+      `| \`${op}\` | \`sdk/ts/protocol/ops/${op}.ts\` | \`server/ops/${op}.ts\` | none | |`;
     const doc = (...ops: string[]) =>
       ["| op | schema | handler | logic | tests |", "|---|---|---|---|---|", ...ops.map(row), ""].join("\n");
     expect([...designTable(doc("task", "pin")).keys()]).toEqual(["task", "pin"]);
