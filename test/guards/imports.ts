@@ -8,20 +8,9 @@ const specOf = (node: ts.Expression | undefined) =>
   node && ts.isStringLiteralLike(node) ? node.text : undefined;
 
 /** Every module a file names: imports and re-exports (type-only too), `import()`, `import("x").T`. */
-export function importsOf(ast: ts.SourceFile): string[] {
-  const specs: string[] = [];
-  const visit = (node: ts.Node): void => {
-    let spec: string | undefined;
-    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) spec = specOf(node.moduleSpecifier);
-    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
-      spec = specOf(node.arguments[0]);
-    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument))
-      spec = specOf(node.argument.literal as ts.Expression);
-    if (spec !== undefined) specs.push(spec);
-    ts.forEachChild(node, visit);
-  };
-  visit(ast);
-  return specs;
+export function importsOf(text: string): string[] {
+  // The compiler's pre-pass: its scanner alone, no tree.
+  return ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
 }
 
 /**
