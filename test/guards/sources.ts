@@ -1,6 +1,6 @@
 /**
- * The source files the guards read, each parsed once by the TypeScript compiler (syntax only: no
- * program, no type checker, so that reading the whole tree takes about a second).
+ * The source files the guards read, each parsed once by the TypeScript compiler: its syntax alone,
+ * no program and no type checker, which would take many times as long.
  */
 import fs from "node:fs";
 import path from "node:path";
