@@ -17,10 +17,11 @@ const THE_CORES = new Set(["store", "terminals"]);
  */
 export function reachesPastCore(ast: ts.SourceFile): string[] {
   const cores = new Set<string>();
-  const patterns: ts.ObjectBindingPattern[] = [];
+  // What is taken apart from the core: `const { store } = core`, `handler({ store })`.
+  const patterns = new Set<ts.ObjectBindingPattern>();
   const hold = (name: ts.BindingName) => {
     if (ts.isIdentifier(name)) cores.add(name.text);
-    else if (ts.isObjectBindingPattern(name)) patterns.push(name);
+    else if (ts.isObjectBindingPattern(name)) patterns.add(name);
   };
   // Who holds the core: found first, then aliases until no new one comes.
   const visitHolders = (node: ts.Node): void => {
@@ -75,13 +76,11 @@ export function reachesPastCore(ast: ts.SourceFile): string[] {
       if (ts.isObjectLiteralExpression(node.left) && holdsCore(node.right, cores))
         for (const p of node.left.properties)
           if (p.name && THE_CORES.has(p.name.getText())) say(p, `{ ${p.getText()} } = core`);
-    } else if (ts.isVariableDeclaration(node) && ts.isObjectBindingPattern(node.name) && node.initializer) {
-      if (holdsCore(node.initializer, cores)) patterns.push(node.name);
     }
     ts.forEachChild(node, visit);
   };
   visit(ast);
-  for (const pattern of new Set(patterns))
+  for (const pattern of patterns)
     for (const e of pattern.elements) {
       const key = (e.propertyName ?? e.name).getText();
       if (THE_CORES.has(key)) say(e, `{ ${e.getText()} } = core`);
