@@ -67,22 +67,31 @@ describe("error codes, one list", () => {
   });
 });
 
-/** docs/design.md's table of where each op lives: op → its cells, each cell's files. */
-function designTable(): Map<
-  string,
-  { schema: string[]; handler: string[]; logic: string[]; tests: string[] }
-> {
-  const start = designDoc.indexOf("| op | schema | handler | logic | tests |");
-  expect(start, "design.md has the table of ops").toBeGreaterThan(0);
-  const rows = new Map();
-  for (const line of designDoc.slice(start).split("\n").slice(2)) {
+interface Row {
+  schema: string[];
+  handler: string[];
+  logic: string[];
+  tests: string[];
+}
+
+/**
+ * docs/design.md's table of where each op lives: op → its cells, each cell's files. An op's second
+ * row is refused: kept in a map, one would hide the other, and with it the files only it names.
+ */
+function designTable(doc: string): Map<string, Row> {
+  const start = doc.indexOf("| op | schema | handler | logic | tests |");
+  if (start < 0) throw new Error("design.md has no table of ops");
+  const rows = new Map<string, Row>();
+  for (const line of doc.slice(start).split("\n").slice(2)) {
     if (!line.startsWith("|")) break;
     const cells = line
       .split("|")
       .slice(1, -1)
       .map((c) => [...c.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
-    const [op, schema, handler, logic, tests] = cells;
-    rows.set(op![0], { schema, handler, logic: (logic ?? []).filter((f) => f.includes("/")), tests });
+    const [op, schema = [], handler = [], logic = [], tests = []] = cells;
+    const name = op![0]!;
+    if (rows.has(name)) throw new Error(`design.md's table of ops has two rows for \`${name}\`: merge them`);
+    rows.set(name, { schema, handler, logic: logic.filter((f) => f.includes("/")), tests });
   }
   return rows;
 }
@@ -104,15 +113,26 @@ const sends = (text: string, op: string) =>
   new RegExp(`(?:[(\\[]\\s*|op: ?|, ?)["']${op}["']|/api/${op}\\b`).test(text);
 
 describe("where an op lives (docs/design.md)", () => {
-  const table = designTable();
+  // Read in each test, so that a table it refuses fails them, not the file's collection.
+  const table = () => designTable(designDoc);
+
+  it("the table has one row an op, and refuses a second", () => {
+    expect(table).not.toThrow();
+    const row = (op: string) =>
+      `| \`${op}\` | \`sdk/ts/protocol/ops/${op}.ts\` | \`server/ops/${op}.ts\` | none | |`;
+    const doc = (...ops: string[]) =>
+      ["| op | schema | handler | logic | tests |", "|---|---|---|---|---|", ...ops.map(row), ""].join("\n");
+    expect([...designTable(doc("task", "pin")).keys()]).toEqual(["task", "pin"]);
+    expect(() => designTable(doc("task", "pin", "task"))).toThrow("two rows for `task`");
+  });
 
   it("every op of the schema set has its row, and every row is an op's", () => {
-    expect([...table.keys()].sort()).toEqual(Object.keys(OPS).sort());
+    expect([...table().keys()].sort()).toEqual(Object.keys(OPS).sort());
     expect([...OP_TABLE.keys()].sort()).toEqual(Object.keys(OPS).sort());
   });
 
   it("each row's files are where the rule says, and exist", () => {
-    for (const [op, row] of table) {
+    for (const [op, row] of table()) {
       expect(row.schema, op).toEqual([`sdk/ts/protocol/ops/${op}.ts`]);
       expect(row.handler, op).toEqual([`server/ops/${op}.ts`]);
       for (const file of [...row.schema, ...row.handler, ...row.logic, ...row.tests])
@@ -129,8 +149,9 @@ describe("where an op lives (docs/design.md)", () => {
     const plumbing = ["define.ts", "index.ts", "outcome.ts"];
     const handlers = fs.readdirSync(path.join(ROOT, "server/ops")).filter((f) => !plumbing.includes(f));
     const schemas = fs.readdirSync(path.join(ROOT, "sdk/ts/protocol/ops"));
+    const rows = table();
     for (const file of [...handlers, ...schemas])
-      expect(table.has(file.replace(/\.ts$/, "")), file).toBe(true);
+      expect(rows.has(file.replace(/\.ts$/, "")), file).toBe(true);
   });
 
   it("each op has its section in docs/protocol.md", () => {
@@ -138,7 +159,7 @@ describe("where an op lives (docs/design.md)", () => {
   });
 
   it("each op has a test that sends it by name, among the tests its row names", () => {
-    for (const [op, row] of table) {
+    for (const [op, row] of table()) {
       expect(row.tests.length, op).toBeGreaterThan(0);
       for (const file of row.tests) {
         expect(file, op).toMatch(/^test\/.+\.test\.ts$/);
