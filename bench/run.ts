@@ -76,7 +76,7 @@ async function main(): Promise<number> {
   );
 
   const figures: Figure[] = [];
-  let failed = 0;
+  const failed: string[] = [];
   for (const s of scenarios) {
     const log = (msg: string) => console.error(`  ${s.name}: ${msg}`);
     console.error(`bench: ${s.title}`);
@@ -89,7 +89,7 @@ async function main(): Promise<number> {
       result = await s.run({ profileDir: profileDir ? path.join(profileDir, s.name) : null, log });
       figures.push(...result.figures);
     } catch (err) {
-      failed++;
+      failed.push(s.name);
       error = (err as Error)?.stack ?? String(err);
       console.error(`bench: ${s.name} failed: ${error}`);
     } finally {
@@ -113,7 +113,9 @@ async function main(): Promise<number> {
   console.log(`machine: ${m.nproc} CPUs, ${m.cpu}, ${m.memGiB} GiB, node ${m.node}, ${m.os}`);
   console.log(`results appended to ${path.relative(process.cwd(), RESULTS) || RESULTS}`);
   if (profileDir) console.log(`daemon CPU profiles (.cpuprofile, open in Chrome DevTools): ${profileDir}`);
-  return failed > 0 ? 1 : 0;
+  // A scenario that could not run fails the whole run (its figures are missing from the table).
+  if (failed.length > 0) console.error(`bench: failed: ${failed.join(", ")}`);
+  return failed.length > 0 ? 1 : 0;
 }
 
 process.on("exit", cleanupAll);

@@ -59,7 +59,7 @@ const ConfigSchema = Type.Object({
       allowedOrigins: Type.Optional(Type.Array(Type.String({ pattern: "^https?://[^/]+/?$" }))),
     }),
   ),
-  // The concierge (M44–M45): the profile it runs (any protocol agent; default: pi, with roost's
+  // The concierge: the profile it runs (any protocol agent; default: pi, with roost's
   // concierge), and its policy at the start (the hub's changes are kept by the daemon after).
   concierge: Type.Optional(
     Type.Object(
@@ -208,7 +208,7 @@ export function builtinProfiles(env: NodeJS.ProcessEnv = process.env): Record<st
 }
 
 /**
- * The concierge's own profile (M44): pi with roost's extension, which gives it the concierge's tools
+ * The concierge's own profile: pi with roost's extension, which gives it the concierge's tools
  * (`ROOST_CONCIERGE`). Not on the profiles' list: `concierge {action: "on"}` starts it, nothing else.
  */
 export const conciergeProfile = (): Profile => ({

@@ -1,5 +1,5 @@
 /**
- * Claims follow lives (docs/protocol.md, "The task board (M47)"), against a real daemon: a job that
+ * Claims follow lives (docs/protocol.md, "The task board"), against a real daemon: a job that
  * fails, is stopped or is removed holds nothing; a foreground pi's claims go after the grace
  * (`PI_ROOST_FG_CLAIM_GRACE_MS`, short here) unless it is back; a session away past the grace is
  * taken over; and across a kill -9 of the daemon, a session that came back keeps its claims while

@@ -1,5 +1,5 @@
 /**
- * The task board's rules at random (docs/protocol.md, "The task board (M47)"): the pure `step` of
+ * The task board's rules at random (docs/protocol.md, "The task board"): the pure `step` of
  * server/core/board.ts against a model written apart from it, the simplest that says each rule.
  * Random adds (with `after`, some naming tasks that are not there), claims, dones, releases, drops,
  * hand-overs, sessions going away, coming back and ending, from every kind of actor. After each

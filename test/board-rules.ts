@@ -1,5 +1,5 @@
 /**
- * The task board (docs/protocol.md, "The task board (M47)"), through the socket of a real daemon:
+ * The task board (docs/protocol.md, "The task board"), through the socket of a real daemon:
  * each rule shown by a test named after it, the hub's and the sessions' rules over HTTP too.
  * Claims following lives (a job that ends, the grace, a restart) are test/board-lives.test.ts's;
  * the rules at random against a model, test/board-model.test.ts's.

@@ -1,5 +1,5 @@
 /**
- * Digests (docs/protocol.md, M44) and standing orders on the clock (M46), through a real daemon:
+ * Digests (docs/protocol.md, "The concierge") and standing orders on the clock, through a real daemon:
  * the concierge a scripted protocol agent (an inert job the test speaks for). Woken by events, not
  * by a heartbeat: several changes close together make one digest, an idle fleet makes none, one
  * digest waits at a time; an order `every 1m` due while the daemon was down is said once it is back

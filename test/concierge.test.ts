@@ -1,5 +1,5 @@
 /**
- * The concierge (docs/protocol.md, M44–M46; docs/protocol.md, "The concierge"), through the socket
+ * The concierge (docs/protocol.md, "The concierge"), through the socket
  * of a real daemon, each rule by a test named after it: the concierge a scripted protocol agent
  * (an inert job the test speaks for, helpers/concierge.ts), the hub-only ops over HTTP too. The
  * digests, and an order due after a restart, are test/concierge-digests.test.ts's; the concierge

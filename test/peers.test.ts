@@ -1,5 +1,5 @@
 /**
- * The peers (docs/protocol.md; docs/protocol.md, M43), through the socket of a real daemon: each
+ * The peers (docs/protocol.md, "The peer ops"), through the socket of a real daemon: each
  * rule shown by a test named after it. Sessions are inert protocol jobs (`sleep 600`) spoken for
  * by raw clients with the token roost gave each job.
  */

@@ -1,6 +1,6 @@
 /**
  * Board: 50 sessions racing to claim 200 tasks with dependencies (docs/protocol.md, "The task
- * board (M47)"). The hub adds 200 tasks (the board's limit), each after 0–2 of the 20 before it
+ * board"). The hub adds 200 tasks (the board's limit), each after 0–2 of the 20 before it
  * (a DAG some levels deep); then 50 inert jobs, each spoken for on a raw connection, work the
  * board as an agent would: read it, claim a task it may (open, waiting on none) picked at random
  * among those, on `conflict` (or `bad_request`: done since the board was read) try the next, mark the one won done at once, read again;

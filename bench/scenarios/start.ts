@@ -1,8 +1,7 @@
 /**
  * Start: `roost daemon` started → its socket answering a `list` (all 10,000 rows), with a store of
- * 10,000 ended jobs and 100,000 replies (3,000 of them pending). The store is made by a daemon
- * once (its schema, at its current migration), then filled with better-sqlite3 directly, in the
- * columns server/store/store.ts writes. Five runs each way, the median:
+ * 10,000 ended jobs and 100,000 replies (3,000 of them pending). The store is made and filled
+ * through server/store's `Store`, as the daemon makes and writes it. Five runs each way, the median:
  *
  * - cold: the pty host is not running (after a reboot): the daemon starts one;
  * - warm: the pty host is running (a daemon restart, the usual case).
@@ -13,7 +12,8 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import Database from "better-sqlite3";
+import type { JobRecord } from "../../server/store/records.js";
+import { Store } from "../../server/store/store.js";
 import { type Figure, info, withBaseline } from "../figures.js";
 import { BenchDaemon, startBaselineServer, stopChild, tempDir } from "../harness.js";
 import { type Conn, connectWhenReady } from "../lines.js";
@@ -28,99 +28,98 @@ const FEED = 1000;
 const RUNS = 5;
 const TARGET_MS = 1000;
 
-/** Fills the store the daemon made: jobs, replies (some pending), request ids, the feed. */
+/**
+ * Fills a new store through the store's own code (server/store's `Store`, as the daemon writes it):
+ * jobs, replies (some pending), their request ids, the feed. Its schema is the store's own, at its
+ * newest migration, so that a migration cannot leave this fill behind.
+ */
 function fill(dbFile: string): void {
-  const db = new Database(dbFile);
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
-  const insertJob = db.prepare(`INSERT INTO jobs (id, token, profile, launch, user_name, default_name, role,
-    parent, pinned, ord, life, exit_code, pid, kind, agent, capabilities, report, last_seq, dispatch_request_id,
-    created_at, started_at, ended_at, updated_at) VALUES (@id, @token, @profile, @launch, @user_name,
-    @default_name, @role, @parent, @pinned, @ord, @life, @exit_code, @pid, @kind, @agent, @capabilities,
-    @report, @last_seq, @dispatch_request_id, @created_at, @started_at, @ended_at, @updated_at)`);
-  const insertReply = db.prepare(
-    "INSERT INTO replies (job_id, seq, text, mode, kind, acked, at) VALUES (?, ?, ?, ?, NULL, ?, ?)",
-  );
-  const insertRequestId = db.prepare(
-    "INSERT INTO reply_request_ids (job_id, request_id, seq, n) VALUES (?, ?, ?, ?)",
-  );
-  const insertEvent = db.prepare(
-    "INSERT INTO events (at, job_id, kind, text, who, who_id) VALUES (?, ?, ?, ?, ?, ?)",
-  );
+  const store = new Store(dbFile);
   const start = Date.now() - JOBS * 60_000;
-  const iso = (ms: number) => new Date(ms).toISOString();
-  db.transaction(() => {
-    for (let i = 1; i <= JOBS; i++) {
-      const id = `j${i}`;
-      const t = start + i * 60_000;
-      const failed = i % 7 === 0;
-      const task = `fix the flaky test in test/bridge/limits.test.ts and explain the cause (${i})`;
-      const report = {
-        state: failed ? "failed" : "done",
-        status: "idle",
-        waitingFor: null,
-        summary: `fixed the race in the half-close path; tests pass (${i})`,
-        question: null,
-        choices: null,
-        tool: null,
-        error: failed ? "exited with code 1" : null,
-        name: `agent ${i}`,
-        model: "claude-sonnet-4",
-        thinking: "medium",
-        context: { tokens: 91234, window: 200000, percent: 46 },
-        usage: { input: 120345, output: 8123, cacheRead: 450000, cost: 1.23 },
-        prLinks: i % 5 === 0 ? [`https://github.com/example/roost/pull/${i}`] : null,
-        remoteAt: null,
-        attachSignal: null,
-        attachRepaint: null,
-        agentItems: null,
-      };
-      insertJob.run({
-        id,
-        token: randomBytes(24).toString("base64url"),
-        profile: "inert",
-        launch: JSON.stringify({
-          command: ["pi", "--mode", "rpc"],
-          cwd: "/home/user/src/roost",
-          env: {},
-          task: "type",
-          protocol: true,
-        }),
-        user_name: i % 20 === 0 ? `named ${i}` : null,
-        default_name: task.slice(0, 59),
-        role: null,
-        parent: null,
-        pinned: i % 1000 === 0 ? 1 : 0,
-        ord: -i,
-        life: "exited",
-        exit_code: failed ? 1 : 0,
-        pid: null,
-        kind: "protocol",
-        agent: JSON.stringify({ name: "pi", version: "0.9.1" }),
-        capabilities: JSON.stringify(["report", "replies", "steer"]),
-        report: JSON.stringify(report),
-        last_seq: REPLIES_PER_JOB,
-        dispatch_request_id: `dispatch-${i}`,
-        created_at: iso(t),
-        started_at: iso(t + 1000),
-        ended_at: iso(t + 50_000),
-        updated_at: iso(t + 50_000),
-      });
-      for (let seq = 1; seq <= REPLIES_PER_JOB; seq++) {
-        const pending = i % PENDING_EVERY === 0 && seq > REPLIES_PER_JOB - PENDING_PER_JOB;
-        const text = seq === 1 ? task : `reply ${seq}: yes, go ahead, and keep the public API as it is`;
-        insertReply.run(id, seq, text, seq % 4 === 0 ? "steer" : null, pending ? 0 : 1, iso(t + seq * 1000));
-        insertRequestId.run(id, `req-${id}-${seq}`, seq, seq);
+  try {
+    store.batch(() => {
+      for (let i = 1; i <= JOBS; i++) {
+        const t = start + i * 60_000;
+        const task = `fix the flaky test in test/bridge/limits.test.ts and explain the cause (${i})`;
+        const { job } = store.createJob((num) => endedJob(`j${num}`, i, task, t), null);
+        let seq = 0;
+        for (let n = 1; n <= REPLIES_PER_JOB; n++) {
+          const pending = i % PENDING_EVERY === 0 && n > REPLIES_PER_JOB - PENDING_PER_JOB;
+          const reply = {
+            text: n === 1 ? task : `reply ${n}: yes, go ahead, and keep the public API as it is`,
+            mode: n % 4 === 0 ? ("steer" as const) : null,
+            requestId: `req-${i}-${n}`,
+          };
+          // Taken (`handled`) unless pending: what a delivered and acked reply looks like.
+          seq = store.addReply(job.id, reply, !pending);
+        }
+        store.updateJob({ ...job, lastSeq: seq });
       }
-    }
-    db.prepare("UPDATE counters SET value = ? WHERE name = 'job'").run(JOBS);
-    for (let k = 0; k < FEED; k++) {
-      const i = JOBS - FEED + k + 1;
-      insertEvent.run(iso(start + i * 60_000 + 50_000), `j${i}`, "exit", "exited with code 0", "roost", null);
-    }
-  })();
-  db.pragma("wal_checkpoint(TRUNCATE)");
-  db.close();
+      for (let i = JOBS - FEED + 1; i <= JOBS; i++) {
+        store.addEvent({ id: `j${i}`, kind: "exit", text: "exited with code 0", who: "roost", whoId: null });
+      }
+    });
+  } finally {
+    store.close();
+  }
+}
+
+/** The `i`th job, ended a while ago, as a pi that did its task (every 7th failed). */
+function endedJob(id: string, i: number, task: string, t: number): JobRecord {
+  const failed = i % 7 === 0;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    id,
+    token: randomBytes(24).toString("base64url"),
+    profile: "inert",
+    launch: {
+      command: ["pi", "--mode", "rpc"],
+      cwd: "/home/user/src/roost",
+      env: {},
+      task: "type",
+      protocol: true,
+    },
+    userName: i % 20 === 0 ? `named ${i}` : null,
+    defaultName: task.slice(0, 59),
+    role: null,
+    parent: null,
+    pinned: i % 1000 === 0,
+    order: -i,
+    life: "exited",
+    exitCode: failed ? 1 : 0,
+    pid: null,
+    kind: "protocol",
+    agent: { name: "pi", version: "0.9.1" },
+    capabilities: ["report", "replies", "steer"],
+    report: {
+      state: failed ? "failed" : "done",
+      status: "idle",
+      waitingFor: null,
+      summary: `fixed the race in the half-close path; tests pass (${i})`,
+      question: null,
+      choices: null,
+      tool: null,
+      error: failed ? "exited with code 1" : null,
+      name: `agent ${i}`,
+      model: "claude-sonnet-4",
+      thinking: "medium",
+      context: { tokens: 91234, window: 200000, percent: 46 },
+      usage: { input: 120345, output: 8123, cacheRead: 450000, cost: 1.23 },
+      prLinks: i % 5 === 0 ? [`https://github.com/example/roost/pull/${i}`] : null,
+      remoteAt: null,
+      attachSignal: null,
+      attachRepaint: null,
+      agentItems: null,
+    },
+    lastSeq: 0,
+    dispatchRequestId: `dispatch-${i}`,
+    createdAt: iso(t),
+    startedAt: iso(t + 1000),
+    endedAt: iso(t + 50_000),
+    updatedAt: iso(t + 50_000),
+    sessionKey: null,
+    worktree: null,
+  };
 }
 
 interface Run {
@@ -207,10 +206,6 @@ async function bareStart(dir: string, i: number): Promise<number> {
 
 async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   const d = BenchDaemon.create({ profileDir: ctx.profileDir });
-  ctx.log("making the store: a daemon makes its schema once");
-  await d.start();
-  await d.stop();
-  await d.stopPtyHost();
   const dbFile = path.join(d.home, "roost.db");
   const f0 = performance.now();
   fill(dbFile);

@@ -1,5 +1,5 @@
 /**
- * The task board's rules (docs/protocol.md, "The task board (M47)"), as a pure function:
+ * The task board's rules (docs/protocol.md, "The task board"), as a pure function:
  * `step(board, actor, action, ctx)` gives the board after the action and what it changed, or
  * throws the refusal (a RoostError with the wire's code). No I/O, no clock, no registry: whether a
  * session lives and what time it is come in `ctx`, so that a property test drives every rule

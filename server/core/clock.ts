@@ -1,6 +1,6 @@
 /**
- * The daemon's clock (shared/design.md, "The coordination half": one timer for every due thing):
- * the time for what roost does at a time (schedules; the standing orders, M46, to come), and one
+ * The daemon's clock (docs/design.md, "The parts": one timer for every due thing):
+ * the time for what roost does at a time (schedules, the concierge's standing orders), and one
  * timer, armed for the soonest of them, however many there are.
  *
  * The time source is injectable: the real one; a fake the unit tests move by hand

@@ -1,5 +1,5 @@
 /**
- * What counts as acting for the concierge (docs/protocol.md, M45; protocol.md, "The concierge"):
+ * What counts as acting for the concierge (docs/protocol.md, "The concierge"):
  * whatever starts or changes a job, by whichever op it comes: `concierge-act` (stop, respawn,
  * dispatch), `spawn`, and text of its own typed into a terminal (a `send`, an `assign`, a task's
  * word to its holder: a terminal agent takes typed text as its user's). The policy's `act` allows

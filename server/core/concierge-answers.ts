@@ -1,5 +1,5 @@
 /**
- * What the concierge may do to the sessions (docs/protocol.md, M45), on its own connection: suggest
+ * What the concierge may do to the sessions (docs/protocol.md, "The concierge"), on its own connection: suggest
  * an answer to a row that waits (`suggested` on the row), answer a question in the user's place
  * when the policy allows (`concierge-reply`; the user's `undo` withdraws the last one), and stop,
  * respawn or dispatch when the policy's `act` allows (`concierge-act`). Each is in the feed with

@@ -1,5 +1,5 @@
 /**
- * The concierge's standing orders (docs/protocol.md, M46): what it is to keep doing, the user's
+ * The concierge's standing orders (docs/protocol.md, "`concierge-order`"): what it is to keep doing, the user's
  * (the hub's connection) or its own, at most LIMITS.orders. Every digest lists them; one with a
  * `when` (a schedule's vocabulary, read by when.ts: one calculator for both) is a due thing of the
  * daemon's one clock (clock.ts), and when it comes the concierge gets a digest with a "Due now"

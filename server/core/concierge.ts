@@ -1,5 +1,5 @@
 /**
- * The concierge (docs/protocol.md, M44–M46; docs/protocol.md, "The concierge"): the hub's own agent,
+ * The concierge (docs/protocol.md, "The concierge"): the hub's own agent,
  * a job with `role: "concierge"` and the name `concierge`. This module holds what the daemon keeps
  * of it besides its job: its policy (roost.json's `concierge` block at the start, the hub's changes
  * kept after), its last answer in the user's place (for `undo`), what it said it needs of the user,

@@ -68,13 +68,13 @@ export interface Core {
   schedules: Schedules;
   /** The peers' state: the message rules' memory, the watches, foreground pis' grace timers. */
   peers: { rules: PeerRules; watches: Watches; foreground: Foreground };
-  /** The task board (M47). */
+  /** The task board. */
   board: TaskBoard;
   /** The rows' `worktree.stat`, taken as jobs come to rest (worktree-stat.ts). */
   worktrees: WorktreeStats;
   /** Other daemons' rows, and what a hub does to them sent on (roost.json's remotes). */
   remotes: Remotes;
-  /** The concierge's policy, last answer, standing orders and digests (M44–M46). */
+  /** The concierge's policy, last answer, standing orders and digests. */
   concierge: Concierge;
   terminals: () => Promise<Terminals>;
   /** The sandboxed jobs' sockets. */

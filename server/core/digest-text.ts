@@ -1,5 +1,5 @@
 /**
- * A digest's text (docs/protocol.md, M44): what the concierge reads when roost wakes it, in
+ * A digest's text (docs/protocol.md, "The concierge"): what the concierge reads when roost wakes it, in
  * `<roost-digest>`: what happened since the last one, the fleet (each live session in a line), the
  * standing orders, and "Due now" for the orders whose time has come. Pure: what to say in, text out.
  */

@@ -1,5 +1,5 @@
 /**
- * Digests (docs/protocol.md, M44): how roost wakes the concierge. Woken by events, not by a fixed
+ * Digests (docs/protocol.md, "The concierge"): how roost wakes the concierge. Woken by events, not by a fixed
  * heartbeat (concierges that burn tokens on idle heartbeats, and repeat one escalation for hours,
  * are what users of other tools complain of):
  *

@@ -35,11 +35,11 @@ export type FeedKind =
   | "spawn"
   | "handback"
   | "notice"
-  // the task board (M47): `why` says the change, `id` the session it is about (task-board.ts)
+  // the task board: `why` says the change, `id` the session it is about (task-board.ts)
   | "task"
   // a schedule's (core/schedules.ts): `id` the schedule's, the text naming the job a run started
   | "schedule"
-  // the concierge's (M44–M46; core/concierge.ts): `why` what it said or did (`info`, `need`,
+  // the concierge's (core/concierge.ts): `why` what it said or did (`info`, `need`,
   // `answer`, `suggest`, `undo`, `on`, `off`) or what became of a standing order (`order`,
   // `order-kept`, `order-dropped`); `id` the session it is about, else the concierge's job
   | "concierge";

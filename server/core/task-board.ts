@@ -1,5 +1,5 @@
 /**
- * The task board as the daemon holds it (docs/protocol.md, "The task board (M47)"): the rules are
+ * The task board as the daemon holds it (docs/protocol.md, "The task board"): the rules are
  * board.ts's pure `step`; here is what is around them. The board changes in memory at once, so
  * that a second request of the same turn sees the first's change (of two claims, one wins), then
  * is written, with its `task` feed entries, in the commit the turn's writes share, before the

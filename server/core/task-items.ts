@@ -1,5 +1,5 @@
 /**
- * The task board's messages (docs/protocol.md, "The task board (M47)"): `assign` hands a session a
+ * The task board's messages (docs/protocol.md, "The task board"): `assign` hands a session a
  * task in a `message` item, and a holder whose task the hub or the concierge finished, released or
  * dropped is told in one. They go the peers' one way (peer-items.ts `sendItem`: saved before the
  * answer, delivered now or when the session reports), with an envelope that says which task, who

@@ -1,5 +1,5 @@
 /**
- * `task` (docs/protocol.md, "The task board (M47)"; protocol.md, "The task board"): who acts
+ * `task` (docs/protocol.md, "The task board"): who acts
  * (the hub's user, the concierge, a session after its report), the args each action needs, and
  * `assign`'s hand-over. The rules are board.ts's; the board as the daemon keeps it task-board.ts's.
  */

@@ -1,5 +1,5 @@
 /**
- * The `when` vocabulary (docs/protocol.md, "Schedules"; the concierge's standing orders, M46, take
+ * The `when` vocabulary (docs/protocol.md, "Schedules"; the concierge's standing orders take
  * the same, so it is a module of its own): `every N(s|m|h|d)` (at least a minute), `daily HH:MM`,
  * `weekdays HH:MM`, `cron "m h dom mon dow"`, each optionally followed by `tz Area/City` (else the
  * daemon's own time zone). Read once into a `When`, which says itself in words and gives its runs.

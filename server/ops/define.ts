@@ -17,7 +17,7 @@ import type { Actor } from "../core/feed.js";
 
 /**
  * `hub`: a connection that has not identified as a session (the CLI, a hub); `session`: one that
- * has; `concierge`: the concierge's job's (M44), a session that may also use the ops allowing it.
+ * has; `concierge`: the concierge's job's, a session that may also use the ops allowing it.
  * An op that allows `session` allows the concierge too.
  */
 export type Side = "hub" | "session" | "concierge";

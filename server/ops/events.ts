@@ -1,5 +1,5 @@
 /**
- * `events` (protocol.md, "The events feed"): the hub's, and the concierge's (M44: the feed carries
+ * `events` (protocol.md, "The events feed"): the hub's, and the concierge's (the feed carries
  * every tree's messages, so another session's connection is refused); logic in core/feed.ts.
  */
 import { defineOp } from "./define.js";

@@ -82,7 +82,7 @@ const defs = [
   speak_forOp,
   // the task board, the hub's and every session's
   taskOp,
-  // the concierge (M44–M46): the hub's switch and words, its own ops, the standing orders
+  // the concierge: the hub's switch and words, its own ops, the standing orders
   conciergeOp,
   conciergeAskOp,
   conciergeSayOp,

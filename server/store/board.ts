@@ -1,5 +1,5 @@
 /**
- * Where the task board is kept (docs/protocol.md, "The task board (M47)"). The core speaks to a
+ * Where the task board is kept (docs/protocol.md, "The task board"). The core speaks to a
  * `BoardStore`, not to SQLite: the board is the one part of roost that several daemons may share
  * (a fleet's, docs/fleet.md), and a PostgreSQL board (pg-board.ts) stands beside this one. This one
  * keeps a row a task in roost.db, written in the commit a turn's writes share; it is this daemon's

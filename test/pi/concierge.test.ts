@@ -1,5 +1,5 @@
 /**
- * The concierge roost starts (docs/protocol.md, M44–M45; docs/pi.md, "The concierge"): `concierge
+ * The concierge roost starts (docs/protocol.md, "The concierge"; docs/pi.md, "The concierge"): `concierge
  * {action: "on"}` without a launch runs the real pi 0.74.2 with roost's extension and the
  * concierge's tools, against the scripted model. It gets a digest about a blocked session and
  * suggests an answer; with `answer: always` it answers when the user asks it to, the session takes

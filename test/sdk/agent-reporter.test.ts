@@ -7,7 +7,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { AgentCallError, findJob, findSocket, fitReport, Reporter } from "../../sdk/ts/agent/reporter.js";
+import { AgentCallError, findJob, findSocket, fitReport, Reporter } from "../../sdk/ts/agent/index.js";
 import type { DeliverEvent } from "../../sdk/ts/protocol/index.js";
 import { sleep, until } from "../helpers/daemon.js";
 

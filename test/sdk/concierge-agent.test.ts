@@ -1,5 +1,5 @@
 /**
- * A concierge on pi-roost/agent (docs/protocol.md, M44–M45): the scripted agent of the client's
+ * A concierge on pi-roost/agent (docs/protocol.md, "The concierge"): the scripted agent of the client's
  * tests (test/fixtures/sdk-agent.mjs, the BUILT client) is the concierge (`concierge {action: "on",
  * launch}`): it takes its digests as agent items and acks them, and calls the concierge's ops on its
  * own connection when a reply tells it to (`call OP JSON`). `npm run build` first.

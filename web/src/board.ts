@@ -9,9 +9,9 @@ import type { BoardTask } from "./api.js";
 import { countWords } from "./board-state.js";
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
-import type { View } from "./rows.js";
 import { TaskForm } from "./task-form.js";
 import { TaskItem } from "./task-item.js";
+import type { View } from "./view.js";
 
 const SECTIONS = [
   { key: "open", title: "Open", empty: "Nothing open." },

@@ -11,7 +11,7 @@ import { dueIn } from "../../sdk/ts/protocol/time-words.js";
 import { type ConciergeStatus, type FeedEntry, failedText, get, op, type StandingOrder } from "./api.js";
 import type { Ctx } from "./ctx.js";
 import { append, h, timeAgo } from "./dom.js";
-import type { View } from "./rows.js";
+import type { View } from "./view.js";
 
 const ANSWERS = [
   ["never", "Never", "It suggests an answer on each waiting session; you answer."],

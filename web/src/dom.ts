@@ -1,4 +1,4 @@
-/** Small DOM helpers: `h` builds an element, `clear` empties one. No framework. */
+/** Small DOM helpers: `h` builds an element, `clear` empties one, `reconcile` orders one's children. No framework. */
 
 export type Child = Node | string | number | null | undefined | false;
 type Handler = (ev: Event) => void;
@@ -104,5 +104,20 @@ export function tickTimes(root: ParentNode = document): void {
   for (const el of root.querySelectorAll<HTMLTimeElement>("time[data-ago]")) {
     const text = (el.dataset.ago ?? "") + ago(el.dateTime, now);
     if (el.textContent !== text) el.textContent = text;
+  }
+}
+
+/** Puts `want` in `list`, in order, and takes out whatever else is there. */
+export function reconcile(list: HTMLElement, want: Element[]): void {
+  let prev: Element | null = null;
+  for (const el of want) {
+    const at: Element | null = prev ? prev.nextElementSibling : list.firstElementChild;
+    if (at !== el) list.insertBefore(el, at);
+    prev = el;
+  }
+  for (let rest = prev ? prev.nextElementSibling : list.firstElementChild; rest; ) {
+    const next: Element | null = rest.nextElementSibling;
+    rest.remove();
+    rest = next;
   }
 }

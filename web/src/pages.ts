@@ -8,8 +8,8 @@ import { FeedList, PEER_KINDS } from "./feed-list.js";
 import { PendingList } from "./pending.js";
 import { RowView } from "./row.js";
 import { displayName } from "./row-words.js";
-import type { View } from "./rows.js";
 import type { TerminalView } from "./terminal.js";
+import type { View } from "./view.js";
 import { WatchList } from "./watch-list.js";
 
 export function jobView(ctx: Ctx, id: string): View {

@@ -8,8 +8,9 @@ import { conciergeView } from "./concierge.js";
 import type { Ctx } from "./ctx.js";
 import type { Frame, Nav } from "./frame.js";
 import { eventsView, jobView } from "./pages.js";
-import { rowsView, type View } from "./rows.js";
+import { rowsView } from "./rows.js";
 import { schedulesView } from "./schedules.js";
+import type { View } from "./view.js";
 
 export class Router {
   /** The view shown (the keyboard acts on its rows). */

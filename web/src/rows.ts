@@ -10,30 +10,15 @@ import { type Group, layTrees, type Placed } from "../../sdk/ts/protocol/tree.js
 import { op, type Row } from "./api.js";
 import { BulkBar } from "./bulk.js";
 import type { Ctx } from "./ctx.js";
-import { h } from "./dom.js";
+import { h, reconcile } from "./dom.js";
 import { type Prefs, prefs, setFolded, setPrefs } from "./prefs.js";
 import { RowView } from "./row.js";
 import { RowDrag } from "./row-drag.js";
+import { movedBy, orderWith, siblingOf } from "./rows-order.js";
 import { RowsToolbar } from "./rows-toolbar.js";
 import { Selection } from "./selection.js";
 import { isFiltered, matcher } from "./triage.js";
-
-export interface View {
-  el: HTMLElement;
-  dispose(): void;
-  /** The row the keyboard acts on. */
-  current?(): RowView | null;
-  /** j / k, ↓ / ↑. */
-  step?(delta: number): void;
-  /** x: selects the current row, or clears it. */
-  toggleSelected?(): void;
-  /** → / ←: unfolds the current row's children, or folds them (from a child: to its parent). */
-  fold?(open: boolean): void;
-  /** /: the filter's text field. */
-  focusSearch?(): void;
-  /** Esc: clears the selection; false when there was none. */
-  clearSelection?(): boolean;
-}
+import type { View } from "./view.js";
 
 export function rowsView(ctx: Ctx): View {
   return new RowsView(ctx);
@@ -62,21 +47,6 @@ function dispatchHint(ctx: Ctx): HTMLElement {
 
 /** How many rows one draw makes at most (about 10 ms of a slow machine's frame, in the dense view). */
 const NEW_VIEWS_PER_DRAW = 80;
-
-/** Puts `want` in `list`, in order, and takes out whatever else is there. */
-function reconcile(list: HTMLElement, want: Element[]): void {
-  let prev: Element | null = null;
-  for (const el of want) {
-    const at: Element | null = prev ? prev.nextElementSibling : list.firstElementChild;
-    if (at !== el) list.insertBefore(el, at);
-    prev = el;
-  }
-  for (let rest = prev ? prev.nextElementSibling : list.firstElementChild; rest; ) {
-    const next: Element | null = rest.nextElementSibling;
-    rest.remove();
-    rest = next;
-  }
-}
 
 /** One RowView per job, kept in the order shown as rows come, go, change and move. */
 class RowsView implements View {
@@ -249,7 +219,7 @@ class RowsView implements View {
       order === "mine" && density === "roomy" && !this.ctx.readOnly()
         ? new RowDrag(this.list, {
             drop: (moved, over, after) => {
-              const beside = this.siblingOf(moved, over);
+              const beside = siblingOf(this.placed, moved, over);
               if (beside) this.placeBeside(moved, beside, after);
             },
           })
@@ -398,39 +368,16 @@ class RowsView implements View {
       }
   }
 
-  /**
-   * Moves a row by `delta` places among its siblings shown (its buttons, Alt+↑/↓), in your order:
-   * a root past the next root and its whole tree, a child among its parent's children.
-   */
+  /** Moves a row by `delta` places among its siblings shown (its buttons, Alt+↑/↓), in your order. */
   private move(id: string, delta: number): void {
-    const at = this.placed.find((p) => p.row.id === id);
-    if (!at) return;
-    const siblings = this.placed.filter((p) => p.under === at.under).map((p) => p.row.id);
-    const from = siblings.indexOf(id);
-    const to = Math.max(0, Math.min(siblings.length - 1, from + delta));
-    if (from === to) return;
-    this.placeBeside(id, siblings[to]!, delta > 0);
-  }
-
-  /** The row `over` stands for as a place to drop `moved`: itself or its ancestor among `moved`'s siblings. */
-  private siblingOf(moved: string, over: string): string | null {
-    const under = this.placed.find((p) => p.row.id === moved)?.under ?? null;
-    for (let at = this.placed.find((p) => p.row.id === over); at; ) {
-      if (at.under === under) return at.row.id;
-      const parent = at.under;
-      at = parent === null ? undefined : this.placed.find((p) => p.row.id === parent);
-    }
-    return null;
+    const to = movedBy(this.placed, id, delta);
+    if (to) this.placeBeside(id, to.beside, to.after);
   }
 
   /** Puts `id` just before (or after) `beside` in the order of every job: `reorder` takes them all. */
   private placeBeside(id: string, beside: string, after: boolean): void {
-    const ids = this.ctx.live
-      .sorted()
-      .map((r) => r.id)
-      .filter((x) => x !== id);
-    ids.splice(ids.indexOf(beside) + (after ? 1 : 0), 0, id);
-    void this.reorder(ids, id);
+    const ids = this.ctx.live.sorted().map((r) => r.id);
+    void this.reorder(orderWith(ids, id, beside, after), id);
   }
 
   private async reorder(ids: string[], moved: string): Promise<void> {

@@ -10,8 +10,8 @@ import { failedText, get, op, type Schedule, type ScheduleEvent } from "./api.js
 import type { Ctx } from "./ctx.js";
 import { type Child, h, timeAgo } from "./dom.js";
 import { displayName } from "./row-words.js";
-import type { View } from "./rows.js";
 import { ScheduleForm } from "./schedule-form.js";
+import type { View } from "./view.js";
 
 const OUTCOME_TONES = { started: "b-done", skipped: "b-ended", failed: "b-failed" } as const;
 

@@ -6,7 +6,7 @@
 import type { Ctx } from "./ctx.js";
 import { typing } from "./dom.js";
 import { openHelp } from "./help.js";
-import type { View } from "./rows.js";
+import type { View } from "./view.js";
 
 /** How long after `g` its second key counts. */
 const G_WINDOW_MS = 1500;

@@ -1,5 +1,5 @@
 /**
- * The concierge's tools (docs/protocol.md, M44–M46), once for every agent that can be it: pi's
+ * The concierge's tools (docs/protocol.md, "The concierge"), once for every agent that can be it: pi's
  * extension makes pi tools of them, `roost mcp` MCP tools. Each is one op on the session's own
  * connection, which the daemon allows only to the concierge's job; a refusal (`policy`,
  * `bad_request`) is thrown with the wire's code, for the tool to give the model as text.

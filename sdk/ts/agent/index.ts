@@ -15,14 +15,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { DeliverEvent } from "../protocol/index.js";
-import {
-  type AgentReport,
-  findJob,
-  findSocket,
-  type JobEnv,
-  Reporter,
-  type ReporterOptions,
-} from "./reporter.js";
+import { findJob, findSocket, type JobEnv } from "./job-env.js";
+import type { AgentReport } from "./report-fit.js";
+import { Reporter, type ReporterOptions } from "./reporter.js";
 import type { RegisterArgs } from "./session-ops.js";
 import { SessionOps } from "./session-ops.js";
 
@@ -34,21 +29,10 @@ export {
   POLICY_TOOLS,
   policyNow,
 } from "./concierge-calls.js";
-export {
-  AgentCallError,
-  type AgentReport,
-  type CallOptions,
-  type DaemonHello,
-  findJob,
-  findSocket,
-  fitReport,
-  type JobEnv,
-  REPORT_LIMITS,
-  Reporter,
-  type ReporterOptions,
-  truncate,
-  withoutJob,
-} from "./reporter.js";
+export { findJob, findSocket, type JobEnv, withoutJob } from "./job-env.js";
+export { type AgentReport, fitReport, REPORT_LIMITS, truncate } from "./report-fit.js";
+export { type CallOptions, type DaemonHello, Reporter, type ReporterOptions } from "./reporter.js";
+export { AgentCallError } from "./requests.js";
 export {
   type BoardTask,
   type Peer,

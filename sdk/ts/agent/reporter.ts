@@ -5,88 +5,20 @@
  * within the protocol's limits, and carries any other op (`call`, and the session's ops of
  * session-ops.ts) on the job's connection. A process roost did not start `register`s first.
  *
+ * Its parts: the job from the environment (job-env.ts), the report fitted to the limits
+ * (report-fit.ts), requests and their answers on the connection (requests.ts).
+ *
  * Node builtins only: the protocol's schema set is imported for its TYPES alone (they vanish in
- * the build), its numbers from protocol/limits and its line splitter from protocol/lines, each of
- * which imports nothing (a test checks all three).
+ * the build), its numbers from protocol/limits and its line splitter from protocol/lines (in
+ * requests.ts), each of which imports nothing (a test checks all three).
  */
 import { randomUUID } from "node:crypto";
 import net from "node:net";
-import os from "node:os";
-import path from "node:path";
 import type { AgentInfo, DeliverEvent, OpResult, Report } from "../protocol/index.js";
-import { LIMITS, NULL_REPORT_FIELDS } from "../protocol/limits.js";
-import { LineSplitter } from "../protocol/lines.js";
+import type { JobEnv } from "./job-env.js";
+import { type AgentReport, fitReport, urgent } from "./report-fit.js";
+import { AgentCallError, Requests } from "./requests.js";
 import { type RegisterArgs, SessionOps } from "./session-ops.js";
-
-/**
- * The job this process speaks for, as roost set it in the environment. A foreground session (one
- * roost did not start) has no id or token until `register` gives it both.
- */
-export interface JobEnv {
-  id: string;
-  token: string;
-  socket: string;
-  /** The job's directory (`agent.json` in it is the client's); null when not set. */
-  dir: string | null;
-}
-
-/** roost's socket, for a process roost did not start: ROOST_SOCKET, else $ROOST_HOME/roost.sock, else ~/.roost/roost.sock. */
-export function findSocket(env: NodeJS.ProcessEnv = process.env): string {
-  const socket = env.ROOST_SOCKET || env.PI_DAEMON_SOCK;
-  if (socket) return socket;
-  return path.join(env.ROOST_HOME || path.join(os.homedir(), ".roost"), "roost.sock");
-}
-
-/**
- * The job from the environment (the new names first, then the older `PI_*` ones), or null when
- * this process was not started by roost (no job id). A job id without a token or a socket is an
- * error: roost always sets all of them.
- */
-export function findJob(env: NodeJS.ProcessEnv = process.env): JobEnv | null {
-  const read = (name: string, old: string) => env[name] || env[old] || undefined;
-  const id = read("ROOST_JOB_ID", "PI_JOB_ID");
-  if (!id) return null;
-  const token = read("ROOST_JOB_TOKEN", "PI_JOB_TOKEN");
-  const socket = read("ROOST_SOCKET", "PI_DAEMON_SOCK");
-  if (!token || !socket)
-    throw new Error(`roost job ${id}: ROOST_JOB_TOKEN and ROOST_SOCKET must be set with ROOST_JOB_ID`);
-  return { id, token, socket, dir: read("ROOST_JOB_DIR", "PI_JOB_DIR") ?? null };
-}
-
-/** The job's identity in the environment, under both names (`findJob` reads them). */
-const JOB_VARIABLES = [
-  "ROOST_JOB_ID",
-  "ROOST_JOB_TOKEN",
-  "ROOST_JOB_DIR",
-  "PI_JOB_ID",
-  "PI_JOB_TOKEN",
-  "PI_JOB_DIR",
-];
-
-/**
- * `env` without the job's identity (changed in place, and returned): for the processes an agent
- * starts, which are not the job and must not speak for it. The socket stays.
- */
-export function withoutJob(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  for (const name of JOB_VARIABLES) delete env[name];
-  return env;
-}
-
-/** An error from the daemon (its wire `code`), or `disconnected` when the connection was lost meanwhile. */
-export class AgentCallError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.name = "AgentCallError";
-    this.code = code;
-  }
-}
-
-/** The field limits of a report (docs/protocol.md, `report`; roost's own for model and thinking). */
-export const REPORT_LIMITS = LIMITS;
-
-/** A report as the agent gives it: `state`, and whatever else it has (what is left out is null). */
-export type AgentReport = Report;
 
 export interface ReporterOptions {
   job: JobEnv;
@@ -117,47 +49,6 @@ export interface DaemonHello {
   capabilities: string[];
 }
 
-type Waiter = { resolve: (value: unknown) => void; reject: (err: Error) => void };
-
-const NULL_REPORT: Omit<Required<Report>, "state"> = NULL_REPORT_FIELDS;
-
-/** At most `max` UTF-16 units (the tighter count), never half a surrogate pair, "…" when cut. */
-export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let cut = text.slice(0, max - 1);
-  const last = cut.charCodeAt(cut.length - 1);
-  if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
-  return `${cut}…`;
-}
-
-const cap = (value: string | null | undefined, max: number) =>
-  typeof value === "string" ? truncate(value, max) : (value ?? null);
-
-/** The full snapshot the wire carries: every field present, each within its limit. */
-export function fitReport(report: AgentReport): Required<Report> {
-  const r = { ...NULL_REPORT, ...report } as Required<Report>;
-  for (const [key, value] of Object.entries(r))
-    if (value === undefined) (r as Record<string, unknown>)[key] = null;
-  const L = REPORT_LIMITS;
-  r.summary = cap(r.summary, L.summary);
-  r.question = cap(r.question, L.question);
-  r.tool = cap(r.tool, L.tool);
-  r.error = cap(r.error, L.error);
-  r.name = cap(r.name, L.name);
-  r.model = cap(r.model, L.model);
-  r.thinking = cap(r.thinking, L.thinking);
-  r.remoteAt = cap(r.remoteAt, L.remoteAt);
-  if (Array.isArray(r.choices))
-    r.choices = r.choices.slice(0, L.choices).map((c) => truncate(String(c), L.choice));
-  if (Array.isArray(r.prLinks))
-    r.prLinks = r.prLinks.slice(0, L.prLinks).map((p) => truncate(String(p), L.prLink));
-  return r;
-}
-
-/** A change of these goes at once; the rest (the row's text) at most every `coalesceMs`. */
-const urgent = (a: Required<Report>, b: Required<Report> | null) =>
-  !b || a.state !== b.state || a.waitingFor !== b.waitingFor || a.question !== b.question;
-
 export class Reporter extends SessionOps {
   readonly job: JobEnv;
   /** What the daemon answered to the last `hello`. */
@@ -182,9 +73,7 @@ export class Reporter extends SessionOps {
   private refused = false;
   private delay: number;
   private reconnectTimer: NodeJS.Timeout | null = null;
-  private lines = new LineSplitter();
-  private nextId = 1;
-  private readonly waiting = new Map<number, Waiter>();
+  private readonly requests: Requests;
   private readonly connectWaiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
   /** A foreground session's `peer_register` args, said first on every connection (`register`). */
   private registration: RegisterArgs | null = null;
@@ -205,6 +94,7 @@ export class Reporter extends SessionOps {
     this.onDeliver = opts.onDeliver ?? (() => {});
     this.onRegistered = opts.onRegistered ?? (() => {});
     this.log = opts.log ?? ((m) => process.stderr.write(`roost-agent: ${m}\n`));
+    this.requests = new Requests(this.log);
     this.coalesceMs = opts.coalesceMs ?? 2000;
     this.backoff = { min: 100, max: 5000, jitter: 0.2, ...opts.backoff };
     this.delay = this.backoff.min;
@@ -320,11 +210,11 @@ export class Reporter extends SessionOps {
     this.socket = socket;
     socket.on("connect", () => {
       this.open = true;
-      this.lines = new LineSplitter();
+      this.requests.restart();
       if (this.registration) this.registerOn(this.registration);
       else this.ready();
     });
-    socket.on("data", (chunk: Buffer) => this.receive(chunk));
+    socket.on("data", (chunk: Buffer) => this.requests.read(chunk, (event) => this.onEvent(event)));
     socket.on("error", () => {}); // the close that follows says it
     socket.on("close", () => {
       if (this.socket !== socket) return;
@@ -334,9 +224,7 @@ export class Reporter extends SessionOps {
       this.connecting = false;
       this.held = null;
       this.sent = null; // the next connection sends the latest again
-      const lost = new AgentCallError("disconnected", "the connection to roost was lost");
-      for (const w of this.waiting.values()) w.reject(lost);
-      this.waiting.clear();
+      this.requests.failAll(new AgentCallError("disconnected", "the connection to roost was lost"));
       if (this.closed || this.refused || (!this.job.id && !this.registration)) return;
       const { max, jitter } = this.backoff;
       const wait = this.delay * (1 - jitter + Math.random() * 2 * jitter);
@@ -431,48 +319,13 @@ export class Reporter extends SessionOps {
   private request(op: string, args: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
     const socket = this.socket;
     if (!socket || !this.open) return Promise.reject(new AgentCallError("disconnected", "not connected"));
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        if (this.waiting.delete(id))
-          reject(new AgentCallError("timeout", `${op}: no answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      timer.unref();
-      const done =
-        <T>(f: (v: T) => void) =>
-        (v: T) => {
-          clearTimeout(timer);
-          f(v);
-        };
-      this.waiting.set(id, { resolve: done(resolve), reject: done(reject) });
-      socket.write(`${JSON.stringify({ id, op, args })}\n`);
-    });
+    return this.requests.send(socket, op, args, timeoutMs);
   }
 
-  private receive(chunk: Buffer): void {
-    this.lines.push(chunk);
-    for (let line = this.lines.next(); line !== undefined; line = this.lines.next()) {
-      if (!line.trim()) continue;
-      let msg: Record<string, unknown>;
-      try {
-        msg = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        this.log("a line from roost that is not JSON (ignored)");
-        continue;
-      }
-      if (typeof msg.event === "string") {
-        if (msg.event === "deliver") {
-          if (this.held) this.held.push(msg as unknown as DeliverEvent);
-          else this.deliver(msg as unknown as DeliverEvent);
-        }
-        continue;
-      }
-      const w = typeof msg.id === "number" ? this.waiting.get(msg.id) : undefined;
-      if (!w) continue;
-      this.waiting.delete(msg.id as number);
-      if (msg.ok === true) w.resolve(msg.result);
-      else w.reject(new AgentCallError(String(msg.code ?? "bad_request"), String(msg.error ?? "refused")));
-    }
+  private onEvent(event: Record<string, unknown>): void {
+    if (event.event !== "deliver") return;
+    if (this.held) this.held.push(event as unknown as DeliverEvent);
+    else this.deliver(event as unknown as DeliverEvent);
   }
 
   private deliver(event: DeliverEvent): void {

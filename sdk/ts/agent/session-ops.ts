@@ -56,7 +56,7 @@ export abstract class SessionOps {
     return this.call("watch", { id, when }) as Promise<OpResult<"watch">>;
   }
 
-  // ---- the task board (`task {action, ...}`; docs/protocol.md, "The task board (M47)") ---------
+  // ---- the task board (`task {action, ...}`; docs/protocol.md, "The task board") ---------
 
   /** Every task on the board, oldest first (done and dropped ones too). */
   async tasks(): Promise<BoardTask[]> {

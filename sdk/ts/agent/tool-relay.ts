@@ -15,7 +15,7 @@ import fs from "node:fs";
 import net from "node:net";
 import { LineSplitter } from "../protocol/lines.js";
 import { CONCIERGE_OPS } from "./concierge-calls.js";
-import { AgentCallError } from "./reporter.js";
+import { AgentCallError } from "./requests.js";
 import { SessionOps } from "./session-ops.js";
 
 /** What a tool server may ask of the session: its peer ops, the board, and a concierge's own; nothing else. */

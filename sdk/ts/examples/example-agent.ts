@@ -32,10 +32,9 @@
  * (It lives in sdk/ts/examples rather than sdk/examples so that the project's build compiles it.)
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import fs from "node:fs";
-import path from "node:path";
 import { type BoardTask, type Item, type Peer, type Reply, RoostAgent } from "../agent/index.js";
 import { claimable } from "../protocol/board-view.js";
+import { destructive, plan } from "./example-steps.js";
 
 interface Task {
   text: string;
@@ -270,33 +269,6 @@ async function doTask(t: BoardTask): Promise<boolean> {
   await roost.taskDone(t.id, result.slice(0, 2000));
   process.stdout.write(`done ${title}: ${result}\n`);
   return true;
-}
-
-/** The steps of a task: `;`-separated, `run:` in front left out, a few phrases made shell. */
-function plan(text: string): string[] {
-  return text
-    .replace(/^run:\s*/i, "")
-    .split(";")
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((step) => {
-      const count = /^count lines in (.+)$/i.exec(step);
-      if (count) return `wc -l -- ${quote(count[1]!.trim())}`;
-      if (/^list files$/i.test(step)) return "ls -la";
-      return step;
-    });
-}
-
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-/** Whether a step destroys something: `rm `, `git reset`, or `>` (not `>>`) over a file that exists. */
-function destructive(step: string): boolean {
-  if (/(^|[\s;&|(])rm\s/.test(step) || /\bgit\s+reset\b/.test(step)) return true;
-  for (const m of step.matchAll(/(?:^|[^>&0-9])[0-9]?>(?![>&])\s*([^\s;&|<>]+)/g)) {
-    const target = m[1]!.replace(/^['"]|['"]$/g, "");
-    if (target !== "/dev/null" && fs.existsSync(path.resolve(process.cwd(), target))) return true;
-  }
-  return false;
 }
 
 async function work(t: Task): Promise<void> {

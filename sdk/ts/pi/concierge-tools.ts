@@ -1,5 +1,5 @@
 /**
- * The concierge's tools (docs/protocol.md, M44–M46) as pi tools: given to the pi that roost runs
+ * The concierge's tools (docs/protocol.md, "The concierge") as pi tools: given to the pi that roost runs
  * as its concierge (`ROOST_CONCIERGE=1`, the concierge's built-in profile), besides the `roost_*`
  * tools every pi has. What each does is sdk/ts/agent/concierge-calls.ts's, shared with `roost mcp`.
  */

@@ -56,7 +56,7 @@ export default function roostExtension(pi: PiAPI): void {
   const socket = findSocket(env);
   if (!job && !fs.existsSync(socket)) return; // not roost's, and no roost to join
   global[SPEAKING] = true;
-  // roost's concierge (its built-in profile sets it): the concierge's tools too (M44–M46).
+  // roost's concierge (its built-in profile sets it): the concierge's tools too.
   const concierge = job !== null && env.ROOST_CONCIERGE === "1";
   // pi is its job's one speaker: a process pi's tools start (a pi run from pi's bash) must not take
   // the job over, so the job's identity stops here. The socket stays: such a pi joins as its own.

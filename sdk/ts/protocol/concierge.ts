@@ -1,5 +1,5 @@
 /**
- * The concierge (docs/protocol.md, M44–M46; docs/protocol.md, "The concierge"): the hub's own agent,
+ * The concierge (docs/protocol.md, "The concierge"): the hub's own agent,
  * its policy, its answers in the user's place and its standing orders. The shapes the `concierge*`
  * ops answer with, and the `concierge` push.
  */
@@ -79,7 +79,7 @@ export const OrderId = Type.Union([
   Type.String({ pattern: "^[0-9]{1,15}$" }),
 ]);
 
-/** A standing order (M46): what the concierge is to keep doing, on a clock or in every digest. */
+/** A standing order: what the concierge is to keep doing, on a clock or in every digest. */
 export const StandingOrder = Type.Object({
   id: Type.Integer({ minimum: 1 }),
   text: Type.String(),

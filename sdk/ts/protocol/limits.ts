@@ -38,7 +38,7 @@ export const LIMITS = {
   watches: 20, // per session (`full`)
   watchMs: 12 * 3600_000, // a watch expires after this
   foregroundGraceMs: 5000, // a foreground pi's row waits this long for it to come back (PI_ROOST_FG_CLAIM_GRACE_MS)
-  // The task board (docs/protocol.md, "The task board (M47)"):
+  // The task board (docs/protocol.md, "The task board"):
   boardTasks: 200, // kept at most; the oldest done or dropped go first, else `add` is `full`
   taskTitle: 200, // folded to one line: it heads the task's feed entries and messages
   taskDetail: 8000, // as a peer's text: it goes to the assignee in a message
@@ -56,7 +56,7 @@ export const LIMITS = {
   // Worktrees and changes (docs/worktrees.md):
   diffBytes: 1024 * 1024, // `changes`' unified diff is cut here, at a file's start where it can be
   diffFiles: 2000, // `changes` lists at most this many files
-  // The concierge (docs/protocol.md, M44–M46):
+  // The concierge (docs/protocol.md, "The concierge"):
   conciergeSay: 4000, // what it tells the user, in one `concierge-say`
   orders: 50, // standing orders kept at most (`full`)
   orderText: 1000, // a standing order's text

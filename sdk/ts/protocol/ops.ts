@@ -67,9 +67,9 @@ export const OPS = {
   watch,
   peer_register,
   speak_for,
-  // -- the task board (M47): the hub's and every session's --
+  // -- the task board: the hub's and every session's --
   task,
-  // -- the concierge (M44–M46): the hub's ops, its own, and the standing orders (both) --
+  // -- the concierge: the hub's ops, its own, and the standing orders (both) --
   concierge,
   "concierge-ask": conciergeAsk,
   "concierge-say": conciergeSay,
@@ -130,14 +130,14 @@ export const SESSION_OPS: readonly OpName[] = [
   "watch",
   "peer_register",
   "speak_for",
-  // the concierge's own (M44–M46), on its job's connection only
+  // the concierge's own, on its job's connection only
   "concierge-say",
   "concierge-suggest",
   "concierge-policy",
   "concierge-reply",
   "concierge-act",
 ];
-/** Hub ops a session may use too: the task board is everyone's (docs/protocol.md, M47). */
+/** Hub ops a session may use too: the task board is everyone's (docs/protocol.md, "The task board"). */
 export const SHARED_OPS: readonly OpName[] = ["task"];
 export type OpArgs<K extends OpName> = Static<(typeof OPS)[K]["args"]>;
 export type OpResult<K extends OpName> = Static<(typeof OPS)[K]["result"]>;

@@ -137,7 +137,7 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX replies_pending_request;
   CREATE INDEX replies_request ON replies (job_id, request_id) WHERE request_id IS NOT NULL;
   `,
-  // 6: the task board (M47). One row a task (at most 200: the store's board deletes the ones it
+  // 6: the task board. One row a task (at most 200: the store's board deletes the ones it
   // lets go); `after` a JSON array of ids; ids from the counter 'task', never reused. A feed
   // entry's `why` (a `task` entry's change: add, claim, release, done, drop, assign).
   `
@@ -186,7 +186,7 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE jobs ADD COLUMN worktree TEXT;
   `,
-  // 9: the concierge (M44–M46). What the daemon keeps of it, a JSON value a key (core/concierge.ts:
+  // 9: the concierge. What the daemon keeps of it, a JSON value a key (core/concierge.ts:
   // its policy, its standing orders and their counter, its last answer, the feed cursor its last
   // digest reached): a few small values, each written whole when it changes. A digest's `why`
   // (`events`, `order`) on its reply, for its delivery.

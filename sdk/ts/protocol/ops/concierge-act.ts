@@ -1,5 +1,5 @@
 /**
- * `concierge-act` (docs/protocol.md, M45): on the concierge's connection, when the policy's `act`
+ * `concierge-act` (docs/protocol.md, "`concierge-act`"): on the concierge's connection, when the policy's `act`
  * allows: stop or respawn a session, or dispatch a new one.
  */
 import Type from "typebox";

@@ -1,4 +1,4 @@
-/** `concierge-ask` (docs/protocol.md, M44): the user's words to the concierge, as a reply to its job. */
+/** `concierge-ask` (docs/protocol.md, "`concierge-ask`"): the user's words to the concierge, as a reply to its job. */
 import Type from "typebox";
 import { LIMITS, RequestId } from "../schema.js";
 

@@ -1,5 +1,5 @@
 /**
- * `concierge-order` (docs/protocol.md, M46): standing orders, on the hub's connection (`by: user`)
+ * `concierge-order` (docs/protocol.md, "`concierge-order`"): standing orders, on the hub's connection (`by: user`)
  * and the concierge's (`by: concierge`): `add`, `rm` (the concierge only its own), `list`, and
  * `applied` (the concierge's: it did what one says).
  */

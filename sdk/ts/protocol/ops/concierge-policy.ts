@@ -1,4 +1,4 @@
-/** `concierge-policy` (docs/protocol.md, M45): on the concierge's connection, the policy in force. */
+/** `concierge-policy` (docs/protocol.md, "`concierge-policy`"): on the concierge's connection, the policy in force. */
 import Type from "typebox";
 import { ConciergePolicy } from "../concierge.js";
 import { Empty } from "../schema.js";

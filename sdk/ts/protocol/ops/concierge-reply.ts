@@ -1,5 +1,5 @@
 /**
- * `concierge-reply` (docs/protocol.md, M45): on the concierge's connection, an answer to a session
+ * `concierge-reply` (docs/protocol.md, "`concierge-reply`"): on the concierge's connection, an answer to a session
  * that waits for a question, in the user's place: `policy` unless the policy allows, `bad_request`
  * unless the row waits for a question. A `reply` in the feed by `concierge`.
  */

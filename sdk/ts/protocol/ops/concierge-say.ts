@@ -1,5 +1,5 @@
 /**
- * `concierge-say` (docs/protocol.md, M44): on the concierge's own connection, what it tells the user
+ * `concierge-say` (docs/protocol.md, "`concierge-say`"): on the concierge's own connection, what it tells the user
  * (`info`), what it needs of the user (`need`: raised in the hub as a blocked job is), or its answer
  * to the user's `concierge-ask` (`answer`). A `concierge` entry in the feed.
  */

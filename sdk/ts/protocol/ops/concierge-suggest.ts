@@ -1,5 +1,5 @@
 /**
- * `concierge-suggest` (docs/protocol.md, M45): on the concierge's connection, an answer it suggests
+ * `concierge-suggest` (docs/protocol.md, "`concierge-suggest`"): on the concierge's connection, an answer it suggests
  * to a session that waits; the row carries it (`suggested`) until the row moves on.
  */
 import Type from "typebox";

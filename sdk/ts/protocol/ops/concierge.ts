@@ -1,5 +1,5 @@
 /**
- * `concierge` (docs/protocol.md, M44–M45; docs/protocol.md, "The concierge"): the hub's switch for
+ * `concierge` (docs/protocol.md, "The concierge"): the hub's switch for
  * its own agent (`on`, `off`), how it stands (`status`), its policy (`answer`, `act`), and `undo` of
  * the last answer it gave in the user's place. Every action answers the status.
  */

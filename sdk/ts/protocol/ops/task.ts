@@ -1,5 +1,5 @@
 /**
- * `task` (protocol.md, "The task board"; docs/protocol.md, "The task board (M47)"): the shared task
+ * `task` (docs/protocol.md, "The task board"): the shared task
  * board, on any connection: the hub's (the actor is the user), the concierge's, a session's.
  */
 import Type, { type Static, type TSchema } from "typebox";
