@@ -212,7 +212,8 @@ export function brokenCitations(root: string, file: string): string[] {
     if (base === undefined) continue; // said above
     const headings = headingsOf(read(path.join(root, base, m[1]!))).map((h) => h.text);
     const doc = path.posix.join(base, m[1]!);
-    if (!headings.some((h) => isSection(h, m[2]!)))
+    // A heading's code spans are its text (`### \`reply\`` is cited as "`reply`" or "reply").
+    if (!headings.some((h) => isSection(h, m[2]!.replace(/`/g, ""))))
       broken.push(at(file, prose, m.index, `${doc} has no section "${m[2]}"`));
   }
   return broken;
