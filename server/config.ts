@@ -7,6 +7,7 @@ import path from "node:path";
 import Type, { type Static } from "typebox";
 import { ANSWER_POLICIES, oneOf } from "../sdk/ts/protocol/index.js";
 import { readOwn, UnsafeHome } from "./home.js";
+import { LOCAL_DAEMON, PI_EXTENSION } from "./paths.js";
 import { isSecretName, secretsIn } from "./secrets.js";
 import { compileCheck } from "./validate.js";
 import { PACKAGE_ROOT } from "./version.js";
@@ -108,14 +109,8 @@ const checkConfig = compileCheck<Static<typeof ConfigSchema>>(ConfigSchema, "", 
 
 export class ConfigError extends Error {}
 
-/** What the faces call this daemon among its remotes (`roost ls --daemon local`, the hub's filter). */
-export const LOCAL_DAEMON = "local";
-
 /** How long a daemon's claims on a shared board outlive its last renewal, unless `board.leaseMs` says. */
 export const DEFAULT_LEASE_MS = 30000;
-
-/** roost's extension for pi, as built (sdk/ts/pi): the `pi` profile loads it, `roost pi install` links it. */
-export const PI_EXTENSION = path.join(PACKAGE_ROOT, "dist/sdk/ts/pi/index.js");
 
 /**
  * roost's ACP bridge, as built (sdk/ts/acp): an ACP profile's job runs it, a protocol agent that

@@ -4,6 +4,13 @@
  */
 import os from "node:os";
 import path from "node:path";
+import { PACKAGE_ROOT } from "./version.js";
+
+/** What the faces call this daemon among its remotes (`roost ls --daemon local`, the hub's filter). */
+export const LOCAL_DAEMON = "local";
+
+/** roost's extension for pi, as built (sdk/ts/pi): the `pi` profile loads it, `roost pi install` links it. */
+export const PI_EXTENSION = path.join(PACKAGE_ROOT, "dist/sdk/ts/pi/index.js");
 
 export interface Paths {
   home: string;

@@ -1,5 +1,5 @@
 /**
- * Validation with the schema set, compiled once, and errors a person can act on: the field's
+ * Validation with the schema set, each check compiled once (at its first use), and errors a person can act on: the field's
  * path and what it must be ("report.summary must not have more than 500 characters").
  *
  * Every value checked here is first bounded in depth (LIMITS.depth), whatever its schema says of
@@ -25,7 +25,10 @@ export function compileCheck<T>(
   root = "args",
   depth: number = LIMITS.depth,
 ): Check<T> {
-  const validator = Compile(schema);
+  // Compiled at its first use, not here: the daemon builds a check for every op and report field
+  // as it starts, and compiling them all there was a fifth of its start's CPU, for ops most
+  // daemons never see.
+  let validator: ReturnType<typeof Compile> | undefined;
   return (value) => {
     const deep = tooDeep(value, depth);
     if (deep) {
@@ -33,6 +36,7 @@ export function compileCheck<T>(
       const at = fieldName(label, `/${where.join("/")}`) || root;
       return { ok: false, message: `${at} is nested deeper than ${depth} levels` };
     }
+    validator ??= Compile(schema);
     return validator.Check(value)
       ? { ok: true, value: value as T }
       : { ok: false, message: describe(validator.Errors(value), label, root) };

@@ -3,7 +3,7 @@
  * the user's terminal set to pass the job's output through as it is.
  */
 import { execFileSync } from "node:child_process";
-import { LIMITS } from "../../sdk/ts/protocol/index.js";
+import { LIMITS } from "../../sdk/ts/protocol/limits.js";
 
 /**
  * Ctrl-], as telnet's escape: the byte, or the key as a terminal reports it once the job has

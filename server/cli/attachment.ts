@@ -5,7 +5,8 @@
  */
 import { StringDecoder } from "node:string_decoder";
 import type { SocketClient } from "../../sdk/ts/client/socket-client.js";
-import { RoostError, type Row, type WireEvent } from "../../sdk/ts/protocol/index.js";
+import { RoostError } from "../../sdk/ts/protocol/errors.js";
+import type { Row, WireEvent } from "../../sdk/ts/protocol/index.js";
 import { DETACH_KEY, outputAsIs, pieces, WATCH_END } from "./attach-keys.js";
 import { CliError } from "./command.js";
 import { clean, stateLabel } from "./format.js";

@@ -6,7 +6,7 @@
  * the CLI's own: `usage` (the command line is wrong), `not_running` (nothing answers on the
  * socket), `error` (anything else).
  */
-import { RoostError } from "../../sdk/ts/protocol/index.js";
+import { RoostError } from "../../sdk/ts/protocol/errors.js";
 import { CliError, UsageError } from "./command.js";
 import { NotRunning } from "./connect.js";
 

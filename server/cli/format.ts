@@ -3,15 +3,10 @@
  * write (summaries, questions) is shown with its control characters folded, so a row can never
  * move the cursor or recolour the user's terminal.
  */
-import {
-  entryText,
-  type FeedEntry,
-  oneLine,
-  type Row,
-  TONES,
-  type Tone,
-  viewState,
-} from "../../sdk/ts/protocol/index.js";
+import { entryText } from "../../sdk/ts/protocol/board-view.js";
+import type { FeedEntry, Row } from "../../sdk/ts/protocol/index.js";
+import { TONES, type Tone, viewState } from "../../sdk/ts/protocol/row-state.js";
+import { oneLine } from "../../sdk/ts/protocol/text.js";
 
 export interface Paint {
   bold(s: string): string;

@@ -2,14 +2,14 @@
  * `roost ls`'s filters and order: the rows in a state (the words of row-state.ts, as the hub's
  * filter takes them), of a profile, and triage's order, what needs the user first.
  */
+import type { Row } from "../../sdk/ts/protocol/index.js";
 import {
-  type Row,
   statesNamed,
   triageRank,
   VIEW_STATES,
   type ViewState,
   viewState,
-} from "../../sdk/ts/protocol/index.js";
+} from "../../sdk/ts/protocol/row-state.js";
 import { layTrees, type Placed } from "../../sdk/ts/protocol/tree.js";
 import { UsageError } from "./command.js";
 

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { PI_EXTENSION } from "../../server/config.js";
+import { PI_EXTENSION } from "../../server/paths.js";
 import { PI_WAIT, piWorldPerTest, untilDone } from "../helpers/pi.js";
 
 // pi's agent directory, writable in the sandbox: the world's copied into it once its model listens.

@@ -5,8 +5,8 @@
  */
 import os from "node:os";
 import path from "node:path";
+import { RoostError } from "../protocol/errors.js";
 import type { OpArgs, OpName, OpResult, PushEvent, Row, WireEvent } from "../protocol/index.js";
-import { RoostError } from "../protocol/index.js";
 import { SocketClient } from "./socket-client.js";
 
 export interface DaemonClientOptions {

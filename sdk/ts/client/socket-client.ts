@@ -3,8 +3,8 @@
  * requests matched to answers by id, events handed to a listener. Node builtins only.
  */
 import net from "node:net";
+import { isErrorCode, RoostError } from "../protocol/errors.js";
 import type { OpArgs, OpName, OpResult, ResponseEnvelope, WireEvent } from "../protocol/index.js";
-import { isErrorCode, RoostError } from "../protocol/index.js";
 import { LineSplitter } from "../protocol/lines.js";
 
 export class SocketClient {

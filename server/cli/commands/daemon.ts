@@ -1,7 +1,5 @@
 /** `roost daemon`: the daemon in the foreground (what `roost start` runs in the background). */
-import { ConfigError } from "../../config.js";
 import { UnsafeHome } from "../../home.js";
-import { runDaemon } from "../../main.js";
 import { CliError, type Command } from "../command.js";
 
 export const daemon: Command = {
@@ -14,6 +12,11 @@ export const daemon: Command = {
     "exits 2, saying where and what to do.",
   examples: ["roost daemon", "ROOST_HOME=/tmp/roost-try roost daemon"],
   async run({ env }) {
+    // Loaded here, not with the CLI: every other command starts without the daemon's modules.
+    const [{ runDaemon }, { ConfigError }] = await Promise.all([
+      import("../../main.js"),
+      import("../../config.js"),
+    ]);
     try {
       await runDaemon(env);
     } catch (err) {

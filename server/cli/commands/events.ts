@@ -1,6 +1,7 @@
 /** `roost events`: the feed of what happened across the jobs, once or followed live. */
 import type { SocketClient } from "../../../sdk/ts/client/socket-client.js";
-import { type FeedEntry, LIMITS, type OpArgs } from "../../../sdk/ts/protocol/index.js";
+import type { FeedEntry, OpArgs } from "../../../sdk/ts/protocol/index.js";
+import { LIMITS } from "../../../sdk/ts/protocol/limits.js";
 import { type Command, type Invocation, out, printJson, str, UsageError } from "../command.js";
 import { callOnce, connect, NotRunning } from "../connect.js";
 import { feedLine, paint, wantsColour } from "../format.js";

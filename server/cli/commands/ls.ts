@@ -1,5 +1,5 @@
 /** `roost ls`: the rows, as a table or as `list`'s result, filtered, in triage's order, as trees. */
-import { LOCAL_DAEMON } from "../../config.js";
+import { LOCAL_DAEMON } from "../../paths.js";
 import { type Command, out, printJson, str } from "../command.js";
 import { callOnce } from "../connect.js";
 import { table, terminalWidth, wantsColour } from "../format.js";

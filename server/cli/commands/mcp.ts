@@ -6,7 +6,7 @@
  * Every call acts as that job.
  */
 
-import { RELAY_ENV } from "../../../sdk/ts/agent/index.js";
+import { RELAY_ENV } from "../../../sdk/ts/agent/tool-relay.js";
 import { ROOST_VERSION } from "../../version.js";
 import { CliError, type Command } from "../command.js";
 

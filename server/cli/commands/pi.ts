@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { PI_EXTENSION } from "../../config.js";
+import { PI_EXTENSION } from "../../paths.js";
 import { CliError, type Command, out, printJson, UsageError } from "../command.js";
 
 /** The file `install` writes in pi's extensions folder. */

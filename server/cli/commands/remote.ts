@@ -6,9 +6,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { LOCAL_DAEMON } from "../../config.js";
 import { readOwn } from "../../home.js";
-import { roostPaths } from "../../paths.js";
+import { LOCAL_DAEMON, roostPaths } from "../../paths.js";
 import { hideForms } from "../../secrets.js";
 import { CliError, type Command, out, printJson, UsageError } from "../command.js";
 import { callOnce, NotRunning } from "../connect.js";

@@ -2,7 +2,8 @@
  * `roost tasks`: the task board (docs/protocol.md, "The task board"): the tasks as a table, and
  * the user's actions on it: `add`, `assign`, `drop`. Sessions claim and finish tasks themselves.
  */
-import { type BoardTask, type OpResult, type TaskAction, taskView } from "../../../sdk/ts/protocol/index.js";
+import { taskView } from "../../../sdk/ts/protocol/board-view.js";
+import type { BoardTask, OpResult, TaskAction } from "../../../sdk/ts/protocol/index.js";
 import { type Command, out, printJson, str, UsageError, type Values } from "../command.js";
 import { callOnce } from "../connect.js";
 import { clean, columns, type Paint, paint, terminalWidth, wantsColour } from "../format.js";
