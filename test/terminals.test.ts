@@ -7,15 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { needsYou } from "../sdk/ts/protocol/index.js";
-import {
-  agentProfile,
-  FIXTURES,
-  isAlive,
-  sleep,
-  startDaemon,
-  type TestDaemon,
-  until,
-} from "./helpers/daemon.js";
+import { agentProfile, FIXTURES, isAlive, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
 import { api } from "./helpers/http.js";
 import {
   bashProfile,
@@ -214,8 +206,15 @@ describe("a command that prints nothing", () => {
     const { pid } = await row(c, id);
     const sleeper = await until("its sleep running", () => stepProcess(pid, "sleep 600"));
     await c.ok("reply", { id, text: followUp });
-    // Many quiet spells (400 ms) and the typist's own fallback (twice that) pass in silence.
-    await sleep(3000);
+    // Many quiet spells (400 ms) and the typist's own fallback (twice that, from the command's
+    // typing) pass in silence: four of another shell's, each begun once the one before has been
+    // told, in the same daemon and pty host (their timers fire soonest first).
+    const other = await dispatch(c, "bash");
+    for (let i = 1; i <= 4; i++) {
+      await untilRow(c, other.id, "idle", (r) => r.status === "idle" && r.pending === 0);
+      await c.ok("reply", { id: other.id, text: `echo spell-${i}` });
+      await untilRow(c, other.id, `spell ${i}`, (r) => r.summary === `spell-${i}` && r.status === "idle");
+    }
     expect(await row(c, id)).toMatchObject({ pending: 1, status: "busy" });
     expect(transcript(id)).not.toContain(followUp);
     process.kill(sleeper, "SIGTERM");
