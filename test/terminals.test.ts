@@ -22,6 +22,7 @@ import {
 import { killPtyHost } from "./helpers/processes.js";
 import type { RawClient } from "./helpers/raw-client.js";
 import { attachScreen } from "./helpers/screen.js";
+import { quietSpellsPassed } from "./helpers/waits.js";
 
 let d: TestDaemon;
 afterEach(async () => d?.cleanup());
@@ -207,14 +208,8 @@ describe("a command that prints nothing", () => {
     const sleeper = await until("its sleep running", () => stepProcess(pid, "sleep 600"));
     await c.ok("reply", { id, text: followUp });
     // Many quiet spells (400 ms) and the typist's own fallback (twice that, from the command's
-    // typing) pass in silence: four of another shell's, each begun once the one before has been
-    // told, in the same daemon and pty host (their timers fire soonest first).
-    const other = await dispatch(c, "bash");
-    for (let i = 1; i <= 4; i++) {
-      await untilRow(c, other.id, "idle", (r) => r.status === "idle" && r.pending === 0);
-      await c.ok("reply", { id: other.id, text: `echo spell-${i}` });
-      await untilRow(c, other.id, `spell ${i}`, (r) => r.summary === `spell-${i}` && r.status === "idle");
-    }
+    // typing) pass in silence: four of another shell's (helpers/waits.ts).
+    await quietSpellsPassed(c, (await dispatch(c, "bash")).id, 4);
     expect(await row(c, id)).toMatchObject({ pending: 1, status: "busy" });
     expect(transcript(id)).not.toContain(followUp);
     process.kill(sleeper, "SIGTERM");

@@ -8,6 +8,7 @@ import { sleep, startDaemon, type TestDaemon } from "./helpers/daemon.js";
 import { bashProfile, rawAgent, row, silentProfile, untilRow } from "./helpers/jobs.js";
 import type { RawClient } from "./helpers/raw-client.js";
 import { attachScreen } from "./helpers/screen.js";
+import { quietSpellsPassed } from "./helpers/waits.js";
 
 let d: TestDaemon;
 afterEach(async () => d?.cleanup());
@@ -19,25 +20,11 @@ const config = {
   },
 };
 
-let marks = 0;
 /**
- * Waits until the screens have said all they would of what came before: twice, a command typed
- * into `other` (a second shell, in the same pty host, as quick to turn quiet) runs and its row
- * turns idle. A quiet spell of a job whose output came before has passed by then, and been told
- * (the host's timers fire soonest first; what it tells the daemon comes in order).
+ * The screens have said all they would of what came before: two quiet spells of `other` (a
+ * second shell) have passed since (helpers/waits.ts).
  */
-async function settle(c: RawClient, other: string): Promise<void> {
-  for (let i = 0; i < 2; i++) {
-    const mark = `mark-${++marks}`;
-    await c.ok("reply", { id: other, text: `echo ${mark}` });
-    await untilRow(
-      c,
-      other,
-      `${mark} run`,
-      (r) => r.summary === mark && r.status === "idle" && r.pending === 0,
-    );
-  }
-}
+const settle = (c: RawClient, other: string) => quietSpellsPassed(c, other, 2);
 
 /** Waits until the job is quiet and has said all it would (see settle), and gives its row. */
 async function settled(c: RawClient, id: string, other: string) {
