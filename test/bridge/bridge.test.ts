@@ -56,7 +56,10 @@ class Ops {
     return [...this.running.keys()].sort((a, b) => a - b);
   }
 
-  /** Pushes an event on the first caller's connection: it goes out after all written before it. */
+  /**
+   * Pushes an event on the first caller's connection, after all written before it (a `removed`
+   * event: the plainest push there is, and no op of these sends one).
+   */
   mark(id: string): void {
     if (!this.caller?.push) throw new Error("no caller to push to");
     this.caller.push({ event: "removed", id });
