@@ -94,7 +94,15 @@ export function boardLives(store: string, board: () => Promise<Record<string, un
         await untilRow(hub, id, "not connected", (r) => !r.connected);
         const again = await d.client();
         expect((await again.ok("peer_register", { name: "my pi", session: "fg-board" })).id).toBe(id);
-        await sleep(GRACE_MS * 2); // past the grace: nothing is released
+        // Another pi goes away now and is not back: once its claim is released, past its grace,
+        // the first one's grace (begun before, as long) has run out too, and it kept its claim.
+        const other = await d.client();
+        const o = await other.ok("peer_register", { name: "other pi", session: "fg-other" });
+        await other.ok("report", { id: o.id, token: o.token, report: { state: "working" } });
+        const t2 = await added(hub, "the other's work");
+        await other.ok("task", { action: "claim", id: t2 });
+        other.close();
+        await untilOpen(t2, "the other's claim released after the grace");
         expect((await boardTask(t)).owner).toEqual({ id, name: "my pi" });
         again.close();
         await untilOpen(t, "released after the grace");

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type Session, session } from "./helpers/board.js";
 import { ackItem, blockedOn, CONFIG, conciergeOn, digests, reportAs } from "./helpers/concierge.js";
-import { sleep, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
+import { startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
 import type { RawClient } from "./helpers/raw-client.js";
 
 let d: TestDaemon | undefined;
@@ -17,15 +17,45 @@ afterEach(async () => {
   d = undefined;
 });
 
-/** Longer than the digests' settle time (digest.ts, 1.5 s): what would come has come by then. */
-const QUIET = 4000;
-
 async function world(env: Record<string, string> = {}): Promise<{ d: TestDaemon; hub: RawClient }> {
   d = await startDaemon({ config: CONFIG, env });
   return { d, hub: await d.client() };
 }
 
 const body = (e: any) => e.text.slice(e.text.indexOf("\n") + 1) as string;
+
+/**
+ * The digests `c` had been sent before a change `by` makes now was said (its report's summary,
+ * `mark`), the concierge taking each that comes meanwhile (those before, the caller took): that
+ * digest comes after every one due or owed before it (digests come in order, one waiting at a
+ * time), so what is not among these never came.
+ */
+async function digestsBefore(c: Session, by: Session, mark: string): Promise<any[]> {
+  const taken = new Set(digests(c).map((e) => e.seq));
+  await reportAs(by, { state: "done", status: "idle", summary: mark });
+  const marked = await until(`the digest of ${mark}`, async () => {
+    for (const e of digests(c)) {
+      if (taken.has(e.seq)) continue;
+      taken.add(e.seq);
+      await ackItem(c, e.seq);
+    }
+    return digests(c).find((e) => body(e).includes(mark));
+  });
+  return digests(c).slice(0, digests(c).indexOf(marked));
+}
+
+/**
+ * Waits until the daemon's clock has passed a minute after now: a schedule `every 1m` has come
+ * due twice since (its nextAt moved on twice; its job, an inert one, started once and says
+ * nothing). What was due on that clock before (a digest's settle time) has been done by then:
+ * the clock does what is due soonest first.
+ */
+async function aMinutePassed(hub: RawClient, scheduleId: string): Promise<void> {
+  const nextAt = async () =>
+    Date.parse((await hub.ok("schedules", {})).schedules.find((s: any) => s.id === scheduleId).nextAt);
+  const from = await nextAt();
+  await until("the schedule due twice", async () => (await nextAt()) >= from + 2 * 60_000, 30_000);
+}
 
 describe("digests", () => {
   it("several changes close together make one digest: what happened, the fleet, the orders", async () => {
@@ -52,8 +82,8 @@ describe("digests", () => {
     await reportAs(sessions[1]!, { state: "failed", error: "tests failed: 3" });
     await reportAs(sessions[2]!, { state: "done", status: "idle", summary: "docs written" });
     const digest = await c.c.waitFor(() => digests(c)[1], "the digest");
-    await sleep(QUIET);
-    expect(digests(c)).toHaveLength(2); // one digest for the three
+    await ackItem(c, digest.seq);
+    expect(await digestsBefore(c, sessions[0]!, "a later change")).toEqual([start, digest]); // one for the three
     expect(digest.why).toBe("events");
     const text = body(digest);
     expect(text).toMatch(/^<roost-digest why="events" at="[^"]+">/);
@@ -76,8 +106,9 @@ describe("digests", () => {
     await reportAs(c, { state: "done", status: "idle", summary: "ready" });
     await c.c.ok("concierge-say", { kind: "info", text: "ready" });
     await c.c.ok("send", { to: a.id, text: "hello" });
-    await sleep(QUIET);
-    expect(digests(c)).toHaveLength(1);
+    const before = await digestsBefore(c, a, "a change of the fleet's");
+    expect(before).toEqual([start]);
+    expect(body(digests(c)[1]!).split("## The fleet")[0]).not.toContain("ready");
   });
 
   it("the same need is not said again: a digest says what happened since the last one", async () => {
@@ -98,15 +129,20 @@ describe("digests", () => {
   });
 
   it("one waits at a time: changes while the concierge has not taken a digest come in the next, once it has", async () => {
-    const { d, hub } = await world();
+    // 30 times as fast: a minute every 2 s, a digest's settle time 50 ms.
+    const { d, hub } = await world({ ROOST_TEST_CLOCK: "rate=30" });
     const a = await session(d, hub, "one");
     const b = await session(d, hub, "two");
     const c = await conciergeOn(d, hub);
     await ackItem(c, (await c.c.waitFor(() => digests(c)[0], "the start digest")).seq);
     await blockedOn(a, "First?");
     const first = await c.c.waitFor(() => digests(c)[1], "the first digest");
+    const { schedule } = await hub.ok("schedule-add", {
+      when: "every 1m",
+      launch: { profile: "inert", task: "tick", cwd: "/tmp" },
+    });
     await blockedOn(b, "Second?");
-    await sleep(QUIET);
+    await aMinutePassed(hub, schedule.id); // the second's settle time is long past
     expect(digests(c)).toHaveLength(2); // the first not taken: the second waits
     await ackItem(c, first.seq);
     const second = await c.c.waitFor(() => digests(c)[2], "the owed digest");
@@ -177,8 +213,10 @@ describe("standing orders on the clock", () => {
     expect((Date.parse(moved.nextAt) - Date.parse(order.nextAt)) % 60_000).toBe(0);
     // Said once: the concierge applies it, and no other digest of it comes before its next time.
     await back.c.ok("concierge-order", { action: "applied", id: order.id });
-    await sleep(QUIET);
-    expect(digests(back).filter((e) => e.why === "order")).toHaveLength(1);
+    for (const e of digests(back)) await ackItem(back, e.seq);
+    const other = await session(w.d, hub, "other");
+    const before = await digestsBefore(back, other, "a later change");
+    expect(before.filter((e) => e.why === "order")).toEqual([due]);
   });
 
   it("an order comes due while the concierge is there: a digest at its time", async () => {

@@ -15,7 +15,7 @@ import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../server/config.js";
 import { hideForms, Secrets } from "../server/secrets.js";
-import { CLI, daemonRefusal, sleep, startDaemon, type TestDaemon } from "./helpers/daemon.js";
+import { CLI, daemonRefusal, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
 import { api } from "./helpers/http.js";
 import { startPostgres, type TestPostgres } from "./helpers/postgres.js";
 import { freePort, killPtyHost } from "./helpers/processes.js";
@@ -186,8 +186,8 @@ describe("with the board's PostgreSQL stopped", () => {
         const bySocket = await hub.request("task", { action: "add", title: "another" });
         expect(bySocket).toMatchObject({ ok: false, code: "busy" });
         expect(JSON.stringify(bySocket)).not.toContain(secret);
-        await sleep(1500); // the lease's renewals fail meanwhile, and say so in the log
-        expect(d.output).toContain("could not renew");
+        // The lease's renewals fail meanwhile, and say so in the log.
+        await until("a failed renewal in the log", () => d!.output.includes("could not renew"));
         const events = await api(d, "events", { limit: 500 }, { token: readOnly, method: "GET" });
         expect(events.body.ok).toBe(true);
         expect(JSON.stringify(events.body)).not.toContain(secret);

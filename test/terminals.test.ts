@@ -7,15 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { needsYou } from "../sdk/ts/protocol/index.js";
-import {
-  agentProfile,
-  FIXTURES,
-  isAlive,
-  sleep,
-  startDaemon,
-  type TestDaemon,
-  until,
-} from "./helpers/daemon.js";
+import { agentProfile, FIXTURES, isAlive, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
 import { api } from "./helpers/http.js";
 import {
   bashProfile,
@@ -30,6 +22,7 @@ import {
 import { killPtyHost } from "./helpers/processes.js";
 import type { RawClient } from "./helpers/raw-client.js";
 import { attachScreen } from "./helpers/screen.js";
+import { quietSpellsPassed } from "./helpers/waits.js";
 
 let d: TestDaemon;
 afterEach(async () => d?.cleanup());
@@ -214,8 +207,9 @@ describe("a command that prints nothing", () => {
     const { pid } = await row(c, id);
     const sleeper = await until("its sleep running", () => stepProcess(pid, "sleep 600"));
     await c.ok("reply", { id, text: followUp });
-    // Many quiet spells (400 ms) and the typist's own fallback (twice that) pass in silence.
-    await sleep(3000);
+    // Many quiet spells (400 ms) and the typist's own fallback (twice that, from the command's
+    // typing) pass in silence: four of another shell's (helpers/waits.ts).
+    await quietSpellsPassed(c, (await dispatch(c, "bash")).id, 4);
     expect(await row(c, id)).toMatchObject({ pending: 1, status: "busy" });
     expect(transcript(id)).not.toContain(followUp);
     process.kill(sleeper, "SIGTERM");

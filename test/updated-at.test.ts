@@ -5,9 +5,10 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { sleep, startDaemon, type TestDaemon } from "./helpers/daemon.js";
-import { bashProfile, QUIET_MS, rawAgent, row, silentProfile, untilRow } from "./helpers/jobs.js";
+import { bashProfile, rawAgent, row, silentProfile, untilRow } from "./helpers/jobs.js";
 import type { RawClient } from "./helpers/raw-client.js";
 import { attachScreen } from "./helpers/screen.js";
+import { quietSpellsPassed } from "./helpers/waits.js";
 
 let d: TestDaemon;
 afterEach(async () => d?.cleanup());
@@ -19,13 +20,16 @@ const config = {
   },
 };
 
-/** Long enough for a screen to have said all it would (a few quiet spells). */
-const settle = () => sleep(4 * QUIET_MS);
+/**
+ * The screens have said all they would of what came before: two quiet spells of `other` (a
+ * second shell) have passed since (helpers/waits.ts).
+ */
+const settle = (c: RawClient, other: string) => quietSpellsPassed(c, other, 2);
 
-/** Waits until the job is quiet and has said all it would, and gives its row. */
-async function settled(c: RawClient, id: string) {
+/** Waits until the job is quiet and has said all it would (see settle), and gives its row. */
+async function settled(c: RawClient, id: string, other: string) {
   await untilRow(c, id, "quiet", (r) => r.status === "idle" && r.pending === 0);
-  await settle();
+  await settle(c, other);
   return untilRow(c, id, "quiet", (r) => r.status === "idle");
 }
 
@@ -39,7 +43,7 @@ describe("updatedAt", () => {
     const job = (await c.ok("dispatch", { profile: "bash", task, cwd })).job;
     const other = (await c.ok("dispatch", { profile: "bash", cwd })).job;
     await untilRow(c, job.id, "its task ran", (r) => r.summary?.startsWith("first-words-x"));
-    const first = await settled(c, job.id);
+    const first = await settled(c, job.id, other.id);
     const at = first.updatedAt;
 
     await c.ok("reorder", { ids: [job.id, other.id] });
@@ -53,18 +57,18 @@ describe("updatedAt", () => {
     const viewer = await d.client();
     await attachScreen(viewer, job.id);
     await viewer.ok("resize", { id: job.id, cols: 44, rows: 20 });
-    await settle();
+    await settle(c, other.id);
     await viewer.ok("resize", { id: job.id, cols: 200, rows: 50 });
-    await settle();
+    await settle(c, other.id);
     await viewer.ok("detach", { id: job.id });
     viewer.close();
-    expect(await settled(c, job.id)).toMatchObject({ summary: first.summary, updatedAt: at });
+    expect(await settled(c, job.id, other.id)).toMatchObject({ summary: first.summary, updatedAt: at });
 
     await d.kill("SIGKILL");
     await d.start();
     const c2 = await d.client();
     await untilRow(c2, job.id, "running again", (r) => r.life === "running");
-    expect(await settled(c2, job.id)).toMatchObject({ summary: first.summary, updatedAt: at });
+    expect(await settled(c2, job.id, other.id)).toMatchObject({ summary: first.summary, updatedAt: at });
 
     await c2.ok("reply", { id: job.id, text: "echo new-words" });
     const after = await untilRow(c2, job.id, "the new summary", (r) => r.summary === "new-words");

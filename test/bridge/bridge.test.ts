@@ -5,13 +5,16 @@
  * of an op or of an answer's encoding answered like any other, never a stalled connection.
  */
 import fs from "node:fs";
+import type net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RunOp } from "../../bridge/connection.js";
 import { Bridge } from "../../bridge/server.js";
+import type { Caller } from "../../server/ops/define.js";
 import type { OpOutcome } from "../../server/ops/index.js";
 import { sleep, until } from "../helpers/daemon.js";
+import { ioTurn } from "../helpers/processes.js";
 import { RawClient } from "../helpers/raw-client.js";
 
 const IN_FLIGHT = 256;
@@ -24,8 +27,11 @@ class Ops {
   readonly started: number[] = [];
   private readonly running = new Map<number, (o: OpOutcome) => void>();
   maxRunning = 0;
+  /** The first caller an op saw: a way to push an event on its connection. */
+  private caller: Caller | undefined;
 
-  readonly run: RunOp = (_caller, op, args) => {
+  readonly run: RunOp = (caller, op, args) => {
+    this.caller ??= caller;
     const n = (args as { n: number }).n;
     if (op === "quick") return { ok: true, result: { n } };
     if (op === "deep") return { ok: true, result: { deep: nested(200_000) } };
@@ -48,6 +54,15 @@ class Ops {
 
   get runningNow(): number[] {
     return [...this.running.keys()].sort((a, b) => a - b);
+  }
+
+  /**
+   * Pushes an event on the first caller's connection, after all written before it (a `removed`
+   * event: the plainest push there is, and no op of these sends one).
+   */
+  mark(id: string): void {
+    if (!this.caller?.push) throw new Error("no caller to push to");
+    this.caller.push({ event: "removed", id });
   }
 }
 
@@ -90,10 +105,35 @@ async function connect(): Promise<RawClient> {
   return c;
 }
 
-/** Waits a while and checks nothing more started. */
-async function settled(expected: number): Promise<void> {
+/** The server's side of the first connection, which the bridge keeps to itself. */
+function firstServerSocket(): net.Socket {
+  const conns = (bridge as unknown as { connections: Set<{ socket: net.Socket }> }).connections;
+  const [first] = conns;
+  if (!first) throw new Error("no connection");
+  return first.socket;
+}
+
+let marks = 0;
+/**
+ * Waits until the bridge has read all that the first connection, `c`, wrote, or has stopped
+ * reading it (paused: it reads on only once it answers), and has run what it took; then until
+ * `c` has everything the bridge wrote to it so far (a mark pushed after it has come). What the
+ * bridge has not done by then it will not do unless the test finishes an op.
+ */
+async function caughtUp(c: RawClient): Promise<void> {
+  const server = firstServerSocket();
+  const written = () => c.socket.bytesWritten - c.socket.writableLength; // exact for a write taken whole
+  await until("the bridge to read what it will", () => server.isPaused() || server.bytesRead === written());
+  await ioTurn(); // the ops the test finished are answered a turn of promises later
+  const id = `mark-${++marks}`;
+  ops.mark(id);
+  await c.event((e) => e.event === "removed" && e.id === id, id);
+}
+
+/** Waits until `expected` started, and checks nothing more did once the bridge has caught up. */
+async function settled(c: RawClient, expected: number): Promise<void> {
   await until(`${expected} started`, () => ops.started.length === expected);
-  await sleep(150);
+  await caughtUp(c);
   expect(ops.started.length).toBe(expected);
 }
 
@@ -108,7 +148,7 @@ describe("requests in flight on one connection", () => {
         .join(""),
     );
 
-    await settled(IN_FLIGHT);
+    await settled(c, IN_FLIGHT);
     expect(ops.started).toEqual(range(1, IN_FLIGHT));
     expect(c.responses).toEqual([]);
     // Another connection is not held up by this one.
@@ -118,24 +158,24 @@ describe("requests in flight on one connection", () => {
     // A later one finishing first is not answered before the earlier ones, and frees no room.
     ops.finish(5);
     ops.finish(3);
-    await sleep(150);
+    await caughtUp(c);
     expect(c.responses).toEqual([]);
     expect(ops.started.length).toBe(IN_FLIGHT);
 
     // The first finishes: it is answered, and one more request starts.
     ops.finish(1);
     await c.waitFor(() => c.responses[0], "answer 1");
-    await settled(IN_FLIGHT + 1);
+    await settled(c, IN_FLIGHT + 1);
     expect(c.responses.map((r) => r.id)).toEqual([1]);
 
     // The second: 2 and 3 go out (3 had finished), then 4 holds back 5; two more start.
     ops.finish(2);
     await c.waitFor(() => (c.responses.length === 3 ? true : undefined), "answers 2 and 3");
-    await settled(IN_FLIGHT + 3);
+    await settled(c, IN_FLIGHT + 3);
     expect(c.responses.map((r) => r.id)).toEqual([1, 2, 3]);
     ops.finish(4);
     await c.waitFor(() => (c.responses.length === 5 ? true : undefined), "answers 4 and 5");
-    await settled(IN_FLIGHT + 5);
+    await settled(c, IN_FLIGHT + 5);
     expect(ops.started).toEqual(range(1, IN_FLIGHT + 5));
     expect(ops.runningNow.length).toBe(IN_FLIGHT);
 
@@ -164,7 +204,7 @@ describe("requests in flight on one connection", () => {
         .map((n) => request("slow", n))
         .join(""),
     );
-    await settled(IN_FLIGHT);
+    await settled(c, IN_FLIGHT);
     // 8 MiB more: with the connection not read, most of it stays in the client's own buffer.
     const pad = "p".repeat(64 * 1024);
     c.write(
@@ -172,7 +212,8 @@ describe("requests in flight on one connection", () => {
         .map((n) => request("quick", n, pad))
         .join(""),
     );
-    await sleep(300);
+    await caughtUp(c);
+    expect(firstServerSocket().isPaused()).toBe(true);
     expect(c.socket.writableLength).toBeGreaterThan(4 * 1024 * 1024);
     expect(c.responses).toEqual([]);
     // Once they are answered, the rest is read and answered, in order.
@@ -195,11 +236,10 @@ describe("requests in flight on one connection", () => {
         request("quick", 6),
       ].join(""),
     );
-    await settled(2);
-    await sleep(100);
+    await settled(c, 2);
     expect(c.responses).toEqual([]);
     ops.finish(4);
-    await sleep(100);
+    await caughtUp(c);
     expect(c.responses).toEqual([]);
     ops.finish(1);
     await c.waitFor(() => (c.responses.length === 6 ? true : undefined), "six answers");
@@ -215,9 +255,11 @@ describe("requests in flight on one connection", () => {
     const c = await connect();
     c.write([request("slow", 1), request("quick", 2), request("slow", 3)].join(""));
     c.socket.end();
-    await settled(2);
+    await settled(c, 2);
     ops.finish(3);
-    await sleep(100);
+    await caughtUp(c);
+    expect(c.responses.map((r) => r.id)).toEqual([]);
+    expect(c.isClosed).toBe(false);
     ops.finish(1);
     await c.closed;
     expect(c.responses.map((r) => r.id)).toEqual([1, 2, 3]);
@@ -238,7 +280,7 @@ describe("failures in the op layer", () => {
         request("quick", 5),
       ].join(""),
     );
-    await settled(1);
+    await settled(c, 1);
     ops.finish(1);
     await c.waitFor(() => (c.responses.length === 5 ? true : undefined), "five answers");
     expect(c.responses.map((r) => r.id)).toEqual([1, 2, 3, 4, 5]);

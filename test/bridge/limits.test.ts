@@ -243,7 +243,7 @@ describe("requests in flight on one connection, on the real daemon", () => {
       ].join(""),
     );
     await until("the stop under way", () => fs.existsSync(path.join(dir, "term.log")));
-    return { c, pid: job.pid as number };
+    return { c, pid: job.pid as number, stubborn: job.id as string };
   }
 
   /** Once the stubborn job is killed, every stop is answered, in order, then the rename. */
@@ -268,17 +268,23 @@ describe("requests in flight on one connection, on the real daemon", () => {
 
   it("does not read the request after 256 that wait, until some are answered", async () => {
     const holds = IN_FLIGHT;
-    const { c, pid } = await pileUp(holds, "read-256");
+    const { c, pid, stubborn } = await pileUp(holds, "read-256");
     // Everything the client wrote has reached the daemon (one write, and the stops are under
-    // way); the witness is served meanwhile, and the 257th is still not run. (The pause gives a
-    // daemon that did read it the time to run it: it can hide that fault, never fail a right one.)
+    // way); the witness is served meanwhile, and the 257th is still not run.
     for (let i = 0; i < 5; i++) expect((await served.witness.request("list", {})).ok).toBe(true);
-    await sleep(200);
     expect(await nameOf(target)).not.toBe("read-256");
     expect(c.responses).toEqual([]);
     expect(c.isClosed).toBe(false);
     await release(c, pid, holds);
     expect(await nameOf(target)).toBe("read-256");
+    // Run only once the stops were let go: its feed entry comes after the stubborn job's end
+    // (recorded when it exited), however late a daemon that read it early would have run it.
+    const { events } = await served.witness.ok("events", { limit: 500 });
+    const last = (pred: (e: any) => boolean) => Math.max(...events.filter(pred).map((e: any) => e.cursor));
+    const renamed = last((e) => e.kind === "rename" && e.id === target);
+    const ended = last((e) => ["stop", "exit"].includes(e.kind) && e.id === stubborn);
+    expect(ended).toBeGreaterThan(0);
+    expect(renamed).toBeGreaterThan(ended);
   });
 });
 
@@ -415,9 +421,13 @@ describe("connections", () => {
     // The harness's readiness probe has gone: one round trip on a connection of its own.
     const first = await connectInOrder(d.socket);
     expect(await probe(first)).toBe("accepted");
+    const withFirst = fdCount(d.pid);
     first.close();
-    await sleep(100);
-    const descriptors = fdCount(d.pid);
+    // Measured once the daemon has let go of that connection's descriptor.
+    const descriptors = await until("the first connection's descriptor given back", () => {
+      const n = fdCount(d.pid);
+      return n < withFirst ? n : 0;
+    });
 
     for (let i = 0; i < 1100; i++) clients.push(await connectInOrder(d.socket));
     const outcomes = await Promise.all(clients.map(probe));

@@ -242,7 +242,13 @@ describe("subscribe", () => {
     await c.ok("rm", { id: job.id });
     await s.event((e) => e.event === "removed" && e.id === job.id, "removed");
     await s.event(feedOf("rm"), "the rm entry");
-    await new Promise((r) => setTimeout(r, 200));
+    // The job had exited before rm answered; a push for it still due would come before the
+    // push of a change made now (a connection's pushes come in order).
+    await c.ok("pin", { id: before.id, pinned: false });
+    await s.event(
+      rowOf((r) => r.id === before.id && !r.pinned),
+      "the unpinned row",
+    );
     const removedAt = s.events.findIndex((e) => e.event === "removed" && e.id === job.id);
     const laterRows = s.events.slice(removedAt).filter((e) => e.event === "row" && e.row.id === job.id);
     expect(laterRows).toEqual([]);
@@ -260,8 +266,13 @@ describe("subscribe", () => {
     const { job } = await c.ok("dispatch", { profile: "silent", cwd: dir });
     await c.ok("rename", { id: job.id, name: "once" });
     await s.event((e) => e.event === "feed" && e.entry.kind === "rename", "the rename entry");
-    await new Promise((r) => setTimeout(r, 200));
-    const entries = s.events.filter((e) => e.event === "feed").map((e) => e.entry.cursor);
+    // A second push of each would come before a later change's first (pushes come in order).
+    await c.ok("pin", { id: job.id, pinned: true });
+    const marker = await s.event((e) => e.event === "row" && e.row.pinned, "the pinned row");
+    const entries = s.events
+      .slice(0, s.events.indexOf(marker))
+      .filter((e) => e.event === "feed")
+      .map((e) => e.entry.cursor);
     expect(entries).toEqual([...new Set(entries)]);
     expect(entries).toHaveLength(3);
     s.close();

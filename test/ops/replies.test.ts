@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { agentProfile, sleep, until } from "../helpers/daemon.js";
+import { agentProfile, until } from "../helpers/daemon.js";
 import {
   cleanDaemonPerTest,
   delivered,
@@ -83,11 +83,17 @@ describe("replies to a protocol agent", () => {
     await untilRow(c, job.id, "disconnected", (x) => !x.connected);
     const again = await rawAgent(d, c, job.id);
     await again.agent.waitFor(() => delivered(again.agent, job.id)[0], "the pending reply");
-    await sleep(200);
-    expect(delivered(again.agent, job.id).map((e) => [e.seq, e.text])).toEqual([[3, "c"]]);
-    await again.agent.ok("ack", { id: job.id, token, seq: 3 });
+    // A reply sent now comes after whatever the connection was sent again: once it is here,
+    // anything more would be too (a connection's deliveries come in order).
+    await c.ok("reply", { id: job.id, text: "d" });
+    await again.agent.waitFor(() => delivered(again.agent, job.id).find((e) => e.seq === 4), "reply 4");
+    expect(delivered(again.agent, job.id).map((e) => [e.seq, e.text])).toEqual([
+      [3, "c"],
+      [4, "d"],
+    ]);
+    await again.agent.ok("ack", { id: job.id, token, seq: 4 });
     expect((await row(c, job.id)).pending).toBe(0);
-    expect((await again.agent.request("ack", { id: job.id, token, seq: 4 })).code).toBe("bad_request");
+    expect((await again.agent.request("ack", { id: job.id, token, seq: 5 })).code).toBe("bad_request");
   });
 
   it("are refused with full at 50 waiting, and a refused request id is not remembered", async () => {
@@ -152,8 +158,10 @@ describe("replies to a protocol agent", () => {
       seq: 2,
     });
     await agent.waitFor(() => delivered(agent, job.id)[1], "the command");
-    await sleep(200);
-    expect(delivered(agent, job.id).map((e) => e.text)).toEqual(["plain", "/model y"]);
+    // The refused command, were it kept, would come before a reply sent now (deliveries come in order).
+    await c.ok("reply", { id: job.id, text: "last" });
+    await agent.waitFor(() => delivered(agent, job.id).find((e) => e.text === "last"), "the last reply");
+    expect(delivered(agent, job.id).map((e) => e.text)).toEqual(["plain", "/model y", "last"]);
   });
 
   it("full to an ended job: the reply is refused, and the job started again to take what waits", async () => {
@@ -281,7 +289,7 @@ describe("replies to a protocol agent", () => {
       duplicate: true,
       saved: true,
     });
-    await sleep(300);
+    // A start for it would be done before the answer (a reply's start is awaited): the row says now.
     const r = await row(c, job.id);
     expect(r).toMatchObject({ life: "exited", lastSeq: 2, pending: 0, startedAt: ended.startedAt });
     expect(handled(d, job.id)).toHaveLength(2);

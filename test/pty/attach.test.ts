@@ -141,8 +141,8 @@ describe("pty host attach", { timeout: 30_000 }, () => {
       order.push(`answer ${(await c.attach("cat")).seq}`);
     });
     await Promise.all(answers);
+    // The tail's answer comes after the output events of what it shows (one connection, in order).
     await until("echo and output", async () => (await c.tail("cat")).split("two3").length === 3);
-    await new Promise((r) => setTimeout(r, 100));
     // Each answer's seq is the last chunk before it in the order; the chunks after it follow it.
     let last = Number(order[0]!.split(" ")[1]);
     expect(last).toBeGreaterThan(0);

@@ -52,8 +52,8 @@ describe("pty host", { timeout: 20_000 }, () => {
     await c.detach("sh");
     seen = "";
     await c.write("sh", "echo $((6*8))\r");
+    // The tail's answer comes after any output event of what it shows (one connection, in order).
     await until("echo in the tail", async () => (await c.tail("sh")).includes("48"));
-    await new Promise((r) => setTimeout(r, 100));
     expect(seen).toBe("");
     await expect(c.attach("nobody")).rejects.toThrow("no such job: nobody");
   });
@@ -96,13 +96,13 @@ describe("pty host", { timeout: 20_000 }, () => {
     const first = await connect();
     const hostPid = (await first.hello()).pid;
     const pid = await start(first, "long", "sleep", ["100"]);
-    first.close();
-    await new Promise((r) => setTimeout(r, 300));
-    expect(isAlive(pid)).toBe(true);
-
     const second = await connect();
+    first.close();
+    // The first's end was there for the host to read before the second's requests were sent: by
+    // their answers the host has seen it (it reads every connection that is ready each time round).
     expect((await second.hello()).pid).toBe(hostPid);
     expect((await second.list()).live).toEqual([{ jobId: "long", pid }]);
+    expect(isAlive(pid)).toBe(true);
   });
 
   it("keeps an exit that happened with no daemon until it is forgotten", async () => {

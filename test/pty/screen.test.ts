@@ -2,10 +2,22 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { screenEvents, sleep, until, useHost } from "./harness.js";
+import type { PtyHostClient } from "../../server/pty/client.js";
+import { screenEvents, until, useHost } from "./harness.js";
 
 describe("pty host screens", { timeout: 20_000 }, () => {
   const h = useHost();
+
+  /**
+   * Starts a job `id` that prints once and waits until its screen turns quiet. With the same
+   * quietMs, a quiet spell of any job whose last output came before that has passed too: the
+   * host's timers fire soonest first.
+   */
+  async function quietSpellPassed(c: PtyHostClient, id: string, quietMs: number): Promise<void> {
+    const events = screenEvents(c, id);
+    await h.start(c, id, "bash", ["-c", `echo ${id}; sleep 30`], { quietMs });
+    await until(`${id} quiet`, () => events.find((e) => !e.busy && e.lines.includes(id)), 10_000);
+  }
 
   it("pushes the screen while output flows, then once more when the job turns quiet", async () => {
     const c = await h.connect();
@@ -21,7 +33,7 @@ describe("pty host screens", { timeout: 20_000 }, () => {
     // Quiet comes quietMs after the last output, which came after the first screen event.
     expect(Date.parse(quiet.at) - Date.parse(busy[0]!.at)).toBeGreaterThanOrEqual(250);
     expect(events.at(-1)).toBe(quiet); // and nothing more while idle
-    await sleep(400);
+    await quietSpellPassed(c, "later", 300);
     expect(events.at(-1)).toBe(quiet);
     const asked = await c.screen("s");
     expect(asked).toMatchObject({ jobId: "s", lines: quiet.lines, cursorY: 3, busy: false });
@@ -36,9 +48,17 @@ describe("pty host screens", { timeout: 20_000 }, () => {
     });
     await until("the shell quiet", () => events.find((e) => !e.busy));
     const from = events.length;
-    await c.write("sh", "sleep 1.5; echo sl''ept\r");
-    await sleep(1000); // five quiet spells without output: the sleep holds the terminal
+    // A command that prints nothing and runs until the test says.
+    const gate = path.join(h.home(), "gate");
+    await c.write("sh", `while [ ! -e ${gate} ]; do sleep 0.05; done; echo sl''ept\r`);
+    await until("the command on the screen", () =>
+      events.slice(from).find((e) => e.lines.join("").includes("done;")),
+    );
+    await quietSpellPassed(c, "later", 200);
+    await quietSpellPassed(c, "later2", 200); // twice: the first quiet spell, and one past it
+    expect(events.slice(from).filter((e) => !e.busy)).toEqual([]); // the command holds the terminal
     expect((await c.screen("sh")).busy).toBe(true);
+    fs.writeFileSync(gate, "");
     const quiet = await until("quiet again", () => events.slice(from).find((e) => !e.busy), 10_000);
     expect(quiet.lines).toContain("slept"); // not before the command ended
   });

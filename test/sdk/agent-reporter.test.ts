@@ -6,10 +6,11 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { AgentCallError, findJob, findSocket, fitReport, Reporter } from "../../sdk/ts/agent/index.js";
 import type { DeliverEvent } from "../../sdk/ts/protocol/index.js";
-import { sleep, until } from "../helpers/daemon.js";
+import { until } from "../helpers/daemon.js";
+import { ioTurn } from "../helpers/processes.js";
 
 interface Fake {
   socketPath: string;
@@ -309,12 +310,21 @@ describe("Reporter", () => {
       op === "peer_register" && args.name === "concierge"
         ? { ok: false, code: "bad_request", error: '"concierge" is reserved' }
         : { ok: true, result: op === "peer_register" ? { id: "j2", token: "t2" } : {} };
-    await expect(r.register({ name: "concierge", session: "k" })).rejects.toMatchObject({
-      code: "bad_request",
-      message: '"concierge" is reserved',
-    });
-    await until("the connection closed", () => fake.conns[0]!.destroyed || fake.conns[0]!.readableEnded);
-    await sleep(300); // three times the longest backoff: a reconnection would have come
+    // The refusal gives its connection up; a reconnection would be a timer, armed when that
+    // connection's end is seen (a turn or two later, in this process): on a clock the test holds.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      await expect(r.register({ name: "concierge", session: "k" })).rejects.toMatchObject({
+        code: "bad_request",
+        message: '"concierge" is reserved',
+      });
+      const conn = fake.conns[0]!;
+      while (!(conn.destroyed || conn.readableEnded)) await ioTurn(); // its end seen at both ends
+      expect(vi.getTimerCount()).toBe(0); // no reconnection waits
+      vi.advanceTimersByTime(10_000);
+    } finally {
+      vi.useRealTimers();
+    }
     expect(fake.conns).toHaveLength(1); // not made again
     expect(await r.register({ name: "mine", session: "k" })).toEqual({ id: "j2", token: "t2" });
     // An agent roost started is a job already.
