@@ -1,5 +1,5 @@
 /**
- * The daemon (docs/protocol.md, "Starting it"): wiring only. The home checked (home.ts: ours
+ * The daemon (docs/protocol.md, "Starting the daemon"): wiring only. The home checked (home.ts: ours
  * alone, or refused having changed nothing), the config checked before anything starts, the
  * jobs found again, then the socket opened.
  */

@@ -1,5 +1,5 @@
 /**
- * Where things live (docs/protocol.md, "Where things live"). home.ts checks each before roost
+ * Where things live (docs/design.md, "The home is its owner's alone"). home.ts checks each before roost
  * uses it (ours, writable by no one else) and names them again, for the pty host.
  */
 import os from "node:os";

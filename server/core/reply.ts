@@ -1,5 +1,5 @@
 /**
- * `reply` (protocol.md, "The hub's ops"; "Request ids"): the user's answer to a job, saved first
+ * `reply` (protocol.md, "reply"; "roost's choices": Request ids): the user's answer to a job, saved first
  * (its seq, text and request id in one commit), then delivered on the job's reporting connection
  * (replies.ts), or typed into a terminal agent (typist.ts), or the ended job started again for it.
  */

@@ -1,5 +1,5 @@
 /**
- * Durable commits that stall nothing (docs/protocol.md, "Durability"). SQLite runs with
+ * Durable commits that stall nothing (docs/protocol.md, "roost's choices": Durability). SQLite runs with
  * synchronous=NORMAL: a commit writes its WAL frames into the OS's cache and returns at once,
  * and SQLite syncs only at checkpoints. What a commit answers (`saved`) must be on disk first,
  * so the WAL is synced here, with fdatasync on libuv's thread pool: the daemon goes on serving
