@@ -62,11 +62,15 @@ describe("the checks find what they claim", () => {
       "README.md:20: core/gone.ts: no such file",
       "README.md:21: gone.md: no such doc",
       'README.md:20: docs/guide.md has no section "No such section"',
+      // Each section of a list, through a link's text too, and a name a line ends in.
+      'README.md:22: docs/guide.md has no section "Gone too"',
+      'README.md:23: docs/guide.md has no section "Nor this one"',
       // In code, comments alone: a string names what it likes.
       "server/core/thing.ts:3: core/gone.ts: no such file",
       "server/core/thing.ts:3: test/nowhere.test.ts: no such file",
       "server/core/thing.ts:7: gone.md: no such doc",
       'server/core/thing.ts:7: docs/guide.md has no section "Gone"',
+      'server/core/thing.ts:10: docs/guide.md has no section "Not here"',
     ]);
   });
 
