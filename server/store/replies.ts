@@ -97,9 +97,10 @@ export class Replies {
   }
 
   /**
-   * The seq of the reply a request id saved, or null when the job has not seen it, or saw it
-   * before its last 100 ids and has taken it (docs/protocol.md, "roost's choices": Request ids). A miss, the
-   * common case, is one lookup in the index of ids; only a hit counts the ids that came after it.
+   * The seq of the reply a request id saved, or null when the job has not seen it, or saw it before
+   * its last 100 ids and has taken it (docs/protocol.md, "roost's choices": Request ids). A miss,
+   * the common case, is one lookup in the index of ids; only a hit counts the ids that came after
+   * it.
    */
   forRequest(jobId: string, requestId: string): number | null {
     const row = this.sql.replyForRequest.get(jobId, requestId) as { seq: number } | undefined;
