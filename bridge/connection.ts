@@ -1,6 +1,6 @@
 /**
- * One client on the unix socket, with every rule of the wire (docs/protocol.md, "The wire" and
- * "Others"): answers in order, at most 256 requests in flight (the socket is not read meanwhile),
+ * One client on the unix socket, with every rule of the wire (docs/protocol.md, "The socket"):
+ * answers in order, at most 256 requests in flight (the socket is not read meanwhile),
  * a line over 4 MiB ends the connection, a client that leaves 16 MiB unread is dropped.
  *
  * Two rules of its own the spec leaves open: no new request is taken while the client has not

@@ -1,6 +1,6 @@
 /**
- * The daemon (docs/protocol.md, "Starting it"): wiring only. The home checked (home.ts: ours
- * alone, or refused having changed nothing), the config checked before anything starts, the
+ * The daemon (docs/protocol.md, "Starting the daemon"): wiring only. The home checked (home.ts:
+ * ours alone, or refused having changed nothing), the config checked before anything starts, the
  * jobs found again, then the socket opened.
  */
 import fs from "node:fs";

@@ -1,6 +1,6 @@
 /**
- * Where things live (docs/protocol.md, "Where things live"). home.ts checks each before roost
- * uses it (ours, writable by no one else) and names them again, for the pty host.
+ * Where things live (docs/design.md, "The home is its owner's alone"). home.ts checks each before
+ * roost uses it (ours, writable by no one else) and names them again, for the pty host.
  */
 import os from "node:os";
 import path from "node:path";

@@ -113,8 +113,9 @@ describe("the daemon restarted under a running protocol agent", () => {
 });
 
 describe("kill -9 right after 200 replies were answered saved", () => {
-  // A job remembers its last 100 reply ids (docs/protocol.md, "Request ids"): 200 replies go to
-  // five agents, 40 each (below `full`'s 50 with the task), so that every id is still remembered when it is sent again.
+  // A job remembers its last 100 reply ids (docs/protocol.md, "roost's choices": Request ids): 200
+  // replies go to five agents, 40 each (below `full`'s 50 with the task), so that every id is still
+  // remembered when it is sent again.
   it("delivers all 200 after the restart, none twice, and each resent requestId is a duplicate", async () => {
     d = await startDaemon({
       config: { agentProfiles: { agent: agentProfile({ env: { AGENT_HANDLE_MS: "5" } }) } },
@@ -163,7 +164,7 @@ describe("kill -9 right after 200 replies were answered saved", () => {
 });
 
 describe("the agent protocol", () => {
-  // The conformance run (docs/protocol.md, "Conformance"): a scripted agent on each client.
+  // The conformance run (docs/protocol.md, "Clients"): a scripted agent on each client.
   const clients = {
     typescript: [process.execPath, path.join(FIXTURES, "sdk-agent.mjs")],
     python: ["python3", path.join(FIXTURES, "py_agent.py")],

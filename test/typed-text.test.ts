@@ -1,8 +1,8 @@
 /**
- * Text that is not the user's is never typed as keys (protocol.md, "Peer items"; terminals.md, "What
- * typed text becomes"), through a real daemon, real terminals and real programs: a bash that would
- * run what reaches it, and a program in a raw terminal that keeps every byte it is given
- * (test/fixtures/bytes.py). Each test is named after the attack it stops.
+ * Text that is not the user's is never typed as keys (protocol.md, "The peer ops": Who takes them;
+ * terminals.md, "What typed text becomes"), through a real daemon, real terminals and real
+ * programs: a bash that would run what reaches it, and a program in a raw terminal that keeps every
+ * byte it is given (test/fixtures/bytes.py). Each test is named after the attack it stops.
  */
 import fs from "node:fs";
 import path from "node:path";

@@ -1,5 +1,5 @@
 /**
- * A daemon that starts finds its jobs again (docs/protocol.md, "Jobs outlive the daemon").
+ * A daemon that starts finds its jobs again (docs/design.md, "Jobs outlive the daemon").
  */
 import path from "node:path";
 import { readOwn } from "../home.js";

@@ -1,6 +1,7 @@
 /**
- * The rules for a job's name, in one place (protocol.md, "Names"), for every op that takes one:
- * `dispatch`, `rename` and the name a `report` gives, and the ops to come that name a session.
+ * The rules for a job's name, in one place (protocol.md, "roost's choices": A job's name), for
+ * every op that takes one: `dispatch`, `rename` and the name a `report` gives, and the ops to come
+ * that name a session.
  *
  * - its length: at most LIMITS.name characters, checked with the args (`JobName` and the report's
  *   `name` in sdk/ts/protocol/schema.ts), before any handler runs; folding never lengthens it;

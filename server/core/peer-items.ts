@@ -1,9 +1,9 @@
 /**
- * Peer items (docs/protocol.md, "Peer items"): a message, a handback's report or a watch's notice,
- * saved like a reply (in the job's seq order, on disk before it is answered) and delivered like
- * one: as an agent item (`kind`, `from`, `relation`; acked exactly) to an agent whose latest report
- * said `agentItems: true` when it is sent, else as an ordinary follow-up whose text begins with
- * the envelope (typed into a terminal agent), so that every agent can take part.
+ * Peer items (docs/protocol.md, "The peer ops": Peer items): a message, a handback's report or a
+ * watch's notice, saved like a reply (in the job's seq order, on disk before it is answered) and
+ * delivered like one: as an agent item (`kind`, `from`, `relation`; acked exactly) to an agent
+ * whose latest report said `agentItems: true` when it is sent, else as an ordinary follow-up whose
+ * text begins with the envelope (typed into a terminal agent), so that every agent can take part.
  */
 import { LIMITS, RoostError } from "../../sdk/ts/protocol/index.js";
 import type { PeerMeta } from "../store/records.js";

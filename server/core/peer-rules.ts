@@ -1,10 +1,10 @@
 /**
- * The peers' rules of a minute (docs/protocol.md, "Rules"): the same text to the same session within
- * a minute is a duplicate, not delivered; at most 30 `send`s a minute per sender; at most 30
- * `spawn`s a minute per parent (the live-children limit counts only the living: a child that exits
- * at once would let a session make rows without end). What they remember is the last minute, read
- * again at start (a restart forgets none of it: each item, each child, is on disk before its op is
- * answered).
+ * The peers' rules of a minute (docs/protocol.md, "The peer ops": Rules): the same text to the same
+ * session within a minute is a duplicate, not delivered; at most 30 `send`s a minute per sender; at
+ * most 30 `spawn`s a minute per parent (the live-children limit counts only the living: a child
+ * that exits at once would let a session make rows without end). What they remember is the last
+ * minute, read again at start (a restart forgets none of it: each item, each child, is on disk
+ * before its op is answered).
  */
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import type { JobRecord, ReplyRecord } from "../store/records.js";

@@ -1,7 +1,8 @@
 /**
- * `reply` (protocol.md, "The hub's ops"; "Request ids"): the user's answer to a job, saved first
- * (its seq, text and request id in one commit), then delivered on the job's reporting connection
- * (replies.ts), or typed into a terminal agent (typist.ts), or the ended job started again for it.
+ * `reply` (protocol.md, "reply"; "roost's choices": Request ids): the user's answer to a job, saved
+ * first (its seq, text and request id in one commit), then delivered on the job's reporting
+ * connection (replies.ts), or typed into a terminal agent (typist.ts), or the ended job started
+ * again for it.
  */
 import { LIMITS, type OpArgs, type OpResult, RoostError } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "./core.js";

@@ -1,8 +1,9 @@
 /**
- * A terminal agent's row, read from its screen (docs/protocol.md, "Running one": until its
- * first report a protocol agent's row is read this way too). The pty host keeps the screen and
- * says what it shows and whether output flows; here that becomes the row: the summary is the
- * last meaningful line, `blocked` when a line near the cursor asks a question.
+ * A terminal agent's row, read from its screen (docs/terminals.md, "The row, from the screen";
+ * docs/protocol.md, "report": until its first report a protocol agent's row is read this way too).
+ * The pty host keeps the screen and says what it shows and whether output flows; here that becomes
+ * the row: the summary is the last meaningful line, `blocked` when a line near the cursor asks a
+ * question.
  */
 import type { FullReport } from "../../sdk/ts/protocol/index.js";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";

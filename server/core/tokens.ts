@@ -1,5 +1,5 @@
 /**
- * Who may use the HTTP face (docs/protocol.md, "Auth"): the owner's token in $ROOST_HOME/token
+ * Who may use the HTTP face (docs/http.md, "Tokens"): the owner's token in $ROOST_HOME/token
  * (0600, made on first start; one roost did not make is refused) and the named tokens of `roost token --name`, each either full or
  * read-only (may look, never act). Only a hash of a named token is stored; its secret is shown once.
  *

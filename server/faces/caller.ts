@@ -1,5 +1,5 @@
 /**
- * Who is asking (design.md, "One op table"): the one builder of a `Caller`, for each face that
+ * Who is asking (design.md, "The parts"): the one builder of a `Caller`, for each face that
  * calls `runOp`: a socket connection (bridge/connection.ts), an HTTP request and a WebSocket
  * (http/routes.ts, http/websockets.ts). Every caller is the user; what differs is what it came by.
  */

@@ -1,6 +1,6 @@
 /**
  * Answers in the order of their requests, however long each takes to work out (docs/protocol.md,
- * "The wire"): a request that is answered later holds its place, and what is sent meanwhile goes
+ * "The socket"): a request that is answered later holds its place, and what is sent meanwhile goes
  * out after it. The one copy for the daemon's socket (bridge/connection.ts), a terminal's WebSocket
  * (http/websockets.ts) and the pty host's connections (pty/conn.ts).
  *

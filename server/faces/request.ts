@@ -1,7 +1,7 @@
 /**
  * The one check of a request's shape, before its op sees it: a socket line, a terminal
  * WebSocket's message, an HTTP body. A request is `{"id": n, "op": "name", "args": {...}}`
- * (docs/protocol.md, "The wire"; `RequestEnvelope` in the schema set); the op's own args are
+ * (docs/protocol.md, "The socket"; `RequestEnvelope` in the schema set); the op's own args are
  * checked by `runOp` against its schema.
  *
  * Read leniently where the wire says to answer rather than refuse: an id that cannot be one

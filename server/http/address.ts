@@ -1,5 +1,5 @@
 /**
- * Where the HTTP face listens (docs/protocol.md, "Where things live"): 127.0.0.1:7777 unless
+ * Where the HTTP face listens (docs/http.md, "Where it listens"): 127.0.0.1:7777 unless
  * ROOST_PORT or roost.json's http.port says otherwise (0: any free port). A non-loopback address
  * is taken only from roost.json's http.host, never from the environment: reaching roost from
  * another machine is a decision written down, not a variable left set in a shell.

@@ -1,5 +1,5 @@
 /**
- * The HTTP face (docs/protocol.md, "HTTP and WebSocket"): Fastify, started by the daemon beside
+ * The HTTP face (docs/http.md): Fastify, started by the daemon beside
  * the unix socket, calling the same op table. Wiring only: auth (auth.ts), op routes (routes.ts),
  * WebSockets (websockets.ts), OpenAPI, the login link, and the browser hub's files (hub-files.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * Every request, in this order (docs/protocol.md, "Auth"), before any route or WebSocket upgrade:
+ * Every request, in this order (docs/http.md, "Auth"), before any route or WebSocket upgrade:
  * the Host, then the Origin of a request that acts or upgrades, then the token (a bearer header
  * or the login cookie). `/healthz` and `/login` need no token; everything else does.
  */

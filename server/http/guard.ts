@@ -1,5 +1,5 @@
 /**
- * The checks every HTTP request passes before its token is even looked at (docs/protocol.md,
+ * The checks every HTTP request passes before its token is even looked at (docs/http.md,
  * "Auth"): a `Host` that is this machine or one the user listed (DNS rebinding), and, for a
  * request that acts or opens a WebSocket, an `Origin` that is the hub's own (cross-site request
  * forgery and cross-site WebSocket hijacking).

@@ -1,5 +1,5 @@
 /**
- * The login link, `/login?token=…` (docs/protocol.md, "Auth"): a valid token becomes a cookie
+ * The login link, `/login?token=…` (docs/http.md, "The login link"): a valid token becomes a cookie
  * (HttpOnly, SameSite=Strict, Secure over https) and the browser is sent on to `/`, so that the
  * token leaves the address bar at once. `/login?once=…` (`roost open`'s) carries a code good once
  * for a minute instead, and sets the owner's token.

@@ -1,5 +1,5 @@
 /**
- * The hub's ops over HTTP, generated from the op table (docs/protocol.md, "HTTP and WebSocket"):
+ * The hub's ops over HTTP, generated from the op table (docs/http.md, "Routes"):
  * `POST /api/<op>` with the args as a JSON body for every hub op, and `GET /api/<op>` with query
  * parameters for those that only look. Same schemas, results and codes as the unix socket:
  * both faces call `runOp`.

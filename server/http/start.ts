@@ -1,4 +1,4 @@
-/** Brings the HTTP face up on its address and says where (docs/protocol.md, "Starting it"). */
+/** Brings the HTTP face up on its address and says where (docs/http.md, "Where it listens"). */
 import type { FastifyInstance } from "fastify";
 import type { Core } from "../core/core.js";
 import { hubUrl, type ListenAddress } from "./address.js";

@@ -1,5 +1,5 @@
 /**
- * The WebSockets (docs/protocol.md, "HTTP and WebSocket"): `GET /api/subscribe` carries the same
+ * The WebSockets (docs/http.md, "The WebSockets"): `GET /api/subscribe` carries the same
  * pushes as `subscribe` on the socket; `GET /api/jobs/<id>/terminal` is a job's live terminal.
  *
  * Each first sends the op's answer (`{ok: true, result}`, or `{ok: false, error, code}` and a

@@ -1,5 +1,5 @@
 /**
- * Replies and acks in the store (docs/protocol.md, "Replies" and "Request ids"): each reply's
+ * Replies and acks in the store (docs/protocol.md, "ack" and "roost's choices"): each reply's
  * seq, taken in the transaction that saves it; the request ids kept; the replies not yet taken,
  * read once and then kept in step in memory; acks, written together.
  */
@@ -97,9 +97,10 @@ export class Replies {
   }
 
   /**
-   * The seq of the reply a request id saved, or null when the job has not seen it, or saw it
-   * before its last 100 ids and has taken it (docs/protocol.md, "Request ids"). A miss, the
-   * common case, is one lookup in the index of ids; only a hit counts the ids that came after it.
+   * The seq of the reply a request id saved, or null when the job has not seen it, or saw it before
+   * its last 100 ids and has taken it (docs/protocol.md, "roost's choices": Request ids). A miss,
+   * the common case, is one lookup in the index of ids; only a hit counts the ids that came after
+   * it.
    */
   forRequest(jobId: string, requestId: string): number | null {
     const row = this.sql.replyForRequest.get(jobId, requestId) as { seq: number } | undefined;

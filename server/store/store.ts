@@ -1,5 +1,5 @@
 /**
- * The store: the one module with SQL (docs/protocol.md, "Where things live": roost.db, SQLite in
+ * The store: the one module with SQL (docs/design.md, "The parts": roost.db, SQLite in
  * WAL mode), the façade the core uses. Its parts: opening and migrations (open.ts), statements
  * and row mapping (statements.ts, rows.ts), replies and acks (replies.ts), transactions and group
  * commit (group-commit.ts); jobs, the events feed, HTTP tokens and schedules are here.

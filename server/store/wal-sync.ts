@@ -1,11 +1,11 @@
 /**
- * Durable commits that stall nothing (docs/protocol.md, "Durability"). SQLite runs with
- * synchronous=NORMAL: a commit writes its WAL frames into the OS's cache and returns at once,
- * and SQLite syncs only at checkpoints. What a commit answers (`saved`) must be on disk first,
- * so the WAL is synced here, with fdatasync on libuv's thread pool: the daemon goes on serving
+ * Durable commits that stall nothing (docs/protocol.md, "roost's choices": Durability). SQLite runs
+ * with synchronous=NORMAL: a commit writes its WAL frames into the OS's cache and returns at once,
+ * and SQLite syncs only at checkpoints. What a commit answers (`saved`) must be on disk first, so
+ * the WAL is synced here, with fdatasync on libuv's thread pool: the daemon goes on serving
  * everyone else meanwhile, where synchronous=FULL would hold its only thread for each sync (a few
- * milliseconds on a virtual disk). One sync covers every commit made before it began: the
- * commits of a turn, and those of the turns that come while a sync runs, share one.
+ * milliseconds on a virtual disk). One sync covers every commit made before it began: the commits
+ * of a turn, and those of the turns that come while a sync runs, share one.
  *
  * Why it is enough: the WAL's frames carry checksums and each commit's mark; once a commit's
  * frames are synced, recovery after a power loss replays it. A checkpoint syncs the database

@@ -1,7 +1,7 @@
 /**
  * The real bridge on a real socket, with only the op layer replaced by ops of the test's own:
  * at most 256 requests in flight on one connection, answers in request order (docs/protocol.md,
- * "The wire" and "Others"), timed exactly by ops that finish when the test says; and a failure
+ * "The socket"), timed exactly by ops that finish when the test says; and a failure
  * of an op or of an answer's encoding answered like any other, never a stalled connection.
  */
 import fs from "node:fs";

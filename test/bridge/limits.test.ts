@@ -1,5 +1,5 @@
 /**
- * The socket's limits (docs/protocol.md, "Others"; docs/protocol.md, "Promises"), against a real
+ * The socket's limits (docs/protocol.md, "The socket"), against a real
  * daemon: a request line is at most 4 MiB, at most 1024 connections, a client that leaves 16 MiB
  * unread is dropped (one that asks and does not read is simply not read on: bounded either way),
  * the socket and home are the owner's whatever the umask. Each time the daemon stays up and a

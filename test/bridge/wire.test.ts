@@ -1,6 +1,6 @@
 /**
- * The wire's rules (docs/protocol.md, "The wire", "Error codes", "Others"; docs/protocol.md,
- * "Decisions the protocol leaves open", "Promises"), against a real daemon with raw socket
+ * The wire's rules (docs/protocol.md, "The socket", "Error codes", "The job's identity",
+ * "report" and "The hub's ops"), against a real daemon with raw socket
  * clients: JSON lines, bad input, report limits, tokens, the job's environment, and what a
  * session connection may not do. A second, well-behaved client is answered throughout.
  */

@@ -2,7 +2,7 @@
  * The reply queue against a model (fast-check commands): random replies, acks, disconnects,
  * reconnects, clean restarts and kill -9s of the daemon, and after each what the agent must see.
  *
- * The model is what the protocol promises (docs/protocol.md, "Replies"): seqs 1, 2, 3… with no
+ * The model is what the protocol promises (docs/protocol.md, "ack"): seqs 1, 2, 3… with no
  * gap and none given twice, even across a kill -9; on a connection the agent gets every reply
  * after the last it acked, in order, then each new one as it comes; an ack answered is kept
  * across reconnects and clean restarts. Acks are written lazily, so after a kill -9 the daemon

@@ -188,8 +188,8 @@ const CITED_FROM = new Set([
  * doc it cites that the doc does not have. A path is cited with a folder (`docs/http.md`,
  * `server/core/registry.ts`, `test/layers.test.ts`), or by its place below `server/`
  * (`core/when.ts`, `ops/task.ts`), or below the citing file's folder or one above it; a doc by its
- * name alone (`protocol.md`: docs/, the root, or beside the citing file). A section is the quoted
- * heading after a doc's name: `protocol.md, "A row"`, `design.md ("The layers")`.
+ * name alone (`protocol.md`: docs/, the root, or beside the citing file). A section is a quoted
+ * heading after a doc's name, and so is each one after it in a list (`SECTIONED`).
  */
 export function brokenCitations(root: string, file: string): string[] {
   const prose = proseOf(root, file);
@@ -206,18 +206,35 @@ export function brokenCitations(root: string, file: string): string[] {
   for (const m of prose.matchAll(/(?<![\w./@<{*-])([\w-]+\.md)\b/g)) {
     if (found(m[1]!) === undefined) broken.push(at(file, prose, m.index, `${m[1]}: no such doc`));
   }
-  const sectioned = /(?<![\w.@-])((?:[\w-]+\/)*[\w-]+\.md)(?:,|:)?(?:\s|\*|\/\/|#)+\(?"([^"\n]+)"/g;
-  for (const m of prose.matchAll(sectioned)) {
+  for (const m of prose.matchAll(SECTIONED)) {
     const base = found(m[1]!);
     if (base === undefined) continue; // said above
     const headings = headingsOf(read(path.join(root, base, m[1]!))).map((h) => h.text);
     const doc = path.posix.join(base, m[1]!);
-    // A heading's code spans are its text (`### \`reply\`` is cited as "`reply`" or "reply").
-    if (!headings.some((h) => isSection(h, m[2]!.replace(/`/g, ""))))
-      broken.push(at(file, prose, m.index, `${doc} has no section "${m[2]}"`));
+    for (const [, quoted] of m[2]!.matchAll(/"([^"]+)"/g)) {
+      // A name that a line ends in is read as one line; a heading's code spans are its text
+      // (`### \`reply\`` is cited as "`reply`" or "reply").
+      const cited = quoted!.replace(/\s*\n\s*(?:\*|\/\/|#)?\s*/g, " ");
+      if (!headings.some((h) => isSection(h, cited.replace(/`/g, ""))))
+        broken.push(at(file, prose, m.index, `${doc} has no section "${cited}"`));
+    }
   }
   return broken;
 }
+
+/** A quoted section's name: on one line, or on two (a line of prose may end inside it). */
+const QUOTED = String.raw`"[^"\n]+(?:\n[^"\n]+)?"`;
+/** What may come between a doc's name and its section, or between two: spaces, a comment's line start. */
+const BETWEEN = String.raw`(?:\s|\*|\/\/|#)+`;
+/**
+ * A doc's name (or a link's text that is one: `[http.md](http.md), "Auth"`), then the sections of
+ * it cited: `protocol.md, "A row"`, `design.md ("The layers")`, `http.md, "Auth" and "Routes"`,
+ * `protocol.md, "reply", "ack" and "roost's choices"`, `protocol.md, "reply"; "ack"`.
+ */
+const SECTIONED = new RegExp(
+  String.raw`(?<![\w.@-])((?:[\w-]+\/)*[\w-]+\.md)\s*[,:]?${BETWEEN}\(?(${QUOTED}(?:[,;]?${BETWEEN}(?:and${BETWEEN})?${QUOTED})*)`,
+  "g",
+);
 
 /** A heading cited by its whole text, or by its start (`"Watching and typing"` for `Watching and typing: roost attach`). */
 const isSection = (heading: string, cited: string) =>

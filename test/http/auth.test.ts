@@ -1,5 +1,5 @@
 /**
- * The HTTP face's guard (docs/protocol.md, "Auth"; issue: HTTP and WebSocket), against a real
+ * The HTTP face's guard (docs/http.md, "Auth"), against a real
  * daemon: Host, then Origin, then the token, before any route runs or any WebSocket upgrades.
  */
 import fs from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * The WebSockets (docs/protocol.md, "HTTP and WebSocket"): `/api/subscribe` carries the socket's
+ * The WebSockets (docs/http.md, "The WebSockets"): `/api/subscribe` carries the socket's
  * pushes, a subscriber that never reads is dropped without slowing the others, and
  * `/api/jobs/<id>/terminal` streams a job's terminal and takes its input and resizes.
  */

@@ -1,7 +1,7 @@
 /**
- * `reply` (docs/protocol.md, "Replies", "Request ids"; docs/protocol.md, "Decisions the protocol
- * leaves open"), against a real daemon: saved, delivered in order, pending until acked, `full`,
- * `/stop`, commands while not connected, ended jobs, request ids, terminal jobs.
+ * `reply` (docs/protocol.md, "reply", "ack" and "roost's choices"), against a real daemon: saved,
+ * delivered in order, pending until acked, `full`, `/stop`, commands while not connected, ended
+ * jobs, request ids, terminal jobs.
  */
 import fs from "node:fs";
 import path from "node:path";

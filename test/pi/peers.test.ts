@@ -1,9 +1,10 @@
 /**
- * pi agents working together (docs/pi.md, "The tools"): two pi jobs, the parent claiming a task of
- * the board and starting the other with `roost_spawn`; the child claims and finishes a task of its
- * own and hands its result back (`roost_handback`), which reaches the parent's pi as a message with
- * roost's envelope and wakes it; the parent finishes its task. A refusal of roost's reaches the
- * model as text. The real pi 0.74.2, the scripted model; `npm run build` first.
+ * pi agents working together (docs/pi.md, "Peers and the task board"): two pi jobs, the parent
+ * claiming a task of the board and starting the other with `roost_spawn`; the child claims and
+ * finishes a task of its own and hands its result back (`roost_handback`), which reaches the
+ * parent's pi as a message with roost's envelope and wakes it; the parent finishes its task. A
+ * refusal of roost's reaches the model as text. The real pi 0.74.2, the scripted model;
+ * `npm run build` first.
  */
 import fs from "node:fs";
 import path from "node:path";

@@ -27,7 +27,7 @@ export const LIMITS = {
   connections: 1024,
   inFlight: 256,
   unreadBytes: 16 * 1024 * 1024,
-  // The peers (docs/protocol.md, "Peer items"):
+  // The peers (docs/protocol.md, "The peer ops": Rules):
   peerText: 8000, // a `send` or `handback` text
   peerItemsWaiting: 20, // peer items not yet taken, per receiver (`full`)
   sendsPerMinute: 30, // `send`s per sender (`rate_limited`); handbacks and notices are not counted

@@ -1,5 +1,5 @@
 /**
- * JSON lines in (docs/protocol.md, "The wire"): the one splitter of every roost connection, both
+ * JSON lines in (docs/protocol.md, "The socket"): the one splitter of every roost connection, both
  * ends (the daemon's socket, the clients, the pty host and the daemon's side of it).
  *
  * Bytes are split at `\n` and nowhere else: never at U+2028 or U+2029, which a JSON string may hold

@@ -26,7 +26,10 @@ export const LIVES = ["starting", "running", "exited", "stopped"] as const;
 export const REPLY_MODES = ["steer", "followUp"] as const;
 /** What a job is: run in a terminal, speaking the protocol, or a foreground pi (`peer_register`). */
 export const JOB_KINDS = ["terminal", "protocol", "foreground"] as const;
-/** A peer item's kind (docs/protocol.md, "Peer items"); a `deliver` without one is the user's reply. */
+/**
+ * A peer item's kind (docs/protocol.md, "The peer ops": Peer items); a `deliver` without one is
+ * the user's reply.
+ */
 export const ITEM_KINDS = ["message", "report", "notice", "digest"] as const;
 /** The sender as the receiver sees it. */
 export const RELATIONS = ["parent", "child", "peer", "concierge", "roost"] as const;
@@ -40,7 +43,7 @@ export const Token = Type.String({ minLength: 1, maxLength: 256 });
 export const JobName = Type.String({ minLength: 1, maxLength: LIMITS.name });
 /** The args or the result of an op that has none. */
 export const Empty = Type.Object({});
-/** docs/protocol.md, "Request ids": 1–64 of A-Z a-z 0-9 _ . : - */
+/** docs/protocol.md, "roost's choices": Request ids, 1–64 of A-Z a-z 0-9 _ . : - */
 export const RequestId = Type.String({ pattern: "^[A-Za-z0-9_.:-]{1,64}$" });
 
 /**

@@ -1,10 +1,10 @@
 /** Text rules the protocol names, shared by the daemon and its clients (the CLI's table). */
 
 /**
- * Names are folded to one line (docs/protocol.md, "Others"): control characters (C0, DEL, C1)
- * and line separators become spaces. The bidirectional controls (U+202A–U+202E, U+2066–U+2069,
- * U+200E, U+200F, U+061C) go: one of them in a name can make it, and what follows it on the line,
- * read backwards in the hub and the CLI ("evil\u202Etxt.exe").
+ * Names are folded to one line (docs/protocol.md, "roost's choices": Names): control characters
+ * (C0, DEL, C1) and line separators become spaces. The bidirectional controls (U+202A–U+202E,
+ * U+2066–U+2069, U+200E, U+200F, U+061C) go: one of them in a name can make it, and what follows it
+ * on the line, read backwards in the hub and the CLI ("evil\u202Etxt.exe").
  */
 export function oneLine(s: string): string {
   return (

@@ -18,7 +18,10 @@ export const profiles = {
         sandbox: Type.Boolean(),
         /** Its agent speaks ACP, through roost's ACP bridge (docs/agents.md); `protocol` is true too. */
         acp: Type.Boolean(),
-        /** A terminal agent that reads typed text as a message: peers may send to its jobs (protocol.md, "Peer items"). */
+        /**
+         * A terminal agent that reads typed text as a message: peers may send to its jobs
+         * (protocol.md, "The peer ops": Who takes them).
+         */
         messages: Type.Boolean(),
         /** Where it is defined: roost's own, or the home's roost.json (which may replace one of roost's). */
         source: oneOf(["built-in", "roost.json"] as const),

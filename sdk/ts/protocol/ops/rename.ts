@@ -1,4 +1,7 @@
-/** `rename` (protocol.md, "The hub's ops"): the user's name for a job (protocol.md, "Names"). */
+/**
+ * `rename` (protocol.md, "The hub's ops"): the user's name for a job (protocol.md, "roost's
+ * choices": A job's name).
+ */
 import Type from "typebox";
 import { Empty, JobId, JobName } from "../schema.js";
 
