@@ -13,7 +13,6 @@ import {
   viewState,
 } from "../../sdk/ts/protocol/index.js";
 import type { AgentConnection } from "./agents.js";
-import { mayAct } from "./concierge-acts.js";
 import type { Core } from "./core.js";
 import { dispatch } from "./dispatch.js";
 import type { Actor } from "./feed.js";
@@ -119,7 +118,7 @@ export async function act(
   concierge: LiveJob,
   args: OpArgs<"concierge-act">,
 ): Promise<OpResult<"concierge-act">> {
-  mayAct(core, concierge, "stop, respawn or dispatch");
+  core.concierge.mayAct(concierge, "stop, respawn or dispatch");
   const actor = actorOf(core, concierge);
   if (args.what === "dispatch") {
     if (!args.launch)

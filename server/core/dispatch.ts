@@ -12,11 +12,11 @@ import { DEFAULT_QUIET_MS } from "../pty/wire.js";
 import type { JobRecord, Launch, SandboxLaunch } from "../store/records.js";
 import type { Core } from "./core.js";
 import type { Actor } from "./feed.js";
-import { start } from "./lifecycle.js";
 import { checkName } from "./names.js";
 import { newJobRecord } from "./new-job.js";
 import { missingProgram } from "./programs.js";
 import { checkSandboxCwd, childCwd, findBwrap, sandboxOf, settleSandbox } from "./sandbox.js";
+import { start } from "./start.js";
 import { excerpt } from "./text.js";
 import { addWorktree, plannedWorktree, type WorktreeBase, worktreeBase } from "./worktrees.js";
 

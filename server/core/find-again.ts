@@ -6,8 +6,9 @@ import { readOwn } from "../home.js";
 import { jobDir } from "../paths.js";
 import type { Core, ExitInfo } from "./core.js";
 import { ROOST } from "./feed.js";
-import { ended, isEnded, onExit, start } from "./lifecycle.js";
+import { ended, isEnded, onExit } from "./lifecycle.js";
 import { onScreen } from "./screens.js";
+import { start } from "./start.js";
 import { terminalStarted } from "./typist.js";
 
 /**

@@ -7,10 +7,9 @@
  */
 import { LIMITS, RoostError } from "../../sdk/ts/protocol/index.js";
 import type { PeerMeta } from "../store/records.js";
-import { mayAct } from "./concierge-acts.js";
 import type { Core } from "./core.js";
-import { type Actor, ROOST } from "./feed.js";
-import { isEnded, stop } from "./lifecycle.js";
+import type { Actor } from "./feed.js";
+import { isEnded } from "./lifecycle.js";
 import type { LiveJob } from "./registry.js";
 import { sendSaved } from "./replies.js";
 import { typePending } from "./typist.js";
@@ -94,7 +93,7 @@ export interface NewItem {
  * Saves the item to `receiver` (its next seq, its feed entry, in the commit this turn's replies
  * share) and delivers it now if the receiver can take it. Refused to a job that reads no messages
  * (`mustReadMessages`), and the concierge's words typed into a terminal without the policy's `act`
- * (concierge-acts.ts). `full` at LIMITS.peerItemsWaiting items waiting, but for notices and
+ * (the concierge's `mayAct`). `full` at LIMITS.peerItemsWaiting items waiting, but for notices and
  * digests: roost's own, bounded by the watches (20 a session) and by the digests' rule (one
  * waiting at a time, digest.ts).
  */
@@ -104,7 +103,7 @@ export async function sendItem(core: Core, receiver: LiveJob, item: NewItem): Pr
   // Saved as an item for any agent that may report (its form is decided when it is sent:
   // replies.ts, sendSaved); typed into a terminal agent's terminal as a follow-up.
   const asItem = rec.launch.protocol || rec.kind !== "terminal";
-  if (item.by && !asItem) mayAct(core, item.by, `type into a terminal (${rec.id}'s)`);
+  if (item.by && !asItem) core.concierge.mayAct(item.by, `type into a terminal (${rec.id}'s)`);
   if (
     item.peer.kind !== "notice" &&
     item.peer.kind !== "digest" &&
@@ -152,14 +151,4 @@ export async function sendItem(core: Core, receiver: LiveJob, item: NewItem): Pr
     return typed ? "delivered" : "queued";
   }
   return "queued";
-}
-
-/** An item reached its receiver: a handback with `done` now stops its child, as `stop` would. */
-export function delivered(core: Core, r: { thenStop: string | null }): void {
-  if (!r.thenStop) return;
-  const child = core.registry.find(r.thenStop);
-  if (!child || isEnded(child)) return;
-  stop(core, child, ROOST).catch((err) =>
-    console.error(`roost: could not stop ${r.thenStop} after its handback:`, err),
-  );
 }

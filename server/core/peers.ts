@@ -13,7 +13,6 @@ import {
   type SessionRef,
 } from "../../sdk/ts/protocol/index.js";
 import type { AgentConnection } from "./agents.js";
-import { mayAct } from "./concierge-acts.js";
 import type { Core } from "./core.js";
 import { dispatch } from "./dispatch.js";
 import type { Actor } from "./feed.js";
@@ -136,7 +135,7 @@ function depthOf(core: Core, job: LiveJob): number {
 
 export const spawn: PeerOp<"spawn"> = async (core, conn, args) => {
   const parent = sessionOf(core, conn);
-  mayAct(core, parent, "spawn a session");
+  core.concierge.mayAct(parent, "spawn a session");
   if (args.requestId) {
     // A resend of a spawn that was taken is its job, whatever the limits now say.
     const id = core.store.jobForDispatchRequest(args.requestId);

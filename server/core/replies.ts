@@ -6,7 +6,7 @@
 import { type DeliverEvent, RoostError } from "../../sdk/ts/protocol/index.js";
 import type { ReplyRecord } from "../store/records.js";
 import type { Core } from "./core.js";
-import { delivered } from "./peer-items.js";
+import { delivered } from "./lifecycle.js";
 import type { LiveJob } from "./registry.js";
 
 /** A reply as the agent gets it; a peer item delivered as an agent item carries its kind, sender and relation. */

@@ -6,8 +6,9 @@
 import { LIMITS, type OpArgs, type OpResult, RoostError } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "./core.js";
 import type { Actor } from "./feed.js";
-import { isEnded, start, stop } from "./lifecycle.js";
+import { isEnded, stop } from "./lifecycle.js";
 import { deliverEvent } from "./replies.js";
+import { start } from "./start.js";
 import { excerpt } from "./text.js";
 import { typePending } from "./typist.js";
 

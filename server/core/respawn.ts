@@ -6,9 +6,9 @@
 import type { Row } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "./core.js";
 import type { Actor } from "./feed.js";
-import { respawn as startAgain } from "./lifecycle.js";
 import type { LiveJob } from "./registry.js";
 import { reply } from "./reply.js";
+import { respawn as startAgain } from "./start.js";
 
 export async function respawn(core: Core, job: LiveJob, actor: Actor): Promise<Row> {
   await startAgain(core, job, actor);

@@ -9,9 +9,10 @@ import type { BoardTask } from "../../sdk/ts/protocol/index.js";
 import type { PeerMeta } from "../store/records.js";
 import type { Ref, Sender, Tell } from "./board.js";
 import type { Core } from "./core.js";
-import { isEnded, start } from "./lifecycle.js";
+import { isEnded } from "./lifecycle.js";
 import { relationOf, sendItem } from "./peer-items.js";
 import type { LiveJob } from "./registry.js";
+import { start } from "./start.js";
 
 const named = (r: Ref) => `${r.id} ${JSON.stringify(r.name)}`;
 const claimHow = (id: number) =>

@@ -6,7 +6,7 @@
  */
 import { DEFAULT_QUIET_MS } from "../pty/wire.js";
 import type { Core } from "./core.js";
-import { delivered } from "./peer-items.js";
+import { delivered } from "./lifecycle.js";
 import type { LiveJob } from "./registry.js";
 import { messageOf } from "./text.js";
 import { keystrokes } from "./typed-text.js";
