@@ -188,7 +188,7 @@ describe("the layers (docs/design.md)", () => {
     expect(wrongImports("server/ops/x.ts", ["../core/core.js", "./define.js", "node:fs"])).toEqual([]);
     // Type-only imports and those over several lines count as any other.
     expect(importsOf("server/ops/define.ts")).toEqual(
-      expect.arrayContaining(["../../sdk/ts/protocol/index.js", "../core/agents.js", "../core/core.js"]),
+      expect.arrayContaining(["../../sdk/ts/protocol/index.js", "../core/jobs/agents.js", "../core/core.js"]),
     );
   });
 });

@@ -70,7 +70,7 @@ export class Pushes {
     this.emit({ event: "schedule", id, schedule });
   }
 
-  /** The concierge's status changed (core/concierge.ts): rare, pushed as it comes. */
+  /** The concierge's status changed (core/concierge/concierge.ts): rare, pushed as it comes. */
   concierge(status: ConciergeStatus): void {
     this.emit({ event: "concierge", status });
   }

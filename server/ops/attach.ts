@@ -1,5 +1,5 @@
-/** `attach` (terminals.md, "Watching and typing"): logic in core/viewers.ts. */
-import { runningJob } from "../core/lifecycle.js";
+/** `attach` (terminals.md, "Watching and typing"): logic in core/terminals/viewers.ts. */
+import { runningJob } from "../core/jobs/lifecycle.js";
 import { defineOp, streamOf } from "./define.js";
 
 export const attachOp = defineOp({

@@ -1,4 +1,4 @@
-/** `concierge-ask` (protocol.md, "The concierge"): the user's words to it; logic in core/concierge.ts. */
+/** `concierge-ask` (protocol.md, "The concierge"): the user's words to it; logic in core/concierge/concierge.ts. */
 import { defineOp } from "./define.js";
 
 export const conciergeAskOp = defineOp({

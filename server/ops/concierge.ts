@@ -1,9 +1,9 @@
 /**
  * `concierge` (protocol.md, "The concierge"): the hub's switch for its own agent, its status, its
- * policy and `undo`; logic in core/concierge.ts and core/concierge-answers.ts. `status` only looks.
+ * policy and `undo`; logic in core/concierge/concierge.ts and core/concierge/concierge-answers.ts. `status` only looks.
  */
 import { RoostError } from "../../sdk/ts/protocol/index.js";
-import { undo } from "../core/concierge-answers.js";
+import { undo } from "../core/concierge/concierge-answers.js";
 import { defineOp } from "./define.js";
 
 export const conciergeOp = defineOp({

@@ -11,9 +11,9 @@ import {
   RoostError,
   type TerminalEvent,
 } from "../../sdk/ts/protocol/index.js";
-import type { AgentConnection } from "../core/agents.js";
 import type { Core } from "../core/core.js";
 import type { Actor } from "../core/feed.js";
+import type { AgentConnection } from "../core/jobs/agents.js";
 
 /**
  * `hub`: a connection that has not identified as a session (the CLI, a hub); `session`: one that

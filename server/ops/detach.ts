@@ -1,4 +1,4 @@
-/** `detach` (terminals.md, "Watching and typing"): logic in core/viewers.ts. */
+/** `detach` (terminals.md, "Watching and typing"): logic in core/terminals/viewers.ts. */
 import { defineOp, streamOf } from "./define.js";
 
 export const detachOp = defineOp({

@@ -1,5 +1,5 @@
-/** `input` (terminals.md, "Watching and typing"): logic in core/input.ts. */
-import { input } from "../core/input.js";
+/** `input` (terminals.md, "Watching and typing"): logic in core/terminals/input.ts. */
+import { input } from "../core/terminals/input.js";
 import { defineOp } from "./define.js";
 
 export const inputOp = defineOp({

@@ -1,5 +1,5 @@
 /**
- * `list` (protocol.md, "The hub's ops"): the rows in the user's order (core/registry.ts), then the
+ * `list` (protocol.md, "The hub's ops"): the rows in the user's order (core/jobs/registry.ts), then the
  * remotes' (core/remotes.ts); or one job's (a remote's is asked of it, by runOp).
  */
 import { defineOp } from "./define.js";

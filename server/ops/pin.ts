@@ -1,5 +1,5 @@
-/** `pin` (protocol.md, "The hub's ops"): logic in core/pin.ts. */
-import { pin } from "../core/pin.js";
+/** `pin` (protocol.md, "The hub's ops"): logic in core/jobs/pin.ts. */
+import { pin } from "../core/jobs/pin.js";
 import { defineOp } from "./define.js";
 
 export const pinOp = defineOp({

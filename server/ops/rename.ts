@@ -1,5 +1,5 @@
-/** `rename` (protocol.md, "The hub's ops"): logic in core/rename.ts, the name rules in core/names.ts. */
-import { rename } from "../core/rename.js";
+/** `rename` (protocol.md, "The hub's ops"): logic in core/jobs/rename.ts, the name rules in core/jobs/names.ts. */
+import { rename } from "../core/jobs/rename.js";
 import { defineOp } from "./define.js";
 
 export const renameOp = defineOp({

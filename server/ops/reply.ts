@@ -1,5 +1,5 @@
-/** `reply` (protocol.md, "The hub's ops"): the user's answer to a job; logic in core/reply.ts. */
-import { reply } from "../core/reply.js";
+/** `reply` (protocol.md, "The hub's ops"): the user's answer to a job; logic in core/jobs/reply.ts. */
+import { reply } from "../core/jobs/reply.js";
 import { defineOp } from "./define.js";
 
 export const replyOp = defineOp({

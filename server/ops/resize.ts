@@ -1,5 +1,5 @@
-/** `resize` (terminals.md, "Watching and typing"): logic in core/resize.ts and core/viewers.ts. */
-import { resize } from "../core/resize.js";
+/** `resize` (terminals.md, "Watching and typing"): logic in core/terminals/resize.ts and core/terminals/viewers.ts. */
+import { resize } from "../core/terminals/resize.js";
 import { defineOp, streamOf } from "./define.js";
 
 export const resizeOp = defineOp({

@@ -1,5 +1,5 @@
-/** `respawn` (protocol.md, "roost's choices"): the job started again; logic in core/respawn.ts and core/lifecycle.ts. */
-import { respawn } from "../core/respawn.js";
+/** `respawn` (protocol.md, "roost's choices"): the job started again; logic in core/jobs/respawn.ts and core/jobs/lifecycle.ts. */
+import { respawn } from "../core/jobs/respawn.js";
 import { defineOp } from "./define.js";
 
 export const respawnOp = defineOp({

@@ -1,5 +1,5 @@
-/** `stop` (protocol.md, "roost's choices"): answers once the process has ended; logic in core/lifecycle.ts. */
-import { stop } from "../core/lifecycle.js";
+/** `stop` (protocol.md, "roost's choices"): answers once the process has ended; logic in core/jobs/lifecycle.ts. */
+import { stop } from "../core/jobs/lifecycle.js";
 import { defineOp } from "./define.js";
 
 export const stopOp = defineOp({
