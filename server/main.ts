@@ -24,7 +24,6 @@ import { Foreground, foregroundGraceMs } from "./core/peers/foreground.js";
 import { PeerRules } from "./core/peers/peer-rules.js";
 import { Watches } from "./core/peers/watches.js";
 import { Pushes } from "./core/pushes.js";
-import { Remotes } from "./core/remotes.js";
 import { Schedules } from "./core/schedules/schedules.js";
 import { findJobsAgain } from "./core/terminals/find-again.js";
 import { HostLink } from "./core/terminals/host-link.js";
@@ -33,9 +32,10 @@ import { Tokens } from "./core/tokens.js";
 import { WorktreeStats } from "./core/worktrees/worktree-stat.js";
 import { sweepWorktrees } from "./core/worktrees/worktrees.js";
 import { raiseFileLimit } from "./descriptors.js";
+import { Remotes } from "./fleet/remotes.js";
 import { secureHome } from "./home.js";
 import { listenAddress } from "./http/address.js";
-import { runOp } from "./ops/index.js";
+import { RELAYED_OPS, runOp } from "./ops/index.js";
 import { roostPaths } from "./paths.js";
 import { redactWrites, Secrets } from "./secrets.js";
 import { watchForStalls } from "./stalls.js";
@@ -78,6 +78,16 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const registry = new Registry(store, pushes, loaded.jobs);
   const feed = new Feed(store, pushes, secrets);
   const clock = new Clock(time.source);
+  const remotes = new Remotes(
+    pushes,
+    config.remotes ?? [],
+    () => {
+      const now = loadConfig(paths.config, env);
+      secrets.learn(now.secrets); // a remote added meanwhile: its token hidden from now on
+      return now.remotes ?? [];
+    },
+    RELAYED_OPS,
+  );
   let stopping = false;
   const graceMs = foregroundGraceMs(env);
   const jobSockets = new JobSockets(paths, (caller, op, args) => runOp(core, caller, op, args), {
@@ -103,11 +113,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     },
     board: new TaskBoard(() => core, board, await board.load(), graceMs),
     worktrees: new WorktreeStats(() => core),
-    remotes: new Remotes(pushes, config.remotes ?? [], () => {
-      const now = loadConfig(paths.config, env);
-      secrets.learn(now.secrets); // a remote added meanwhile: its token hidden from now on
-      return now.remotes ?? [];
-    }),
+    remotes,
     concierge: new Concierge(() => core, store.conciergeKept(), config, clock),
     terminals: () => hostLink.terminals(),
     jobSockets,
@@ -160,7 +166,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     stopping = true;
     stopWatching();
     clock.close();
-    core.remotes.close();
+    remotes.close();
     await Promise.all([bridge.close().catch(() => {}), jobSockets.closeAll(), closeSoon(http?.close())]);
     registry.flush();
     await board.close();
@@ -185,7 +191,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   // started while the HTTP face's modules were still loading was seen to make node's import of
   // fastify (CommonJS) answer an empty module, and the daemon fail to start.
   core.schedules.start();
-  core.remotes.start(); // the other daemons' rows, followed from now on
+  remotes.start(); // the other daemons' rows, followed from now on
   core.concierge.start(); // its orders on the clock, as the schedules
 }
 

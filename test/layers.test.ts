@@ -112,12 +112,19 @@ const PARTS: Part[] = [
     holds: under("server/http"),
     may: ["the faces' pieces", "the op table", "the core", "the daemon's base", "the schema set"],
   },
+  // The client of the other daemons' HTTP APIs (roost.json's remotes): the core sees its interface.
+  {
+    name: "the fleet",
+    holds: under("server/fleet"),
+    may: ["the core", "the daemon's base", "the schema set"],
+  },
   {
     name: "the daemon's wiring",
     holds: (f) => f === "server/main.ts",
     may: [
       "the socket face",
       "the HTTP face",
+      "the fleet",
       "the faces' pieces",
       "the op table",
       "the core",

@@ -59,7 +59,7 @@ export class Pushes {
 
   /**
    * A remote daemon became reachable or stopped answering, or was added or let go (`gone`) by
-   * `remotes-reload` (core/remotes.ts). Rare: pushed as it comes.
+   * `remotes-reload` (server/fleet/remotes.ts). Rare: pushed as it comes.
    */
   remote(status: RemoteStatus & { gone?: true }): void {
     this.emit({ event: "remote", ...status });

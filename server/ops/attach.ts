@@ -6,6 +6,7 @@ export const attachOp = defineOp({
   name: "attach",
   allow: ["hub"],
   acts: false,
+  relayed: true,
   stream: true,
   handler: (core, args, caller) => core.viewers.attachFor(streamOf(caller), runningJob(core, args.id)),
 });

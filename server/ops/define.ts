@@ -53,6 +53,11 @@ export interface OpDef<K extends OpName> {
   socketOnly?: true;
   /** Needs a connection that stays open for its pushes (the socket, or a WebSocket over HTTP). */
   stream?: true;
+  /**
+   * A hub's op about one job (`args.id`) that, when the id is another daemon's (`NAME:ID`), is sent
+   * on to that remote (docs/fleet.md): the remotes' client takes the list of them from here.
+   */
+  relayed?: true;
   handler: (core: Core, args: OpArgs<K>, caller: Caller) => OpResult<K> | Promise<OpResult<K>>;
 }
 

@@ -5,6 +5,7 @@ export const detachOp = defineOp({
   name: "detach",
   allow: ["hub"],
   acts: false,
+  relayed: true,
   stream: true,
   handler: (core, args, caller) => {
     core.viewers.detachFor(streamOf(caller), args.id);

@@ -6,6 +6,7 @@ export const inputOp = defineOp({
   name: "input",
   allow: ["hub"],
   acts: true,
+  relayed: true,
   handler: async (core, args) => {
     await input(core, args);
     return {};

@@ -6,5 +6,6 @@ export const pendingOp = defineOp({
   name: "pending",
   allow: ["hub"],
   acts: false,
+  relayed: true,
   handler: (core, args) => pending(core, args),
 });

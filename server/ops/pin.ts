@@ -6,6 +6,7 @@ export const pinOp = defineOp({
   name: "pin",
   allow: ["hub"],
   acts: true,
+  relayed: true,
   handler: (core, args) => {
     pin(core, args);
     return {};

@@ -6,6 +6,7 @@ export const renameOp = defineOp({
   name: "rename",
   allow: ["hub"],
   acts: true,
+  relayed: true,
   handler: (core, args, caller) => {
     rename(core, args, caller.actor);
     return {};

@@ -6,5 +6,6 @@ export const replyOp = defineOp({
   name: "reply",
   allow: ["hub"],
   acts: true,
+  relayed: true,
   handler: (core, args, caller) => reply(core, args, caller.actor),
 });

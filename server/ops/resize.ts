@@ -6,6 +6,7 @@ export const resizeOp = defineOp({
   name: "resize",
   allow: ["hub"],
   acts: true,
+  relayed: true,
   handler: async (core, args, caller) => {
     // A caller that stays open (a socket connection, a terminal's WebSocket) may view the job.
     await resize(core, args, caller.push && caller.onClose ? streamOf(caller) : null);

@@ -6,6 +6,7 @@ export const respawnOp = defineOp({
   name: "respawn",
   allow: ["hub"],
   acts: true,
+  relayed: true,
   handler: async (core, args, caller) => ({
     job: await respawn(core, core.registry.get(args.id), caller.actor),
   }),

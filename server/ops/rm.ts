@@ -9,6 +9,7 @@ export const rmOp = defineOp({
   name: "rm",
   allow: ["hub"],
   acts: true,
+  relayed: true,
   handler: async (core, args, caller) => {
     const { id, ...options } = args;
     await remove(core, core.registry.get(id), caller.actor, options);

@@ -6,6 +6,7 @@ export const stopOp = defineOp({
   name: "stop",
   allow: ["hub"],
   acts: true,
+  relayed: true,
   handler: async (core, args, caller) => {
     await stop(core, core.registry.get(args.id), caller.actor);
     return {};

@@ -5,15 +5,15 @@
  * remote is another machine, possibly not roost at all: what it sends is input, never trusted.
  *
  * Every check here is a value, never a throw: `{ok: false, why}` says what the remote did wrong
- * ("its row build:j7: name must be string"), and core/remotes.ts ends that remote's connection
+ * ("its row build:j7: name must be string"), and remote-link.ts ends that remote's connection
  * with it. Only what is kept is checked in depth: a push this daemon does not follow (`feed`,
  * `board`, ...) is parsed (JSON.parse is not recursive) and let go.
  */
 
 import { jsonBytes } from "../../sdk/ts/protocol/bounds.js";
 import { type ErrorCode, isErrorCode, JobId, LIMITS, OPS, Row } from "../../sdk/ts/protocol/index.js";
+import { excerpt } from "../core/text.js";
 import { type Check, compileCheck } from "../validate.js";
-import { excerpt } from "./text.js";
 
 export type Read<T> = { ok: true; value: T } | { ok: false; why: string };
 
