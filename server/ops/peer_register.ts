@@ -6,5 +6,5 @@ export const peer_registerOp = defineOp({
   allow: ["hub", "session"],
   acts: true,
   socketOnly: true,
-  handler: (core, args, caller) => core.peers.foreground.register(socketConnection(caller), args),
+  handler: (core, args, caller) => core.peers.foreground.register(core, socketConnection(caller), args),
 });

@@ -14,8 +14,9 @@
  */
 import { type BoardCounts, type BoardTask, LIMITS, RoostError } from "../../../sdk/ts/protocol/index.js";
 import { type BoardNote, type BoardStore, StaleBoard, type StoredBoard } from "../../store/board.js";
-import type { Core } from "../core.js";
-import { isEnded } from "../jobs/index.js";
+import type { Feed } from "../feed.js";
+import { isEnded, type Registry } from "../jobs/index.js";
+import type { Pushes } from "../pushes.js";
 import {
   type Board,
   type BoardAction,
@@ -39,7 +40,10 @@ export class TaskBoard {
   private turn: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly core: () => Core,
+    /** The jobs whose sessions hold claims, the feed the changes go to, the pushes the hubs get. */
+    private readonly registry: Pick<Registry, "find">,
+    private readonly feed: Pick<Feed, "record">,
+    private readonly pushes: Pick<Pushes, "board">,
     private readonly store: BoardStore,
     /** The board as stored at start (`store.load()`). */
     stored: StoredBoard,
@@ -121,7 +125,7 @@ export class TaskBoard {
       this.behind = !this.store.shared;
       throw err;
     }
-    if (done.changes.length > 0) this.core().pushes.board(() => this.counts());
+    if (done.changes.length > 0) this.pushes.board(() => this.counts());
     return done;
   }
 
@@ -132,9 +136,8 @@ export class TaskBoard {
   private changedElsewhere(notes: BoardNote[]): void {
     this.inTurn(() => this.reload())
       .then(() => {
-        const feed = this.core().feed;
-        for (const n of notes) feed.record(n.about ?? "board", "task", n.text, n.actor, n.why);
-        if (notes.length > 0) this.core().pushes.board(() => this.counts());
+        for (const n of notes) this.feed.record(n.about ?? "board", "task", n.text, n.actor, n.why);
+        if (notes.length > 0) this.pushes.board(() => this.counts());
         for (const id of this.holders())
           if (this.store.elsewhereLive(id) === false)
             this.sessionEnded(id, "was on a daemon that stopped answering (its lease on the board ran out)");
@@ -144,8 +147,7 @@ export class TaskBoard {
 
   /** Each change, a `task` entry in the feed (written in the board's commit). */
   private record(changes: readonly Change[]): void {
-    const feed = this.core().feed;
-    for (const c of changes) feed.record(c.about ?? "board", "task", c.text, c.actor, c.why);
+    for (const c of changes) this.feed.record(c.about ?? "board", "task", c.text, c.actor, c.why);
   }
 
   private ctx() {
@@ -159,7 +161,7 @@ export class TaskBoard {
   private isLive(id: string): boolean {
     const elsewhere = this.store.elsewhereLive(id);
     if (elsewhere !== null) return elsewhere; // another daemon's: live while it holds its lease
-    const job = this.core().registry.find(id);
+    const job = this.registry.find(id);
     if (!job || isEnded(job)) return false;
     return job.link !== null || Date.now() < job.awaySince + this.graceMs;
   }
@@ -179,9 +181,8 @@ export class TaskBoard {
    * `awaySince` runs out), one that is not back by then loses them, as if it had ended.
    */
   afterRestart(): void {
-    const core = this.core();
     for (const id of this.holders(true)) {
-      const job = core.registry.find(id);
+      const job = this.registry.find(id);
       if (!job) this.sessionEnded(id, "was removed while roost was down");
       else if (isEnded(job)) this.sessionEnded(id, "ended while roost was down");
     }

@@ -172,6 +172,6 @@ export function connectionClosed(core: Core, conn: AgentConnection): void {
     job.link = null;
     job.awaySince = Date.now();
     core.registry.noted(job, false); // connected, not its content
-    if (job.rec.kind === "foreground") core.peers.foreground.disconnected(job);
+    if (job.rec.kind === "foreground") core.peers.foreground.disconnected(core, job);
   }
 }

@@ -81,7 +81,7 @@ export function ended(
   // never answers is worse than one that answers `busy`.
   try {
     core.registry.changed(job, true);
-    core.peers.watches.changed(rec.id);
+    core.peers.watches.changed(core, rec.id);
     core.worktrees.changed(job);
     core.board.sessionEnded(rec.id, endedWhy(job, stopped));
     const text = stopped ? "stopped" : (reason ?? `exited with code ${code}`);
@@ -148,7 +148,7 @@ export function remove(core: Core, job: LiveJob, actor: Actor, options: RemoveOp
     if (wt)
       await removeWorktree(job.rec.id, wt, { force, deleteBranch: options.deleteBranch ?? false }, tree);
     core.worktrees.forget(job.rec.id);
-    core.peers.watches.changed(job.rec.id, true); // "removed" is a stop, and an end
+    core.peers.watches.changed(core, job.rec.id, true); // "removed" is a stop, and an end
     core.store.deleteJob(job.rec.id);
     core.peers.watches.watcherRemoved(job.rec.id);
     core.registry.remove(job);

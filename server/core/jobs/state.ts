@@ -24,7 +24,7 @@ export function setReport(core: Core, job: LiveJob, next: FullReport): "content"
     job.suggested = null;
   if (change === "content") core.registry.changed(job, false);
   else core.registry.noted(job, false);
-  core.peers.watches.changed(job.rec.id);
+  core.peers.watches.changed(core, job.rec.id);
   core.worktrees.changed(job);
   const stateChanged =
     previous?.state !== next.state || (next.state === "blocked" && previous?.question !== next.question);

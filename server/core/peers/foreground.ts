@@ -23,14 +23,15 @@ import {
 export class Foreground {
   private readonly timers = new Map<string, NodeJS.Timeout>();
 
-  constructor(
-    private readonly core: () => Core,
-    readonly graceMs: number,
-  ) {}
+  /** Its timers alone are its own: what it registers and ends is the core's, handed to each call. */
+  constructor(readonly graceMs: number) {}
 
   /** `peer_register`: the connection becomes the session's (a new row, or the one its key had). */
-  async register(conn: AgentConnection, args: OpArgs<"peer_register">): Promise<OpResult<"peer_register">> {
-    const core = this.core();
+  async register(
+    core: Core,
+    conn: AgentConnection,
+    args: OpArgs<"peer_register">,
+  ): Promise<OpResult<"peer_register">> {
     // A sandboxed job's socket speaks for that job: a session registered through it would be a way out.
     if (conn.boundTo !== null)
       throw new RoostError(
@@ -51,7 +52,8 @@ export class Foreground {
       job.rec.pid = args.pid ?? null;
       if (args.cwd) job.rec.launch = { ...job.rec.launch, cwd: args.cwd };
     } else {
-      const { job: rec } = core.store.createJob((num) => this.record(`j${num}`, name, args), null);
+      const order = core.registry.topOrder();
+      const { job: rec } = core.store.createJob((num) => this.record(`j${num}`, name, order, args), null);
       job = core.registry.add(rec, 0);
       core.feed.record(
         rec.id,
@@ -72,11 +74,10 @@ export class Foreground {
   }
 
   /** Its connection closed: the row goes `exited` after the grace, unless the pi is back. */
-  disconnected(job: LiveJob): void {
+  disconnected(core: Core, job: LiveJob): void {
     this.cancel(job.rec.id);
     const timer = setTimeout(() => {
       this.timers.delete(job.rec.id);
-      const core = this.core();
       if (core.registry.find(job.rec.id) !== job || job.link !== null || isEnded(job)) return;
       ended(core, job, 0, null);
     }, this.graceMs);
@@ -89,14 +90,14 @@ export class Foreground {
     this.timers.delete(id);
   }
 
-  private record(id: string, name: string, args: OpArgs<"peer_register">): JobRecord {
+  private record(id: string, name: string, order: number, args: OpArgs<"peer_register">): JobRecord {
     return newJobRecord({
       id,
       profile: "foreground",
       launch: { command: [], cwd: args.cwd ?? os.homedir(), env: {}, task: "type", protocol: true },
       userName: name,
       defaultName: name,
-      order: this.core().registry.topOrder(),
+      order,
       life: "running",
       pid: args.pid ?? null,
       kind: "foreground",

@@ -202,6 +202,6 @@ export const watch: PeerOp<"watch"> = async (core, conn, args) => {
   const [watcher, target] = selfAndOther(core, conn, args.id, "watch");
   // A watch's only word is its notice: a watcher that cannot read one may not watch.
   mustReadMessages(watcher, "a watch's notice");
-  const fired = await core.peers.watches.watch(watcher, target, args.when);
+  const fired = await core.peers.watches.watch(core, watcher, target, args.when);
   return { ...refOf(core, target), when: args.when, fired };
 };

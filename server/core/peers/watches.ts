@@ -44,10 +44,12 @@ export class Watches {
   /** By the watched job's id: most jobs have none, and a change of theirs costs one lookup. */
   private readonly byTarget = new Map<string, WatchRecord[]>();
 
-  /** The store's watches; the expired ones are dropped from it. */
+  /**
+   * The store's watches; the expired ones are dropped from it. What fires a watch (a notice, sent as
+   * any peer item is) is the core's: `watch` and `changed` are handed it by their callers.
+   */
   constructor(
-    private readonly core: () => Core,
-    store: Store,
+    private readonly store: Store,
     private readonly registry: Registry,
   ) {
     const now = new Date().toISOString();
@@ -66,11 +68,10 @@ export class Watches {
    * Keeps a watch, or (already so) fires it at once. The same watch again renews it. Returns
    * whether it fired.
    */
-  async watch(watcher: LiveJob, target: LiveJob, when: WatchRecord["when"]): Promise<boolean> {
-    const core = this.core();
-    const name = core.registry.nameOf(target);
+  async watch(core: Core, watcher: LiveJob, target: LiveJob, when: WatchRecord["when"]): Promise<boolean> {
+    const name = this.registry.nameOf(target);
     if (isSo(when, target)) {
-      await this.fire({
+      await this.fire(core, {
         watcher: watcher.rec.id,
         target: target.rec.id,
         targetName: name,
@@ -96,18 +97,17 @@ export class Watches {
       at: at.toISOString(),
       expiresAt: new Date(at.getTime() + LIMITS.watchMs).toISOString(),
     };
-    core.store.putWatch(w);
+    this.store.putWatch(w);
     this.drop(w);
     this.add(w);
     return false;
   }
 
   /** The job changed (its report, its life) or is about to be removed: the watches on it that are now so fire. */
-  changed(jobId: string, removed = false): void {
+  changed(core: Core, jobId: string, removed = false): void {
     const list = this.byTarget.get(jobId);
     if (!list) return;
-    const core = this.core();
-    const job = removed ? undefined : core.registry.find(jobId);
+    const job = removed ? undefined : this.registry.find(jobId);
     const now = new Date().toISOString();
     for (const w of [...list]) {
       if (w.expiresAt <= now) {
@@ -116,16 +116,15 @@ export class Watches {
       }
       if (!isSo(w.when, job)) continue;
       this.forget(w);
-      void this.fire(w, removed).catch((err) => console.error("roost: a watch's notice failed:", err));
+      void this.fire(core, w, removed).catch((err) => console.error("roost: a watch's notice failed:", err));
     }
   }
 
   /** The watcher's `notice`: what its watched session now is. */
-  private async fire(w: WatchRecord, removed = false): Promise<void> {
-    const core = this.core();
-    const watcher = core.registry.find(w.watcher);
+  private async fire(core: Core, w: WatchRecord, removed = false): Promise<void> {
+    const watcher = this.registry.find(w.watcher);
     if (!watcher) return;
-    const target = removed ? undefined : core.registry.find(w.target);
+    const target = removed ? undefined : this.registry.find(w.target);
     const now = target ? wordFor(target) : "removed";
     const said =
       target?.rec.report?.question ?? target?.rec.report?.error ?? target?.rec.report?.summary ?? null;
@@ -167,7 +166,7 @@ export class Watches {
 
   private forget(w: WatchRecord): void {
     this.drop(w);
-    this.core().store.removeWatch(w);
+    this.store.removeWatch(w);
   }
 
   /** A watcher removed: its watches go with it (the store's cascade removed their rows). */

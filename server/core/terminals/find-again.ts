@@ -38,7 +38,7 @@ export async function findJobsAgain(core: Core, opts: { hostLostAt?: string } = 
     if (isEnded(job)) continue;
     if (held && (!held.has(job) || held.get(job) !== job.rec.pid)) continue;
     if (job.rec.kind === "foreground") {
-      core.peers.foreground.disconnected(job); // its pi reconnects within the grace, or it exited
+      core.peers.foreground.disconnected(core, job); // its pi reconnects within the grace, or it exited
       continue;
     }
     const pid = liveIds.get(job.rec.id);

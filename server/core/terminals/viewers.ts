@@ -9,8 +9,8 @@
  * the others; with none (or none that said a size), the job's own size.
  */
 import { RoostError, type TerminalEvent } from "../../../sdk/ts/protocol/index.js";
-import type { Core } from "../core.js";
-import type { LiveJob, Size } from "../jobs/index.js";
+import type { Terminals } from "../core.js";
+import type { LiveJob, Registry, Size } from "../jobs/index.js";
 
 export interface Viewer {
   push(event: TerminalEvent): void;
@@ -42,7 +42,10 @@ export class Viewers {
   /** Each watcher's viewers, by job. */
   private readonly byWatcher = new WeakMap<Watcher, Map<string, Viewer>>();
 
-  constructor(private readonly core: () => Core) {}
+  constructor(
+    private readonly registry: Pick<Registry, "find">,
+    private readonly terminals: () => Promise<Terminals>,
+  ) {}
 
   /**
    * `attach`: the watcher's viewer of the job (with the size it said, even before it attached);
@@ -110,7 +113,7 @@ export class Viewers {
     watching.set(viewer, watch);
     try {
       await this.fitTerminal(job); // asked before the snapshot, so that it comes at the new size
-      const terminals = await this.core().terminals();
+      const terminals = await this.terminals();
       const snap = await terminals.attach(id);
       // After the answer has gone out (it is written on a later turn than this), what the
       // snapshot had not drawn yet, then live.
@@ -143,7 +146,7 @@ export class Viewers {
       this.byJob.delete(jobId);
       this.release(jobId);
     }
-    const job = this.core().registry.find(jobId);
+    const job = this.registry.find(jobId);
     if (job) void this.fitTerminal(job).catch(() => {}); // the largest of those left, or the job's own
   }
 
@@ -165,7 +168,7 @@ export class Viewers {
     if (job.size?.cols === size.cols && job.size.rows === size.rows) return;
     job.size = size; // before the await: the next call compares with this one, and is sent after it
     try {
-      await (await this.core().terminals()).resize(job.rec.id, size.cols, size.rows);
+      await (await this.terminals()).resize(job.rec.id, size.cols, size.rows);
     } catch (err) {
       if (job.size === size) job.size = null; // not known now: the next call asks again
       throw err;
@@ -183,8 +186,7 @@ export class Viewers {
 
   /** No viewer left: the pty host stops sending the job's output. */
   private release(jobId: string): void {
-    void this.core()
-      .terminals()
+    void this.terminals()
       .then((t) => t.detach(jobId))
       .catch(() => {});
   }

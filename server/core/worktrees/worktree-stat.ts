@@ -4,8 +4,7 @@
  * `changes` is asked. Not on every report: a diff costs git a walk of the worktree.
  */
 import { type Changes, RoostError, viewState } from "../../../sdk/ts/protocol/index.js";
-import type { Core } from "../core.js";
-import type { LiveJob } from "../jobs/index.js";
+import type { LiveJob, Registry } from "../jobs/index.js";
 import { diffOf } from "./changes.js";
 import { type GitTree, withView } from "./git-view.js";
 import { worktreeTree } from "./worktrees.js";
@@ -18,12 +17,12 @@ export class WorktreeStats {
   /** By job: the stat being taken, and whether another was asked for meanwhile. */
   private readonly taking = new Map<string, { again: boolean }>();
 
-  constructor(private readonly core: () => Core) {}
+  constructor(private readonly registry: Pick<Registry, "row" | "find" | "noted">) {}
 
   /** The job's row changed: a job with a worktree that just came to rest has its stat taken. */
   changed(job: LiveJob): void {
     if (!job.rec.worktree) return;
-    const rest = !MOVING.has(viewState(this.core().registry.row(job)));
+    const rest = !MOVING.has(viewState(this.registry.row(job)));
     const was = this.resting.get(job.rec.id) ?? false;
     this.resting.set(job.rec.id, rest);
     if (rest && !was) this.take(job);
@@ -44,7 +43,7 @@ export class WorktreeStats {
         do {
           state.again = false;
           const wt = job.rec.worktree;
-          if (!wt || this.core().registry.find(id) !== job) return;
+          if (!wt || this.registry.find(id) !== job) return;
           const taken = await this.tree(job)
             .then((tree) => withView(tree, (view) => diffOf(view, wt.baseCommit, true)))
             .catch(() => null);
@@ -59,7 +58,7 @@ export class WorktreeStats {
   /** A diff taken (`changes`, or here) becomes the row's stat, if the job and its worktree are still there. */
   keepStat(job: LiveJob, taken: Pick<Changes, "files" | "added" | "removed">): void {
     const wt = job.rec.worktree;
-    if (!wt || this.core().registry.find(job.rec.id) !== job) return;
+    if (!wt || this.registry.find(job.rec.id) !== job) return;
     const stat = { files: taken.files.length, added: taken.added, removed: taken.removed };
     const same =
       wt.stat &&
@@ -69,7 +68,7 @@ export class WorktreeStats {
     if (same) return;
     job.rec.worktree = { ...wt, stat: { ...stat, at: new Date().toISOString() } };
     // Its place in the list and `updatedAt` are the agent's doing; this is roost's reading of it.
-    this.core().registry.noted(job, true);
+    this.registry.noted(job, true);
   }
 
   /**
@@ -90,10 +89,10 @@ export class WorktreeStats {
 
   private note(job: LiveJob, refused: string | undefined): void {
     const wt = job.rec.worktree;
-    if (!wt || wt.refused === refused || this.core().registry.find(job.rec.id) !== job) return;
+    if (!wt || wt.refused === refused || this.registry.find(job.rec.id) !== job) return;
     const { refused: _was, ...rest } = wt;
     job.rec.worktree = refused === undefined ? rest : { ...rest, refused };
-    this.core().registry.noted(job, true);
+    this.registry.noted(job, true);
   }
 
   forget(id: string): void {
