@@ -17,10 +17,12 @@ import { Concierge } from "./core/concierge/concierge.js";
 import type { Core } from "./core/core.js";
 import { Feed } from "./core/feed.js";
 import { connectionClosed } from "./core/jobs/agents.js";
+import { checkLaunch, dispatch } from "./core/jobs/dispatch.js";
 import { Registry } from "./core/jobs/registry.js";
 import { bwrapProgram } from "./core/jobs/sandbox.js";
 import { loadJobs, recordSetAside } from "./core/jobs/stored-jobs.js";
 import { Foreground, foregroundGraceMs } from "./core/peers/foreground.js";
+import { sendItem } from "./core/peers/peer-items.js";
 import { PeerRules } from "./core/peers/peer-rules.js";
 import { Watches } from "./core/peers/watches.js";
 import { Pushes } from "./core/pushes.js";
@@ -102,7 +104,18 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     pushes,
     viewers: new Viewers(registry, () => hostLink.terminals()),
     clock,
-    schedules: new Schedules(() => core, store, clock),
+    // A due schedule starts its job as `dispatch` does, with the core it is part of.
+    schedules: new Schedules(
+      {
+        store,
+        pushes,
+        feed,
+        registry,
+        dispatch: (args, actor) => dispatch(core, args, actor),
+        checkLaunch: (args) => checkLaunch(core, args),
+      },
+      clock,
+    ),
     peers: {
       rules: new PeerRules(
         store.peerItemsSince(new Date(Date.now() - LIMITS.duplicateMs).toISOString()),
@@ -114,7 +127,11 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     board: new TaskBoard(registry, feed, pushes, board, await board.load(), graceMs),
     worktrees: new WorktreeStats(registry),
     remotes,
-    concierge: new Concierge(() => core, store.conciergeKept(), config, clock),
+    concierge: new Concierge(
+      { store, registry, pushes, feed, clock, sendItem: (receiver, item) => sendItem(core, receiver, item) },
+      store.conciergeKept(),
+      config,
+    ),
     terminals: () => hostLink.terminals(),
     jobSockets,
     bwrap: bwrapProgram(env),

@@ -5,5 +5,5 @@ export const conciergeAskOp = defineOp({
   name: "concierge-ask",
   allow: ["hub"],
   acts: true,
-  handler: (core, args, caller) => core.concierge.ask(args, caller.actor),
+  handler: (core, args, caller) => core.concierge.ask(core, args, caller.actor),
 });

@@ -17,9 +17,9 @@ export const conciergeOp = defineOp({
       case "status":
         return concierge.status();
       case "on":
-        return concierge.on(args.launch, caller.actor);
+        return concierge.on(core, args.launch, caller.actor);
       case "off":
-        return concierge.off(caller.actor);
+        return concierge.off(core, caller.actor);
       case "answer":
         if (args.answer === undefined)
           throw new RoostError("bad_request", "answer needs answer: never, routine or always");

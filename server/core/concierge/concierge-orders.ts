@@ -11,10 +11,10 @@
  */
 import { LIMITS, RoostError, type StandingOrder } from "../../../sdk/ts/protocol/index.js";
 import type { Clock } from "../clock.js";
-import type { Core } from "../core.js";
-import type { Actor } from "../feed.js";
+import type { Actor, Feed } from "../feed.js";
 import { parseWhen, type When } from "../schedules/index.js";
 import { excerpt, oneLine } from "../text.js";
+import type { Concierge } from "./concierge.js";
 
 type OrderRecord = Omit<StandingOrder, "words">;
 
@@ -29,8 +29,10 @@ export class Orders {
   /** Each order's `when`, read (absent: none, or no longer readable here: its time zone gone). */
   private readonly whens = new Map<number, When>();
 
+  /** `owner`: the concierge whose orders these are (kept with it, said in its status, due in its digests). */
   constructor(
-    private readonly core: () => Core,
+    private readonly owner: Concierge,
+    private readonly feed: Pick<Feed, "record">,
     kept: Map<string, unknown>,
     private readonly clock: Clock,
   ) {
@@ -132,7 +134,7 @@ export class Orders {
       this.arm(order);
     }
     this.save();
-    this.core().concierge.changed();
+    this.owner.changed();
   }
 
   private get(id: number): OrderRecord {
@@ -148,17 +150,16 @@ export class Orders {
   /** On the clock for its next time; when it comes, the concierge's digest says it is due. */
   private arm(order: OrderRecord): void {
     const at = order.nextAt !== null && this.whens.has(order.id) ? new Date(order.nextAt) : null;
-    this.clock.set(dueKey(order.id), at, () => this.core().concierge.digests.orderDue());
+    this.clock.set(dueKey(order.id), at, () => this.owner.digests.orderDue());
   }
 
   private save(): void {
-    this.core().concierge.keep("orders", { lastId: this.lastId, orders: this.all } satisfies Kept);
+    this.owner.keep("orders", { lastId: this.lastId, orders: this.all } satisfies Kept);
   }
 
   private record(why: string, text: string, actor: Actor): void {
-    const concierge = this.core().concierge;
-    this.core().feed.record(concierge.feedId(), "concierge", text, actor, why);
-    concierge.changed();
+    this.feed.record(this.owner.feedId(), "concierge", text, actor, why);
+    this.owner.changed();
   }
 
   private view(o: OrderRecord): StandingOrder {

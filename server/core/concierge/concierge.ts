@@ -19,11 +19,14 @@ import {
   viewState,
 } from "../../../sdk/ts/protocol/index.js";
 import { type Config, conciergeProfile, type Profile } from "../../config.js";
+import type { Store } from "../../store/store.js";
 import type { Clock } from "../clock.js";
 import type { Core } from "../core.js";
-import { type Actor, ROOST } from "../feed.js";
-import type { LiveJob } from "../jobs/index.js";
+import { type Actor, type Feed, ROOST } from "../feed.js";
+import type { LiveJob, Registry } from "../jobs/index.js";
 import { dispatch, isEnded, missingProgram, remove, reply, respawn, stop } from "../jobs/index.js";
+import type { NewItem } from "../peers/index.js";
+import type { Pushes } from "../pushes.js";
 import { excerpt } from "../text.js";
 import { Orders } from "./concierge-orders.js";
 import { Digests } from "./digest.js";
@@ -51,6 +54,21 @@ const BUILT_IN = "concierge";
 /** The policy when nothing was set: it suggests and tells, and does nothing in the user's place. */
 const START_POLICY: ConciergePolicy = { answer: "never", act: false };
 
+/**
+ * What the concierge uses of the rest of the daemon: the store that keeps it, the jobs (which one is
+ * the concierge is theirs to say), the pushes and the feed, the one clock (its orders, its digests'
+ * settle time), and a digest sent to its job as any peer item is (peers/peer-items.ts `sendItem`,
+ * with the core it is part of). What it does to jobs at an op (`on`, `off`, `ask`) is handed the core.
+ */
+export interface ConciergeParts {
+  store: Pick<Store, "keepConcierge" | "lastCursor" | "pendingReplies">;
+  registry: Pick<Registry, "all" | "row" | "rows" | "get">;
+  pushes: Pick<Pushes, "concierge">;
+  feed: Pick<Feed, "record" | "list">;
+  clock: Clock;
+  sendItem: (receiver: LiveJob, item: NewItem) => Promise<unknown>;
+}
+
 export class Concierge {
   policy: ConciergePolicy;
   /** The last answer it gave in the user's place. */
@@ -61,10 +79,9 @@ export class Concierge {
   readonly digests: Digests;
 
   constructor(
-    private readonly core: () => Core,
+    private readonly parts: ConciergeParts,
     kept: Map<string, unknown>,
     config: Config,
-    clock: Clock,
   ) {
     const start = config.concierge ?? {};
     this.policy = (kept.get("policy") as ConciergePolicy | undefined) ?? {
@@ -73,8 +90,8 @@ export class Concierge {
     };
     this.answered = (kept.get("answered") as ConciergeAnswer | undefined) ?? null;
     this.need = (kept.get("need") as { text: string; at: string } | undefined) ?? null;
-    this.orders = new Orders(core, kept, clock);
-    this.digests = new Digests(core, kept);
+    this.orders = new Orders(this, parts.feed, kept, parts.clock);
+    this.digests = new Digests(this, parts, kept);
   }
 
   /** At the daemon's start: the orders on a clock are armed (one due while it was down fires at once). */
@@ -85,7 +102,7 @@ export class Concierge {
   /** The concierge's job: the one of its role that runs, else the newest; none when there has been none. */
   job(): LiveJob | undefined {
     let newest: LiveJob | undefined;
-    for (const job of this.core().registry.all()) {
+    for (const job of this.parts.registry.all()) {
       if (job.rec.role !== "concierge") continue;
       if (!isEnded(job)) return job;
       if (!newest || job.rec.createdAt > newest.rec.createdAt) newest = job;
@@ -122,7 +139,7 @@ export class Concierge {
     return {
       on: job !== undefined && !isEnded(job),
       id: job?.rec.id ?? null,
-      state: job ? viewState(this.core().registry.row(job)) : null,
+      state: job ? viewState(this.parts.registry.row(job)) : null,
       policy: { ...this.policy },
       answered: this.answered,
       orders: this.orders.count,
@@ -132,12 +149,12 @@ export class Concierge {
 
   /** Its status changed: the hubs are told. */
   changed(): void {
-    this.core().pushes.concierge(this.status());
+    this.parts.pushes.concierge(this.status());
   }
 
   /** Kept by the daemon: written now, with the commit its turn's writes share. */
   keep(key: string, value: unknown): void {
-    this.core().store.keepConcierge(key, value);
+    this.parts.store.keepConcierge(key, value);
   }
 
   /** The feed's id for what is about the concierge itself: its job's, else its role's name. */
@@ -150,8 +167,7 @@ export class Concierge {
    * job it had is started again, else roost.json's `concierge.profile`, else pi with roost's
    * concierge; with one, that profile's agent is the concierge (the old row goes).
    */
-  async on(launch: OpArgs<"concierge">["launch"], actor: Actor): Promise<ConciergeStatus> {
-    const core = this.core();
+  async on(core: Core, launch: OpArgs<"concierge">["launch"], actor: Actor): Promise<ConciergeStatus> {
     const current = this.job();
     if (current && !isEnded(current)) return this.status();
     this.digests.begin(); // before its agent can connect: what happened before is not news
@@ -185,9 +201,9 @@ export class Concierge {
   }
 
   /** `off`: its job is stopped (its row stays, for `on` to start it again). */
-  async off(actor: Actor): Promise<ConciergeStatus> {
+  async off(core: Core, actor: Actor): Promise<ConciergeStatus> {
     const job = this.running();
-    if (job) await stop(this.core(), job, actor);
+    if (job) await stop(core, job, actor);
     this.changed();
     return this.status();
   }
@@ -196,20 +212,20 @@ export class Concierge {
   setPolicy(change: Partial<ConciergePolicy>, actor: Actor): ConciergeStatus {
     this.policy = { ...this.policy, ...change };
     this.keep("policy", this.policy);
-    this.core().feed.record(this.feedId(), "concierge", policyWords(this.policy), actor, "policy");
+    this.parts.feed.record(this.feedId(), "concierge", policyWords(this.policy), actor, "policy");
     this.changed();
     return this.status();
   }
 
   /** `concierge-ask`: the user's words, a reply to its job (an ended one is started again for it). */
-  async ask(args: OpArgs<"concierge-ask">, actor: Actor): Promise<OpResult<"concierge-ask">> {
+  async ask(core: Core, args: OpArgs<"concierge-ask">, actor: Actor): Promise<OpResult<"concierge-ask">> {
     const job = this.job();
     if (!job)
       throw new RoostError(
         "bad_request",
         'the concierge is off: turn it on first (concierge {action: "on"}, roost concierge on)',
       );
-    const r = await reply(this.core(), { id: job.rec.id, text: args.text, ...requestIdOf(args) }, actor);
+    const r = await reply(core, { id: job.rec.id, text: args.text, ...requestIdOf(args) }, actor);
     if (this.need) {
       this.need = null; // the user has answered it
       this.keep("need", null);
@@ -230,7 +246,7 @@ export class Concierge {
   say(job: LiveJob, args: OpArgs<"concierge-say">, actor: Actor): OpResult<"concierge-say"> {
     const need = args.kind === "need" ? excerpt(args.text, 500) : null;
     if (need !== null && this.need?.text === need) return {};
-    this.core().feed.record(job.rec.id, "concierge", args.text, actor, args.kind);
+    this.parts.feed.record(job.rec.id, "concierge", args.text, actor, args.kind);
     if (need !== null) {
       this.need = { text: need, at: new Date().toISOString() };
       this.keep("need", this.need);

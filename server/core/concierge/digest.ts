@@ -17,10 +17,9 @@
  * roost, with its `why` (`start`, `events`, `order`) on its delivery.
  */
 import type { FeedEntry } from "../../../sdk/ts/protocol/index.js";
-import type { Core } from "../core.js";
 import type { LiveJob } from "../jobs/index.js";
 import { isEnded } from "../jobs/index.js";
-import { sendItem } from "../peers/index.js";
+import type { Concierge, ConciergeParts } from "./concierge.js";
 import { DIGEST_ENVELOPE, digestText } from "./digest-text.js";
 
 /** How long the first change waits for others to come with it. */
@@ -44,8 +43,10 @@ export class Digests {
   /** Sends one at a time: the cursor moves with each. */
   private sending: Promise<void> = Promise.resolve();
 
+  /** `owner`: the concierge these digests wake; `parts`, what they read and send through (its own). */
   constructor(
-    private readonly core: () => Core,
+    private readonly owner: Concierge,
+    private readonly parts: ConciergeParts,
     kept: Map<string, unknown>,
   ) {
     this.cursor = (kept.get("digestCursor") as number | undefined) ?? null;
@@ -53,17 +54,17 @@ export class Digests {
 
   /** The concierge was turned on: what happened before is not news; the fleet is, once it connects. */
   begin(): void {
-    this.setCursor(this.core().store.lastCursor());
+    this.setCursor(this.parts.store.lastCursor());
     this.greet = true;
   }
 
   /** Every feed entry (feed.ts's observers): one that matters wakes the concierge after the settle. */
   observed(entry: FeedEntry): void {
     if (!WAKES.has(entry.kind) || this.settling) return;
-    const concierge = this.core().concierge.running();
+    const concierge = this.owner.running();
     if (!concierge || this.byOrAbout(entry, concierge)) return;
     this.settling = true;
-    const clock = this.core().clock;
+    const clock = this.parts.clock;
     clock.set(SETTLE_KEY, new Date(clock.now().getTime() + SETTLE_MS), () => {
       this.settling = false;
       this.send("events");
@@ -94,11 +95,11 @@ export class Digests {
   }
 
   private async sendNow(why: Why): Promise<void> {
-    const core = this.core();
-    const concierge = core.concierge.running();
+    const { registry, clock, sendItem } = this.parts;
+    const concierge = this.owner.running();
     if (!concierge) return;
-    const now = core.clock.now();
-    const due = core.concierge.orders.due(now);
+    const now = clock.now();
+    const due = this.owner.orders.due(now);
     // An order is said to a concierge that is there to take it; it stays due until then.
     if (why === "order" && (due.length === 0 || !concierge.link)) return;
     if (why !== "order" && this.waiting(concierge)) {
@@ -106,20 +107,18 @@ export class Digests {
       return;
     }
     const happened = this.happened(concierge);
-    const fleet = core.registry
-      .rows()
-      .filter((r) => r.id !== concierge.rec.id && !isEnded(core.registry.get(r.id)));
+    const fleet = registry.rows().filter((r) => r.id !== concierge.rec.id && !isEnded(registry.get(r.id)));
     if (why === "events" && happened.entries.length === 0) {
       this.owed = false;
       return;
     }
     if (why === "start") {
       this.greet = false;
-      if (fleet.length === 0 && core.concierge.orders.count === 0) return;
+      if (fleet.length === 0 && this.owner.orders.count === 0) return;
     }
     const sayDue = concierge.link ? due : [];
     this.owed = false;
-    await sendItem(core, concierge, {
+    await sendItem(concierge, {
       peer: { kind: "digest", from: { id: "roost", name: "roost" }, relation: "roost" },
       envelope: DIGEST_ENVELOPE,
       text: digestText({
@@ -127,7 +126,7 @@ export class Digests {
         at: now,
         happened: happened.entries,
         fleet,
-        orders: core.concierge.orders.list(),
+        orders: this.owner.orders.list(),
         due: sayDue,
       }),
       why: sayDue.length > 0 ? "order" : why,
@@ -136,7 +135,7 @@ export class Digests {
     });
     this.setCursor(happened.cursor);
     if (sayDue.length > 0)
-      core.concierge.orders.movedOn(
+      this.owner.orders.movedOn(
         sayDue.map((o) => o.id),
         now,
       );
@@ -144,16 +143,13 @@ export class Digests {
 
   /** A digest not yet taken by the concierge. */
   private waiting(concierge: LiveJob): boolean {
-    return this.core()
-      .store.pendingReplies(concierge.rec.id)
-      .some((r) => r.peer?.kind === "digest");
+    return this.parts.store.pendingReplies(concierge.rec.id).some((r) => r.peer?.kind === "digest");
   }
 
   /** The entries that matter since the last digest, and the cursor they reach. */
   private happened(concierge: LiveJob): { entries: FeedEntry[]; cursor: number } {
-    const core = this.core();
-    const after = this.cursor ?? core.store.lastCursor();
-    const { events, cursor } = core.feed.list({ after, limit: 1000 });
+    const after = this.cursor ?? this.parts.store.lastCursor();
+    const { events, cursor } = this.parts.feed.list({ after, limit: 1000 });
     const entries = events.filter((e) => SAYS.has(e.kind) && !this.byOrAbout(e, concierge));
     return { entries: entries.slice(-100), cursor };
   }
@@ -165,6 +161,6 @@ export class Digests {
   private setCursor(cursor: number): void {
     if (cursor === this.cursor) return;
     this.cursor = cursor;
-    this.core().concierge.keep("digestCursor", cursor);
+    this.owner.keep("digestCursor", cursor);
   }
 }

@@ -22,9 +22,9 @@ import {
 import type { ScheduleRecord } from "../../store/records.js";
 import type { Store } from "../../store/store.js";
 import type { Clock } from "../clock.js";
-import type { Core } from "../core.js";
-import { type Actor, ROOST } from "../feed.js";
-import { checkLaunch, dispatch, isEnded } from "../jobs/index.js";
+import { type Actor, type Feed, ROOST } from "../feed.js";
+import { isEnded, type Registry } from "../jobs/index.js";
+import type { Pushes } from "../pushes.js";
 import { excerpt, messageOf, oneLine } from "../text.js";
 import { worktreeBase } from "../worktrees/index.js";
 import { dueRuns, stepsFor } from "./schedule-plan.js";
@@ -45,16 +45,33 @@ interface Launched {
   error: unknown;
 }
 
+/**
+ * What the schedules use of the rest of the daemon: its store, pushes, feed and jobs, and a job
+ * started as `dispatch` starts one (jobs/dispatch.ts: `dispatch` and its `checkLaunch`).
+ */
+export interface ScheduleParts {
+  store: Pick<Store, "schedules" | "createSchedule" | "removeSchedule" | "putSchedule" | "synced">;
+  pushes: Pick<Pushes, "schedule">;
+  feed: Pick<Feed, "record">;
+  registry: Pick<Registry, "find">;
+  dispatch: (args: OpArgs<"dispatch">, actor: Actor) => Promise<{ job: Row }>;
+  checkLaunch: (args: Pick<OpArgs<"dispatch">, "profile" | "cwd" | "name">) => {
+    cwd: string;
+    name: string | null;
+  };
+}
+
 export class Schedules {
   private readonly all = new Map<string, LiveSchedule>();
+  private readonly store: ScheduleParts["store"];
 
   constructor(
-    private readonly core: () => Core,
-    store: Store,
+    private readonly parts: ScheduleParts,
     private readonly clock: Clock,
   ) {
+    this.store = parts.store;
     const now = clock.now();
-    for (const rec of store.schedules()) {
+    for (const rec of this.store.schedules()) {
       try {
         this.all.set(rec.id, { rec, when: parseWhen(rec.when, now), unreadable: null });
       } catch (err) {
@@ -84,7 +101,6 @@ export class Schedules {
 
   /** Each change is on disk (synced) before it is answered, as a reply is. */
   async add(args: OpArgs<"schedule-add">, actor: Actor): Promise<Schedule> {
-    const core = this.core();
     if (this.all.size >= LIMITS.schedules)
       throw new RoostError(
         "full",
@@ -92,7 +108,7 @@ export class Schedules {
       );
     const now = this.clock.now();
     const when = parseWhen(args.when, now);
-    const checked = checkLaunch(core, args.launch);
+    const checked = this.parts.checkLaunch(args.launch);
     // Each run's worktree is made from the repository's HEAD then; whether there is one is checked now.
     if (args.launch.worktree) await worktreeBase(checked.cwd, undefined);
     const launch = {
@@ -102,7 +118,7 @@ export class Schedules {
       ...(args.launch.cwd !== undefined ? { cwd: checked.cwd } : {}),
       ...(args.launch.worktree !== undefined ? { worktree: args.launch.worktree } : {}),
     };
-    const rec = core.store.createSchedule((num) => ({
+    const rec = this.store.createSchedule((num) => ({
       id: `s${num}`,
       name: args.name === undefined ? excerpt(args.launch.task, 60) : scheduleName(args.name),
       when: when.text,
@@ -119,7 +135,7 @@ export class Schedules {
     this.all.set(rec.id, s);
     this.arm(s);
     this.changed(s, `added: ${when.words}, ${launch.profile}: ${excerpt(launch.task, 60)}`, actor);
-    await this.core().store.synced();
+    await this.store.synced();
     return this.view(s);
   }
 
@@ -127,11 +143,10 @@ export class Schedules {
     const s = this.get(id);
     this.all.delete(id);
     this.clock.set(dueKey(id), null, () => {});
-    const core = this.core();
-    core.store.removeSchedule(id);
-    core.pushes.schedule(id, null);
-    core.feed.record(id, "schedule", `${s.rec.name}: removed`, actor);
-    await core.store.synced();
+    this.store.removeSchedule(id);
+    this.parts.pushes.schedule(id, null);
+    this.parts.feed.record(id, "schedule", `${s.rec.name}: removed`, actor);
+    await this.store.synced();
   }
 
   /** Paused, it runs only by hand; resumed, its next run is the first from now (none is owed). */
@@ -144,7 +159,7 @@ export class Schedules {
     s.rec.nextAt = paused ? null : (s.when!.next(now, new Date(s.rec.createdAt))?.toISOString() ?? null);
     this.arm(s);
     this.changed(s, paused ? "paused" : `resumed: next run ${s.rec.nextAt ?? "never"}`, actor);
-    await this.core().store.synced();
+    await this.store.synced();
   }
 
   /** `schedule-run`: a job now, off the clock (its next run stays); recorded as its runs are. */
@@ -195,7 +210,7 @@ export class Schedules {
 
   /** The job it started last, while that one still runs. */
   private stillRunning(s: LiveSchedule): string | null {
-    const job = s.rec.lastJob ? this.core().registry.find(s.rec.lastJob) : undefined;
+    const job = s.rec.lastJob ? this.parts.registry.find(s.rec.lastJob) : undefined;
     return job && !isEnded(job) ? job.rec.id : null;
   }
 
@@ -204,8 +219,7 @@ export class Schedules {
     const { profile, task, name, cwd, worktree } = s.rec.launch;
     const base = { at: at.toISOString(), ...(why ? { why } : {}) };
     try {
-      const { job } = await dispatch(
-        this.core(),
+      const { job } = await this.parts.dispatch(
         {
           profile,
           task,
@@ -230,18 +244,17 @@ export class Schedules {
     s.rec.runs = [...s.rec.runs, ...runs].slice(-LIMITS.scheduleRuns);
     const last = runs.at(-1);
     if (last) s.rec.lastAt = last.at;
-    this.core().store.putSchedule(s.rec);
-    this.core().pushes.schedule(s.rec.id, this.view(s));
+    this.store.putSchedule(s.rec);
+    this.parts.pushes.schedule(s.rec.id, this.view(s));
     for (const r of runs)
-      this.core().feed.record(s.rec.id, "schedule", `${s.rec.name}: ${runWords(r)}`, actor);
+      this.parts.feed.record(s.rec.id, "schedule", `${s.rec.name}: ${runWords(r)}`, actor);
   }
 
   /** A change of its own (added, paused, resumed): written, pushed, in the feed. */
   private changed(s: LiveSchedule, what: string, actor: Actor): void {
-    const core = this.core();
-    core.store.putSchedule(s.rec);
-    core.pushes.schedule(s.rec.id, this.view(s));
-    core.feed.record(s.rec.id, "schedule", `${s.rec.name}: ${what}`, actor);
+    this.store.putSchedule(s.rec);
+    this.parts.pushes.schedule(s.rec.id, this.view(s));
+    this.parts.feed.record(s.rec.id, "schedule", `${s.rec.name}: ${what}`, actor);
   }
 
   private view(s: LiveSchedule): Schedule {
