@@ -1,4 +1,4 @@
-/** `respawn` (protocol.md, "roost's choices"): the job started again; logic in core/jobs/respawn.ts and core/jobs/lifecycle.ts. */
+/** `respawn` (protocol.md, "roost's choices"): the job started again; logic in core/jobs/respawn.ts and core/jobs/start.ts. */
 import { respawn } from "../core/jobs/respawn.js";
 import { defineOp } from "./define.js";
 

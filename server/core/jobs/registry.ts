@@ -57,7 +57,7 @@ export interface LiveJob {
   /** Who is ending the process (`stop`, `rm`, `respawn`), while they are: its exit is a stop, not a failure. */
   stopping: Actor | null;
   exitWaiters: (() => void)[];
-  /** Its life's changes (start, stop, rm, respawn), one at a time (lifecycle.ts). */
+  /** Its life's changes (start, stop, rm, respawn), one at a time (lifecycle.ts, start.ts). */
   lifeChanges: OneAtATime;
   /** Replies typed into its terminal, one typist at a time (typist.ts). */
   typing: OneAtATime;

@@ -1,6 +1,6 @@
 /**
  * `respawn` (protocol.md, "roost's choices"): the job started again under the same id (its life's
- * change is lifecycle.ts's); a terminal job's task is typed again, as the program that took it the
+ * change is start.ts's); a terminal job's task is typed again, as the program that took it the
  * first time is gone: a new reply, saved and typed as any other (reply.ts, typist.ts).
  */
 import type { Row } from "../../../sdk/ts/protocol/index.js";
