@@ -12,8 +12,8 @@
 import type net from "node:net";
 import { LIMITS, type ResponseEnvelope, type WireEvent } from "../sdk/ts/protocol/index.js";
 import { LineSplitter } from "../sdk/ts/protocol/lines.js";
-import type { AgentConnection } from "../server/core/agents.js";
 import { encoded } from "../server/core/encoded.js";
+import type { AgentConnection } from "../server/core/jobs/agents.js";
 import { callerOf } from "../server/faces/caller.js";
 import { OrderedAnswers } from "../server/faces/ordered-answers.js";
 import { type RequestId, readRequest } from "../server/faces/request.js";
@@ -29,7 +29,7 @@ export interface ConnectionOptions {
   maxLineBytes?: number;
   maxInFlight?: number;
   maxUnreadBytes?: number;
-  /** A sandboxed job's own socket: its connections speak for that job alone (core/agents.ts). */
+  /** A sandboxed job's own socket: its connections speak for that job alone (core/jobs/agents.ts). */
   boundTo?: string;
 }
 

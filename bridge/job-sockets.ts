@@ -6,7 +6,7 @@
  */
 import fs from "node:fs";
 import type { JobSockets as JobSocketsApi } from "../server/core/core.js";
-import { sandboxSocket } from "../server/core/sandbox.js";
+import { sandboxSocket } from "../server/core/jobs/sandbox.js";
 import type { Paths } from "../server/paths.js";
 import type { RunOp } from "./connection.js";
 import { Bridge, type BridgeOptions } from "./server.js";

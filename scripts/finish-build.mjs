@@ -38,7 +38,8 @@ for (const dir of ["server", "bridge", "sdk"]) {
     if (!text.includes('"typebox')) continue;
     const rewritten = text.replace(SPECIFIER, (_, before, spec) => {
       const target = bundled[spec];
-      if (!target) throw new Error(`${file}: imports ${spec}, which the build does not bundle: add it to ENTRIES`);
+      if (!target)
+        throw new Error(`${file}: imports ${spec}, which the build does not bundle: add it to ENTRIES`);
       let rel = path.relative(path.dirname(file), path.join(vendor, target));
       if (!rel.startsWith(".")) rel = `./${rel}`;
       return `${before}"${rel}"`;

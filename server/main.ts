@@ -11,31 +11,33 @@ import { Bridge } from "../bridge/server.js";
 import { socketAnswers } from "../sdk/ts/client/socket-client.js";
 import { LIMITS } from "../sdk/ts/protocol/index.js";
 import { type Config, DEFAULT_LEASE_MS, loadConfig } from "./config.js";
-import { connectionClosed } from "./core/agents.js";
+import { TaskBoard } from "./core/board/task-board.js";
 import { Clock, timeSourceOf } from "./core/clock.js";
-import { Concierge } from "./core/concierge.js";
+import { Concierge } from "./core/concierge/concierge.js";
 import type { Core } from "./core/core.js";
 import { Feed } from "./core/feed.js";
-import { findJobsAgain } from "./core/find-again.js";
-import { Foreground, foregroundGraceMs } from "./core/foreground.js";
-import { HostLink } from "./core/host-link.js";
-import { PeerRules } from "./core/peer-rules.js";
+import { connectionClosed } from "./core/jobs/agents.js";
+import { checkLaunch, dispatch } from "./core/jobs/dispatch.js";
+import { Registry } from "./core/jobs/registry.js";
+import { bwrapProgram } from "./core/jobs/sandbox.js";
+import { loadJobs, recordSetAside } from "./core/jobs/stored-jobs.js";
+import { Foreground, foregroundGraceMs } from "./core/peers/foreground.js";
+import { sendItem } from "./core/peers/peer-items.js";
+import { PeerRules } from "./core/peers/peer-rules.js";
+import { Watches } from "./core/peers/watches.js";
 import { Pushes } from "./core/pushes.js";
-import { Registry } from "./core/registry.js";
-import { Remotes } from "./core/remotes.js";
-import { bwrapProgram } from "./core/sandbox.js";
-import { Schedules } from "./core/schedules.js";
-import { loadJobs, recordSetAside } from "./core/stored-jobs.js";
-import { TaskBoard } from "./core/task-board.js";
+import { Schedules } from "./core/schedules/schedules.js";
+import { findJobsAgain } from "./core/terminals/find-again.js";
+import { HostLink } from "./core/terminals/host-link.js";
+import { Viewers } from "./core/terminals/viewers.js";
 import { Tokens } from "./core/tokens.js";
-import { Viewers } from "./core/viewers.js";
-import { Watches } from "./core/watches.js";
-import { WorktreeStats } from "./core/worktree-stat.js";
-import { sweepWorktrees } from "./core/worktrees.js";
+import { WorktreeStats } from "./core/worktrees/worktree-stat.js";
+import { sweepWorktrees } from "./core/worktrees/worktrees.js";
 import { raiseFileLimit } from "./descriptors.js";
+import { Remotes } from "./fleet/remotes.js";
 import { secureHome } from "./home.js";
 import { listenAddress } from "./http/address.js";
-import { runOp } from "./ops/index.js";
+import { RELAYED_OPS, runOp } from "./ops/index.js";
 import { roostPaths } from "./paths.js";
 import { redactWrites, Secrets } from "./secrets.js";
 import { watchForStalls } from "./stalls.js";
@@ -78,6 +80,16 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const registry = new Registry(store, pushes, loaded.jobs);
   const feed = new Feed(store, pushes, secrets);
   const clock = new Clock(time.source);
+  const remotes = new Remotes(
+    pushes,
+    config.remotes ?? [],
+    () => {
+      const now = loadConfig(paths.config, env);
+      secrets.learn(now.secrets); // a remote added meanwhile: its token hidden from now on
+      return now.remotes ?? [];
+    },
+    RELAYED_OPS,
+  );
   let stopping = false;
   const graceMs = foregroundGraceMs(env);
   const jobSockets = new JobSockets(paths, (caller, op, args) => runOp(core, caller, op, args), {
@@ -90,25 +102,36 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     registry,
     feed,
     pushes,
-    viewers: new Viewers(() => core),
+    viewers: new Viewers(registry, () => hostLink.terminals()),
     clock,
-    schedules: new Schedules(() => core, store, clock),
+    // A due schedule starts its job as `dispatch` does, with the core it is part of.
+    schedules: new Schedules(
+      {
+        store,
+        pushes,
+        feed,
+        registry,
+        dispatch: (args, actor) => dispatch(core, args, actor),
+        checkLaunch: (args) => checkLaunch(core, args),
+      },
+      clock,
+    ),
     peers: {
       rules: new PeerRules(
         store.peerItemsSince(new Date(Date.now() - LIMITS.duplicateMs).toISOString()),
         loaded.jobs,
       ),
-      watches: new Watches(() => core, store, registry),
-      foreground: new Foreground(() => core, graceMs),
+      watches: new Watches(store, registry),
+      foreground: new Foreground(graceMs),
     },
-    board: new TaskBoard(() => core, board, await board.load(), graceMs),
-    worktrees: new WorktreeStats(() => core),
-    remotes: new Remotes(pushes, config.remotes ?? [], () => {
-      const now = loadConfig(paths.config, env);
-      secrets.learn(now.secrets); // a remote added meanwhile: its token hidden from now on
-      return now.remotes ?? [];
-    }),
-    concierge: new Concierge(() => core, store.conciergeKept(), config, clock),
+    board: new TaskBoard(registry, feed, pushes, board, await board.load(), graceMs),
+    worktrees: new WorktreeStats(registry),
+    remotes,
+    concierge: new Concierge(
+      { store, registry, pushes, feed, clock, sendItem: (receiver, item) => sendItem(core, receiver, item) },
+      store.conciergeKept(),
+      config,
+    ),
     terminals: () => hostLink.terminals(),
     jobSockets,
     bwrap: bwrapProgram(env),
@@ -160,7 +183,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     stopping = true;
     stopWatching();
     clock.close();
-    core.remotes.close();
+    remotes.close();
     await Promise.all([bridge.close().catch(() => {}), jobSockets.closeAll(), closeSoon(http?.close())]);
     registry.flush();
     await board.close();
@@ -185,7 +208,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   // started while the HTTP face's modules were still loading was seen to make node's import of
   // fastify (CommonJS) answer an empty module, and the daemon fail to start.
   core.schedules.start();
-  core.remotes.start(); // the other daemons' rows, followed from now on
+  remotes.start(); // the other daemons' rows, followed from now on
   core.concierge.start(); // its orders on the clock, as the schedules
 }
 

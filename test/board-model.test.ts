@@ -1,6 +1,6 @@
 /**
  * The task board's rules at random (docs/protocol.md, "The task board"): the pure `step` of
- * server/core/board.ts against a model written apart from it, the simplest that says each rule.
+ * server/core/board/board.ts against a model written apart from it, the simplest that says each rule.
  * Random adds (with `after`, some naming tasks that are not there), claims, dones, releases, drops,
  * hand-overs, sessions going away, coming back and ending, from every kind of actor. After each
  * step: the board is the model's, a refusal has the code the model predicts, no task is claimed
@@ -18,7 +18,7 @@ import {
   EMPTY_BOARD,
   type Step,
   step,
-} from "../server/core/board.js";
+} from "../server/core/board/board.js";
 
 const SESSIONS = ["s1", "s2", "s3"];
 

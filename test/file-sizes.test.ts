@@ -6,18 +6,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { ROOT } from "./helpers/daemon.js";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SHIPPING = ["server", "bridge", "sdk/ts", "web/src"];
 const MAX_LINES = 400;
-
-/**
- * Files over the limit, each being split on a branch of its own. MUST BE EMPTY: remove each as it
- * is split (an entry no longer over the limit fails below, so the list cannot go stale).
- */
-const BEING_SPLIT: string[] = ["server/core/remotes.ts", "server/pty/jobs.ts", "server/store/pg-board.ts"];
 
 /** Every .ts file under `dirs` of `root` (relative, `/`-separated), node_modules left out. */
 function tsFiles(root: string, dirs: string[]): string[] {
@@ -57,13 +50,7 @@ describe("shipping TypeScript files", () => {
   });
 
   it(`are at most ${MAX_LINES} lines each`, () => {
-    const over = oversized(ROOT, SHIPPING).filter((f) => !BEING_SPLIT.includes(f.replace(/ \(.*$/, "")));
-    expect(over, "split these by what their pieces do").toEqual([]);
-  });
-
-  it("allow only files still over the limit, and only while they are being split", () => {
-    const over = oversized(ROOT, SHIPPING).map((f) => f.replace(/ \(.*$/, ""));
-    for (const f of BEING_SPLIT) expect(over, `${f} is split: take it off BEING_SPLIT`).toContain(f);
+    expect(oversized(ROOT, SHIPPING), "split these by what their pieces do").toEqual([]);
   });
 
   it("are all found: the check reads every shipping folder", () => {

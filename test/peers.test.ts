@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../sdk/ts/protocol/index.js";
-import { envelope } from "../server/core/peer-items.js";
+import { envelope } from "../server/core/peers/peer-items.js";
 import { sleep, startDaemon, type TestDaemon, until } from "./helpers/daemon.js";
 import { procEnv, row, untilRow } from "./helpers/jobs.js";
 import type { RawClient, Response } from "./helpers/raw-client.js";

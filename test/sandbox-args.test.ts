@@ -1,5 +1,5 @@
 /**
- * The sandbox's mounts (server/core/sandbox.ts) with a real bubblewrap, where the owner's secrets
+ * The sandbox's mounts (server/core/jobs/sandbox.ts) with a real bubblewrap, where the owner's secrets
  * are not in the usual place: a socket that `ROOST_SOCKET` puts outside the home, and a home
  * reached through a symbolic link. Each is hidden from the job as the home is.
  */
@@ -8,7 +8,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bwrapArgs } from "../server/core/sandbox.js";
+import { bwrapArgs } from "../server/core/jobs/sandbox.js";
 import { roostPaths } from "../server/paths.js";
 import type { JobRecord } from "../server/store/records.js";
 

@@ -1,9 +1,9 @@
 /**
- * A terminal agent's row as its screen says it (server/core/screen-rows.ts): the rules alone, on
+ * A terminal agent's row as its screen says it (server/core/terminals/screen-rows.ts): the rules alone, on
  * screens written out by hand. test/terminals.test.ts holds them in real terminals.
  */
 import { describe, expect, it } from "vitest";
-import { compilePatterns, rowFromScreen } from "../server/core/screen-rows.js";
+import { compilePatterns, rowFromScreen } from "../server/core/terminals/screen-rows.js";
 
 /** A screen whose cursor is on the last of `lines`. */
 const screen = (lines: string[], extra: { busy?: boolean; wrapped?: number[] } = {}) => ({

@@ -31,7 +31,7 @@ function nextReport(agent: BenchAgent): object {
   return {
     state: "working",
     status: "busy",
-    summary: `step ${r}: reading server/core/agents.ts (agent ${agent.n})`,
+    summary: `step ${r}: reading server/core/jobs/agents.ts (agent ${agent.n})`,
     tool: r % 2 === 0 ? "read" : "bash",
     model: "claude-sonnet-4",
     thinking: "medium",

@@ -71,7 +71,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
             const i = next++;
             let to = Math.floor(Math.random() * (SESSIONS - 1));
             if (to >= n) to++;
-            const text = `from ${from.job.id} #${i}: please look at server/core/peers.ts line ${i}`;
+            const text = `from ${from.job.id} #${i}: please look at server/core/peers/peers.ts line ${i}`;
             sentAt.set(text, performance.now());
             const a = await from.conn.request("send", { to: peers[to]!.job.id, text });
             const key = a.ok ? (a.result as { outcome: string }).outcome : `error ${a.code}`;

@@ -137,7 +137,7 @@ function sampleReport(n: number) {
   return {
     state: "working",
     status: "busy",
-    summary: `reading server/core/agents.ts and its tests (agent ${n})`,
+    summary: `reading server/core/jobs/agents.ts and its tests (agent ${n})`,
     tool: "read",
     model: "claude-sonnet-4",
     thinking: "medium",

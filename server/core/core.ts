@@ -4,20 +4,18 @@ import type { Paths } from "../paths.js";
 import type { ListResult, ScreenState, Snapshot, SpawnSpec } from "../pty/wire.js";
 import type { Secrets } from "../secrets.js";
 import type { Store } from "../store/store.js";
+import type { TaskBoard } from "./board/index.js";
 import type { Clock } from "./clock.js";
-import type { Concierge } from "./concierge.js";
+import type { Concierge } from "./concierge/index.js";
 import type { Feed } from "./feed.js";
-import type { Foreground } from "./foreground.js";
-import type { PeerRules } from "./peer-rules.js";
+import type { Registry } from "./jobs/index.js";
+import type { Foreground, PeerRules, Watches } from "./peers/index.js";
 import type { Pushes } from "./pushes.js";
-import type { Registry } from "./registry.js";
 import type { Remotes } from "./remotes.js";
-import type { Schedules } from "./schedules.js";
-import type { TaskBoard } from "./task-board.js";
+import type { Schedules } from "./schedules/index.js";
+import type { Viewers } from "./terminals/index.js";
 import type { Tokens } from "./tokens.js";
-import type { Viewers } from "./viewers.js";
-import type { Watches } from "./watches.js";
-import type { WorktreeStats } from "./worktree-stat.js";
+import type { WorktreeStats } from "./worktrees/index.js";
 
 /** How a job ended, as the pty host says or wrote it. */
 export interface ExitInfo {

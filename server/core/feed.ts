@@ -28,7 +28,7 @@ export type FeedKind =
   | "rm"
   | "rename"
   | "repair"
-  // a job's branch landed in its base branch (core/merge.ts)
+  // a job's branch landed in its base branch (core/worktrees/merge.ts)
   | "merge"
   // the peers (docs/protocol.md): `who`/`whoId` the sender, `id` the receiver (for a notice, the watcher)
   | "message"
@@ -37,9 +37,9 @@ export type FeedKind =
   | "notice"
   // the task board: `why` says the change, `id` the session it is about (task-board.ts)
   | "task"
-  // a schedule's (core/schedules.ts): `id` the schedule's, the text naming the job a run started
+  // a schedule's (core/schedules/schedules.ts): `id` the schedule's, the text naming the job a run started
   | "schedule"
-  // the concierge's (core/concierge.ts): `why` what it said or did (`info`, `need`,
+  // the concierge's (core/concierge/concierge.ts): `why` what it said or did (`info`, `need`,
   // `answer`, `suggest`, `undo`, `on`, `off`) or what became of a standing order (`order`,
   // `order-kept`, `order-dropped`); `id` the session it is about, else the concierge's job
   | "concierge";

@@ -59,7 +59,7 @@ export class Pushes {
 
   /**
    * A remote daemon became reachable or stopped answering, or was added or let go (`gone`) by
-   * `remotes-reload` (core/remotes.ts). Rare: pushed as it comes.
+   * `remotes-reload` (server/fleet/remotes.ts). Rare: pushed as it comes.
    */
   remote(status: RemoteStatus & { gone?: true }): void {
     this.emit({ event: "remote", ...status });
@@ -70,7 +70,7 @@ export class Pushes {
     this.emit({ event: "schedule", id, schedule });
   }
 
-  /** The concierge's status changed (core/concierge.ts): rare, pushed as it comes. */
+  /** The concierge's status changed (core/concierge/concierge.ts): rare, pushed as it comes. */
   concierge(status: ConciergeStatus): void {
     this.emit({ event: "concierge", status });
   }

@@ -3,8 +3,9 @@
  * calls `runOp`: a socket connection (bridge/connection.ts), an HTTP request and a WebSocket
  * (http/routes.ts, http/websockets.ts). Every caller is the user; what differs is what it came by.
  */
-import type { AgentConnection } from "../core/agents.js";
+
 import { USER } from "../core/feed.js";
+import type { AgentConnection } from "../core/jobs/agents.js";
 import type { Identity, Tokens } from "../core/tokens.js";
 import type { Caller } from "../ops/define.js";
 

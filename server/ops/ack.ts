@@ -1,5 +1,5 @@
-/** `ack` (protocol.md, `ack`): logic in core/agents.ts and core/replies.ts. */
-import { agentAck } from "../core/agents.js";
+/** `ack` (protocol.md, `ack`): logic in core/jobs/agents.ts and core/jobs/replies.ts. */
+import { agentAck } from "../core/jobs/agents.js";
 import { defineOp, socketConnection } from "./define.js";
 
 export const ackOp = defineOp({

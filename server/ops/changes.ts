@@ -1,5 +1,5 @@
-/** `changes` (protocol.md, "The hub's ops"): a job's diff, read-only; logic in core/changes.ts. */
-import { changes } from "../core/changes.js";
+/** `changes` (protocol.md, "The hub's ops"): a job's diff, read-only; logic in core/worktrees/changes.ts. */
+import { changes } from "../core/worktrees/changes.js";
 import { defineOp } from "./define.js";
 
 export const changesOp = defineOp({

@@ -1,5 +1,5 @@
-/** `concierge-act` (protocol.md, "The concierge"): on the concierge's connection; logic in core/concierge-answers.ts. */
-import { act, conciergeOf } from "../core/concierge-answers.js";
+/** `concierge-act` (protocol.md, "The concierge"): on the concierge's connection; logic in core/concierge/concierge-answers.ts. */
+import { act, conciergeOf } from "../core/concierge/concierge-answers.js";
 import { defineOp, socketConnection } from "./define.js";
 
 export const conciergeActOp = defineOp({

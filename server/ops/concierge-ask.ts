@@ -1,9 +1,9 @@
-/** `concierge-ask` (protocol.md, "The concierge"): the user's words to it; logic in core/concierge.ts. */
+/** `concierge-ask` (protocol.md, "The concierge"): the user's words to it; logic in core/concierge/concierge.ts. */
 import { defineOp } from "./define.js";
 
 export const conciergeAskOp = defineOp({
   name: "concierge-ask",
   allow: ["hub"],
   acts: true,
-  handler: (core, args, caller) => core.concierge.ask(args, caller.actor),
+  handler: (core, args, caller) => core.concierge.ask(core, args, caller.actor),
 });

@@ -1,10 +1,10 @@
 /**
  * `concierge-order` (protocol.md, "The concierge"): standing orders, on the hub's connection (the
- * user's) and the concierge's (its own); logic in core/concierge-orders.ts. `list` only looks.
+ * user's) and the concierge's (its own); logic in core/concierge/concierge-orders.ts. `list` only looks.
  */
 import { RoostError } from "../../sdk/ts/protocol/index.js";
-import { conciergeOf } from "../core/concierge-answers.js";
-import { actorOf } from "../core/peers.js";
+import { conciergeOf } from "../core/concierge/concierge-answers.js";
+import { actorOf } from "../core/peers/peers.js";
 import { defineOp } from "./define.js";
 
 export const conciergeOrderOp = defineOp({

@@ -1,5 +1,5 @@
 /** `concierge-policy` (protocol.md, "The concierge"): on the concierge's connection, the policy in force. */
-import { conciergeOf } from "../core/concierge-answers.js";
+import { conciergeOf } from "../core/concierge/concierge-answers.js";
 import { defineOp, socketConnection } from "./define.js";
 
 export const conciergePolicyOp = defineOp({

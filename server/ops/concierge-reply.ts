@@ -1,5 +1,5 @@
-/** `concierge-reply` (protocol.md, "The concierge"): on the concierge's connection; logic in core/concierge-answers.ts. */
-import { answer, conciergeOf } from "../core/concierge-answers.js";
+/** `concierge-reply` (protocol.md, "The concierge"): on the concierge's connection; logic in core/concierge/concierge-answers.ts. */
+import { answer, conciergeOf } from "../core/concierge/concierge-answers.js";
 import { defineOp, socketConnection } from "./define.js";
 
 export const conciergeReplyOp = defineOp({

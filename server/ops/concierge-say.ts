@@ -1,6 +1,6 @@
-/** `concierge-say` (protocol.md, "The concierge"): on the concierge's connection; logic in core/concierge.ts. */
-import { conciergeOf } from "../core/concierge-answers.js";
-import { actorOf } from "../core/peers.js";
+/** `concierge-say` (protocol.md, "The concierge"): on the concierge's connection; logic in core/concierge/concierge.ts. */
+import { conciergeOf } from "../core/concierge/concierge-answers.js";
+import { actorOf } from "../core/peers/peers.js";
 import { defineOp, socketConnection } from "./define.js";
 
 export const conciergeSayOp = defineOp({

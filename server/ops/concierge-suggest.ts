@@ -1,5 +1,5 @@
-/** `concierge-suggest` (protocol.md, "The concierge"): on the concierge's connection; logic in core/concierge-answers.ts. */
-import { conciergeOf, suggest } from "../core/concierge-answers.js";
+/** `concierge-suggest` (protocol.md, "The concierge"): on the concierge's connection; logic in core/concierge/concierge-answers.ts. */
+import { conciergeOf, suggest } from "../core/concierge/concierge-answers.js";
 import { defineOp, socketConnection } from "./define.js";
 
 export const conciergeSuggestOp = defineOp({

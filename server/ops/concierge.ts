@@ -1,9 +1,9 @@
 /**
  * `concierge` (protocol.md, "The concierge"): the hub's switch for its own agent, its status, its
- * policy and `undo`; logic in core/concierge.ts and core/concierge-answers.ts. `status` only looks.
+ * policy and `undo`; logic in core/concierge/concierge.ts and core/concierge/concierge-answers.ts. `status` only looks.
  */
 import { RoostError } from "../../sdk/ts/protocol/index.js";
-import { undo } from "../core/concierge-answers.js";
+import { undo } from "../core/concierge/concierge-answers.js";
 import { defineOp } from "./define.js";
 
 export const conciergeOp = defineOp({
@@ -17,9 +17,9 @@ export const conciergeOp = defineOp({
       case "status":
         return concierge.status();
       case "on":
-        return concierge.on(args.launch, caller.actor);
+        return concierge.on(core, args.launch, caller.actor);
       case "off":
-        return concierge.off(caller.actor);
+        return concierge.off(core, caller.actor);
       case "answer":
         if (args.answer === undefined)
           throw new RoostError("bad_request", "answer needs answer: never, routine or always");

@@ -11,9 +11,9 @@ import {
   RoostError,
   type TerminalEvent,
 } from "../../sdk/ts/protocol/index.js";
-import type { AgentConnection } from "../core/agents.js";
 import type { Core } from "../core/core.js";
 import type { Actor } from "../core/feed.js";
+import type { AgentConnection } from "../core/jobs/agents.js";
 
 /**
  * `hub`: a connection that has not identified as a session (the CLI, a hub); `session`: one that
@@ -53,6 +53,11 @@ export interface OpDef<K extends OpName> {
   socketOnly?: true;
   /** Needs a connection that stays open for its pushes (the socket, or a WebSocket over HTTP). */
   stream?: true;
+  /**
+   * A hub's op about one job (`args.id`) that, when the id is another daemon's (`NAME:ID`), is sent
+   * on to that remote (docs/fleet.md): the remotes' client takes the list of them from here.
+   */
+  relayed?: true;
   handler: (core: Core, args: OpArgs<K>, caller: Caller) => OpResult<K> | Promise<OpResult<K>>;
 }
 

@@ -1,5 +1,5 @@
-/** `dispatch` (protocol.md, "The hub's ops"): a new job; logic in core/dispatch.ts. */
-import { dispatch } from "../core/dispatch.js";
+/** `dispatch` (protocol.md, "The hub's ops"): a new job; logic in core/jobs/dispatch.ts. */
+import { dispatch } from "../core/jobs/dispatch.js";
 import { defineOp } from "./define.js";
 
 export const dispatchOp = defineOp({

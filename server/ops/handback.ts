@@ -1,5 +1,5 @@
-/** `handback` (protocol.md, "The peer ops"): on a session's own connection; logic in core/peers.ts. */
-import { handback } from "../core/peers.js";
+/** `handback` (protocol.md, "The peer ops"): on a session's own connection; logic in core/peers/peers.ts. */
+import { handback } from "../core/peers/peers.js";
 import { defineOp, socketConnection } from "./define.js";
 
 export const handbackOp = defineOp({

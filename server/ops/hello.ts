@@ -1,5 +1,5 @@
-/** `hello` (protocol.md, "The agent's ops"): makes the connection a session; logic in core/agents.ts. */
-import { hello } from "../core/agents.js";
+/** `hello` (protocol.md, "The agent's ops"): makes the connection a session; logic in core/jobs/agents.ts. */
+import { hello } from "../core/jobs/agents.js";
 import { defineOp, socketConnection } from "./define.js";
 
 export const helloOp = defineOp({

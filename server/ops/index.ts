@@ -139,6 +139,9 @@ export const OP_TABLE: ReadonlyMap<string, AnyOp> = new Map(
   defs.map((def) => [def.name, { ...def, check: compileCheck(OPS[def.name].args, "") }]),
 );
 
+/** The ops a hub's call sends on to a remote when it names another daemon's job (`relayed`). */
+export const RELAYED_OPS: readonly OpName[] = defs.filter((def) => def.relayed).map((def) => def.name);
+
 /** Runs one op for one caller. Never throws: every failure is an outcome with the wire's code. */
 export function runOp(
   core: Core,
@@ -171,9 +174,11 @@ export function runOp(
     const checked = op.check(args ?? {});
     if (!checked.ok) throw new RoostError("bad_request", `${name}: ${checked.message}`);
     if (typeof op.acts === "function" && op.acts(checked.value as never)) mayAct(name, caller, op.looks);
-    // A hub's op about another daemon's job (`name:id`) goes to it (core/remotes.ts), as checked here.
+    // A hub's op about another daemon's job (`name:id`) goes to it (server/fleet/), as checked here.
     const routed =
-      side === "hub" ? core.remotes.route(caller, name, checked.value as Record<string, unknown>) : null;
+      side === "hub" && op.relayed
+        ? core.remotes.route(caller, name, checked.value as Record<string, unknown>)
+        : null;
     if (routed) return routed.then(success, failed);
     const result = op.handler(core, checked.value as never, caller);
     return result instanceof Promise ? result.then(success, failed) : success(result);

@@ -1,6 +1,6 @@
 /**
- * `list` (protocol.md, "The hub's ops"): the rows in the user's order (core/registry.ts), then the
- * remotes' (core/remotes.ts); or one job's (a remote's is asked of it, by runOp).
+ * `list` (protocol.md, "The hub's ops"): the rows in the user's order (core/jobs/registry.ts), then the
+ * remotes' (server/fleet/remotes.ts); or one job's (a remote's is asked of it, by runOp).
  */
 import { defineOp } from "./define.js";
 
@@ -8,6 +8,7 @@ export const listOp = defineOp({
   name: "list",
   allow: ["hub"],
   acts: false,
+  relayed: true,
   handler: (core, args) => ({
     rows:
       args.id === undefined

@@ -1,5 +1,5 @@
-/** `merge` (protocol.md, "The hub's ops"): a job's branch into its base branch; logic in core/merge.ts. */
-import { merge } from "../core/merge.js";
+/** `merge` (protocol.md, "The hub's ops"): a job's branch into its base branch; logic in core/worktrees/merge.ts. */
+import { merge } from "../core/worktrees/merge.js";
 import { defineOp } from "./define.js";
 
 export const mergeOp = defineOp({

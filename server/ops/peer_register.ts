@@ -1,4 +1,4 @@
-/** `peer_register` (protocol.md, "The peer ops"): a foreground pi becomes a session; logic in core/foreground.ts. */
+/** `peer_register` (protocol.md, "The peer ops"): a foreground pi becomes a session; logic in core/peers/foreground.ts. */
 import { defineOp, socketConnection } from "./define.js";
 
 export const peer_registerOp = defineOp({
@@ -6,5 +6,5 @@ export const peer_registerOp = defineOp({
   allow: ["hub", "session"],
   acts: true,
   socketOnly: true,
-  handler: (core, args, caller) => core.peers.foreground.register(socketConnection(caller), args),
+  handler: (core, args, caller) => core.peers.foreground.register(core, socketConnection(caller), args),
 });

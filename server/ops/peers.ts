@@ -1,5 +1,5 @@
-/** `peers` (protocol.md, "The peer ops"): on a session's own connection; logic in core/peers.ts. */
-import { peers } from "../core/peers.js";
+/** `peers` (protocol.md, "The peer ops"): on a session's own connection; logic in core/peers/peers.ts. */
+import { peers } from "../core/peers/peers.js";
 import { defineOp, socketConnection } from "./define.js";
 
 export const peersOp = defineOp({

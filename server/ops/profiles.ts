@@ -1,5 +1,5 @@
-/** `profiles` (protocol.md, "The hub's ops"): what `dispatch` takes; logic in core/profiles.ts. */
-import { profiles } from "../core/profiles.js";
+/** `profiles` (protocol.md, "The hub's ops"): what `dispatch` takes; logic in core/jobs/profiles.ts. */
+import { profiles } from "../core/jobs/profiles.js";
 import { defineOp } from "./define.js";
 
 export const profilesOp = defineOp({

@@ -1,4 +1,4 @@
-/** `remotes-reload` (fleet.md): on the owner's socket only (roost.json holds the remotes' tokens); logic in core/remotes.ts. */
+/** `remotes-reload` (fleet.md): on the owner's socket only (roost.json holds the remotes' tokens); logic in server/fleet/remotes.ts. */
 import { defineOp } from "./define.js";
 
 export const remotesReloadOp = defineOp({

@@ -1,5 +1,5 @@
-/** `reorder` (protocol.md, "roost's choices"): logic in core/reorder.ts. */
-import { reorder } from "../core/reorder.js";
+/** `reorder` (protocol.md, "roost's choices"): logic in core/jobs/reorder.ts. */
+import { reorder } from "../core/jobs/reorder.js";
 import { defineOp } from "./define.js";
 
 export const reorderOp = defineOp({

@@ -1,5 +1,5 @@
-/** `report` (protocol.md, "The agent's ops"): the agent's state for its row; logic in core/agents.ts. */
-import { report } from "../core/agents.js";
+/** `report` (protocol.md, "The agent's ops"): the agent's state for its row; logic in core/jobs/agents.ts. */
+import { report } from "../core/jobs/agents.js";
 import { defineOp, socketConnection } from "./define.js";
 
 export const reportOp = defineOp({

@@ -1,4 +1,4 @@
-/** `schedule-add` (protocol.md, "Schedules"): a launch on a clock; logic in core/schedules.ts. */
+/** `schedule-add` (protocol.md, "Schedules"): a launch on a clock; logic in core/schedules/schedules.ts. */
 import { defineOp } from "./define.js";
 
 export const scheduleAddOp = defineOp({

@@ -1,4 +1,4 @@
-/** `schedule-pause` (protocol.md, "Schedules"): logic in core/schedules.ts. */
+/** `schedule-pause` (protocol.md, "Schedules"): logic in core/schedules/schedules.ts. */
 import { defineOp } from "./define.js";
 
 export const schedulePauseOp = defineOp({

@@ -1,4 +1,4 @@
-/** `schedule-rm` (protocol.md, "Schedules"): logic in core/schedules.ts. */
+/** `schedule-rm` (protocol.md, "Schedules"): logic in core/schedules/schedules.ts. */
 import { defineOp } from "./define.js";
 
 export const scheduleRmOp = defineOp({

@@ -1,4 +1,4 @@
-/** `schedule-run` (protocol.md, "Schedules"): a run now, off the clock; logic in core/schedules.ts. */
+/** `schedule-run` (protocol.md, "Schedules"): a run now, off the clock; logic in core/schedules/schedules.ts. */
 import { defineOp } from "./define.js";
 
 export const scheduleRunOp = defineOp({

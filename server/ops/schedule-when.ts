@@ -1,4 +1,4 @@
-/** `schedule-when` (protocol.md, "Schedules"): a `when` previewed, saved nowhere; logic in core/when.ts. */
+/** `schedule-when` (protocol.md, "Schedules"): a `when` previewed, saved nowhere; logic in core/schedules/when.ts. */
 import { defineOp } from "./define.js";
 
 export const scheduleWhenOp = defineOp({

@@ -1,4 +1,4 @@
-/** `schedules` (protocol.md, "Schedules"): every schedule; logic in core/schedules.ts. */
+/** `schedules` (protocol.md, "Schedules"): every schedule; logic in core/schedules/schedules.ts. */
 import { defineOp } from "./define.js";
 
 export const schedulesOp = defineOp({

@@ -1,5 +1,5 @@
-/** `send` (protocol.md, "The peer ops"): on a session's own connection; logic in core/peers.ts. */
-import { send } from "../core/peers.js";
+/** `send` (protocol.md, "The peer ops"): on a session's own connection; logic in core/peers/peers.ts. */
+import { send } from "../core/peers/peers.js";
 import { defineOp, socketConnection } from "./define.js";
 
 export const sendOp = defineOp({

@@ -1,5 +1,5 @@
-/** `spawn` (protocol.md, "The peer ops"): on a session's own connection; logic in core/peers.ts. */
-import { spawn } from "../core/peers.js";
+/** `spawn` (protocol.md, "The peer ops"): on a session's own connection; logic in core/peers/peers.ts. */
+import { spawn } from "../core/peers/peers.js";
 import { defineOp, socketConnection } from "./define.js";
 
 export const spawnOp = defineOp({

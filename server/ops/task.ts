@@ -1,8 +1,8 @@
 /**
  * `task` (protocol.md, "The task board"): on every connection, the hub's and each session's; logic
- * in core/task.ts. `list` only looks (a read-only token's, and `GET /api/task`); the rest act.
+ * in core/board/task.ts. `list` only looks (a read-only token's, and `GET /api/task`); the rest act.
  */
-import { task } from "../core/task.js";
+import { task } from "../core/board/task.js";
 import { defineOp } from "./define.js";
 
 export const taskOp = defineOp({

@@ -1,5 +1,5 @@
-/** `token` (http.md, "Tokens"): on the owner's socket only; logic in core/token.ts. */
-import { token } from "../core/token.js";
+/** `token` (http.md, "Tokens"): on the owner's socket only; logic in core/jobs/token.ts. */
+import { token } from "../core/jobs/token.js";
 import { defineOp } from "./define.js";
 
 export const tokenOp = defineOp({

@@ -1,5 +1,5 @@
-/** `watch` (protocol.md, "The peer ops"): on a session's own connection; logic in core/peers.ts. */
-import { watch } from "../core/peers.js";
+/** `watch` (protocol.md, "The peer ops"): on a session's own connection; logic in core/peers/peers.ts. */
+import { watch } from "../core/peers/peers.js";
 import { defineOp, socketConnection } from "./define.js";
 
 export const watchOp = defineOp({

@@ -6,22 +6,13 @@ import * as path from "node:path";
 import { type IPty, spawn as ptySpawn } from "@lydell/node-pty";
 import { openOwn } from "../home.js";
 import { log } from "./log.js";
-import { dim, int, jobIdOf, type Msg, str, stringMap, strings } from "./params.js";
+import { jobIdOf, type Msg } from "./params.js";
 import { hasEnded, jobRunsInForeground } from "./processes.js";
 import { Screen } from "./screen.js";
+import { commandOf, spawnSpecOf } from "./spawn-spec.js";
 import { Transcript } from "./transcript.js";
 import { TypedInput } from "./typed-input.js";
-import {
-  DEFAULT_QUIET_MS,
-  DEFAULT_SCROLLBACK,
-  DEFAULT_TRANSCRIPT_BYTES,
-  type ExitInfo,
-  type ListResult,
-  type ScreenState,
-  TAIL_LIMIT,
-} from "./wire.js";
-
-const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
+import { type ExitInfo, type ListResult, type ScreenState, TAIL_LIMIT } from "./wire.js";
 
 /**
  * Written into a job's terminal (through the host's own slave fd) once its process has ended: when
@@ -339,28 +330,6 @@ function killGroup(pid: number): void {
   }
 }
 
-/** A spawn request's fields, each checked (params.ts). */
-function spawnSpecOf(m: Msg) {
-  const jobId = jobIdOf(m);
-  const [file, cwd, cols, rows] = [str(m, "file"), str(m, "cwd"), dim(m, "cols"), dim(m, "rows")];
-  const [args, env] = [strings(m, "args"), stringMap(m, "env")];
-  const scrollback = int(m, "scrollback", 0, 100_000, DEFAULT_SCROLLBACK);
-  const quietMs = int(m, "quietMs", 1, 3_600_000, DEFAULT_QUIET_MS);
-  const transcriptBytes = int(m, "transcriptBytes", 1, 2 ** 40, DEFAULT_TRANSCRIPT_BYTES);
-  const wrappers = int(m, "wrappers", 0, 4, 0);
-  return { jobId, file, cwd, cols, rows, args, env, scrollback, quietMs, transcriptBytes, wrappers };
-}
-
-/** The command's path, once its cwd is known to be a directory. */
-function commandOf({ file, cwd, env }: { file: string; cwd: string; env: Record<string, string> }): string {
-  if (!path.isAbsolute(cwd) || !fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new Error(`cwd not found: ${cwd}`);
-  }
-  const resolved = resolveFile(file, env, cwd);
-  if (!resolved) throw new Error(`command not found: ${file}`);
-  return resolved;
-}
-
 /** The terminal's slave side (`/dev/pts/N`): node-pty has it, but its types do not say so. */
 const ptsNameOf = (p: IPty): string | null => (p as IPty & { ptsName?: string }).ptsName ?? null;
 
@@ -370,28 +339,6 @@ function partialEnd(text: string, marker: string): number {
     if (text.endsWith(marker.slice(0, n))) return text.length - n;
   }
   return text.length;
-}
-
-function isExecutable(p: string): boolean {
-  try {
-    fs.accessSync(p, fs.constants.X_OK);
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
-// Resolved here so a missing command is an answer, not a job that prints "execvp failed" and exits 1.
-function resolveFile(file: string, env: Record<string, string>, cwd: string): string | null {
-  if (file.includes("/")) {
-    const p = path.resolve(cwd, file);
-    return isExecutable(p) ? p : null;
-  }
-  for (const dir of (env.PATH ?? DEFAULT_PATH).split(":")) {
-    const p = path.resolve(cwd, dir, file);
-    if (isExecutable(p)) return p;
-  }
-  return null;
 }
 
 // When a job's last slave fd closes, Linux can drop output still queued in the pty, so a job's

@@ -15,13 +15,15 @@
  *   others `LISTEN`, read the board again, put the entries in their own feeds and push `board`.
  *
  * Session ids are kept qualified by their daemon's board name (`alpha:3`); each daemon reads its
- * own back as they are (`3`), another's qualified, so the same `step` tells them apart.
+ * own back as they are (`3`), another's qualified, so the same `step` tells them apart
+ * (pg-board-rows.ts, with the task's row).
  */
 import pg from "pg";
-import { type BoardTask, RoostError } from "../../sdk/ts/protocol/index.js";
+import { RoostError } from "../../sdk/ts/protocol/index.js";
 import { ConfigError } from "../config.js";
 import { hideForms } from "../secrets.js";
 import { type BoardChange, type BoardNote, type BoardStore, StaleBoard, type StoredBoard } from "./board.js";
+import { BoardIds, daemonOf, INSERT_TASK, UPDATE_TASK } from "./pg-board-rows.js";
 import { PG_MIGRATIONS } from "./pg-migrations.js";
 
 export interface PgBoardOptions {
@@ -35,35 +37,6 @@ export interface PgBoardOptions {
 }
 
 const CHANNEL = "roost_board";
-const COLUMNS = [
-  "id",
-  "title",
-  "detail",
-  "state",
-  "after",
-  "by_who",
-  "by_who_id",
-  "at",
-  "owner_id",
-  "owner_name",
-  "claimed_at",
-  "done_at",
-  "result",
-  "assigned_id",
-  "assigned_name",
-  "assigned_at",
-] as const;
-const PLACES = COLUMNS.map((_, i) => `$${i + 1}`).join(", ");
-const SETS = COLUMNS.slice(1)
-  .map((c, i) => `${c} = $${i + 2}`)
-  .join(", ");
-const VERSION = `$${COLUMNS.length + 1}`;
-/** One statement: the task as read (its version), and, to become claimed, every `after` over. */
-const UPDATE_TASK = `UPDATE roost_board_tasks AS t SET ${SETS}, version = t.version + 1
-  WHERE t.id = $1 AND t.version = ${VERSION}
-    AND ($4::text <> 'claimed' OR NOT EXISTS (
-      SELECT 1 FROM roost_board_tasks a WHERE a.id = ANY(t.after) AND a.state NOT IN ('done', 'dropped')))`;
-const INSERT_TASK = `INSERT INTO roost_board_tasks (${COLUMNS.join(", ")}) VALUES (${PLACES})`;
 /** What the board keeps of changes, for the feeds of daemons that were away a moment. */
 const CHANGES_KEPT = 1000;
 
@@ -83,10 +56,14 @@ export class PgBoard implements BoardStore {
   private closed = false;
   private failing = false;
 
+  private readonly ids: BoardIds;
+
   private constructor(
     private readonly pool: pg.Pool,
     private readonly opts: PgBoardOptions,
-  ) {}
+  ) {
+    this.ids = new BoardIds(opts.name);
+  }
 
   /**
    * Connects, migrates, takes this daemon's lease and listens. Refused (ConfigError) when another
@@ -228,7 +205,7 @@ export class PgBoard implements BoardStore {
           for (const r of rows) {
             this.lastChange = Math.max(this.lastChange, Number(r.id));
             if (r.daemon !== this.opts.name)
-              notes.push(...(r.notes as BoardNote[]).map((n) => this.noteHere(n)));
+              notes.push(...(r.notes as BoardNote[]).map((n) => this.ids.noteHere(n)));
           }
           if (!this.closed) this.onChanged(notes);
         } catch (err) {
@@ -253,7 +230,7 @@ export class PgBoard implements BoardStore {
     this.versions = new Map(tasks!.rows.map((r) => [Number(r.id), Number(r.version)]));
     this.nextId = Number(meta!.rows[0].next_id);
     this.live = new Set(daemons!.rows.map((r) => r.name as string).filter((n) => n !== this.opts.name));
-    return { tasks: tasks!.rows.map((r) => this.taskHere(r)), nextId: this.nextId };
+    return { tasks: tasks!.rows.map((r) => this.ids.taskHere(r)), nextId: this.nextId };
   }
 
   save(change: BoardChange, also: () => void): Promise<void> {
@@ -283,7 +260,7 @@ export class PgBoard implements BoardStore {
         if (r.rowCount !== 1) stale("a task was added");
       }
       for (const t of change.saved) {
-        const params = this.taskParams(t);
+        const params = this.ids.taskParams(t);
         const version = this.versions.get(t.id);
         if (version === undefined) {
           await c.query(INSERT_TASK, params);
@@ -294,7 +271,7 @@ export class PgBoard implements BoardStore {
           written.set(t.id, version + 1);
         }
       }
-      const notes = change.notes.map((n) => this.noteThere(n));
+      const notes = change.notes.map((n) => this.ids.noteThere(n));
       const { rows } = await c.query(
         "INSERT INTO roost_board_changes (daemon, notes) VALUES ($1, $2) RETURNING id",
         [this.opts.name, JSON.stringify(notes)],
@@ -352,78 +329,4 @@ export class PgBoard implements BoardStore {
       `the board's database ${hideForms(this.opts.url)} did not answer (${(err as Error).message}): try again once it does`,
     );
   }
-
-  // Ids as stored (qualified by their daemon) and as this daemon knows them (its own bare).
-
-  private there(id: string): string;
-  private there(id: string | null): string | null;
-  private there(id: string | null): string | null {
-    return id === null || daemonOf(id) !== null ? id : `${this.opts.name}:${id}`;
-  }
-
-  private here(id: string): string;
-  private here(id: string | null): string | null;
-  private here(id: string | null): string | null {
-    const mine = `${this.opts.name}:`;
-    return id?.startsWith(mine) ? id.slice(mine.length) : id;
-  }
-
-  private taskParams(t: BoardTask): unknown[] {
-    return [
-      t.id,
-      t.title,
-      t.detail,
-      t.state,
-      t.after,
-      t.by.who,
-      this.there(t.by.whoId),
-      t.at,
-      this.there(t.owner?.id ?? null),
-      t.owner?.name ?? null,
-      t.claimedAt,
-      t.doneAt,
-      t.result,
-      this.there(t.assigned?.id ?? null),
-      t.assigned?.name ?? null,
-      t.assigned?.at ?? null,
-    ];
-  }
-
-  private taskHere(r: Record<string, unknown>): BoardTask {
-    const s = (k: string) => r[k] as string | null;
-    return {
-      id: Number(r.id),
-      title: r.title as string,
-      detail: s("detail"),
-      state: r.state as BoardTask["state"],
-      after: (r.after as string[]).map(Number),
-      by: { who: r.by_who as string, whoId: this.here(s("by_who_id")) },
-      at: r.at as string,
-      owner: r.owner_id ? { id: this.here(r.owner_id as string), name: r.owner_name as string } : null,
-      claimedAt: s("claimed_at"),
-      doneAt: s("done_at"),
-      result: s("result"),
-      assigned: r.assigned_id
-        ? {
-            id: this.here(r.assigned_id as string),
-            name: r.assigned_name as string,
-            at: r.assigned_at as string,
-          }
-        : null,
-    };
-  }
-
-  private noteThere(n: BoardNote): BoardNote {
-    return { ...n, about: this.there(n.about), actor: { ...n.actor, whoId: this.there(n.actor.whoId) } };
-  }
-
-  private noteHere(n: BoardNote): BoardNote {
-    return { ...n, about: this.here(n.about), actor: { ...n.actor, whoId: this.here(n.actor.whoId) } };
-  }
-}
-
-/** The daemon a session id names (`alpha:3`'s is alpha), or null for one of this daemon's (`3`). */
-export function daemonOf(id: string): string | null {
-  const at = id.indexOf(":");
-  return at < 0 ? null : id.slice(0, at);
 }

@@ -33,7 +33,7 @@ export interface Launch {
   /** Reading the row from the screen (absent on jobs made before it existed). */
   blockedPatterns?: string[];
   quietMs?: number;
-  /** Run in roost's sandbox (core/sandbox.ts); absent for a job run as the user, unconfined. */
+  /** Run in roost's sandbox (core/jobs/sandbox.ts); absent for a job run as the user, unconfined. */
   sandbox?: SandboxLaunch;
 }
 
@@ -82,7 +82,7 @@ export interface JobRecord {
 
 /**
  * A job as the store read it: what its agent sent (report, hello) is not trusted to be what the
- * schema says (an older roost kept it unchecked), so it comes as read, for core/stored-jobs.ts to
+ * schema says (an older roost kept it unchecked), so it comes as read, for core/jobs/stored-jobs.ts to
  * check; JSON that does not parse comes as `Unreadable`.
  */
 export type StoredJob = Omit<JobRecord, "report" | "agent" | "capabilities"> & {

@@ -92,7 +92,7 @@ const SQL = {
      ON CONFLICT (id) DO UPDATE SET name = @name, paused = @paused, next_at = @next_at, last_at = @last_at,
        last_job = @last_job, runs = @runs`,
   deleteSchedule: "DELETE FROM schedules WHERE id = ?",
-  // The concierge's (core/concierge.ts): a JSON value a key.
+  // The concierge's (core/concierge/concierge.ts): a JSON value a key.
   allConcierge: "SELECT key, value FROM concierge",
   putConcierge:
     "INSERT INTO concierge (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",

@@ -93,7 +93,7 @@ export class Store {
 
   // ---- jobs ----
 
-  /** Every job, as kept: what its agent sent is checked by the core (core/stored-jobs.ts). */
+  /** Every job, as kept: what its agent sent is checked by the core (core/jobs/stored-jobs.ts). */
   loadJobs(): StoredJob[] {
     return (this.sql.allJobs.all() as Params[]).map(jobFromRow);
   }
@@ -190,7 +190,7 @@ export class Store {
     this.replies.flushAcks();
   }
 
-  // ---- the peers (core/peers.ts) ----
+  // ---- the peers (core/peers/peers.ts) ----
 
   /** Peer items sent after `since` (ISO time), oldest first: the rules' memory after a restart. */
   peerItemsSince(since: string): ReplyRecord[] {
@@ -256,7 +256,7 @@ export class Store {
     return (this.sql.lastCursor.get() as { c: number | null }).c ?? 0;
   }
 
-  // ---- schedules (core/schedules.ts) ----
+  // ---- schedules (core/schedules/schedules.ts) ----
 
   schedules(): ScheduleRecord[] {
     return (this.sql.allSchedules.all() as Params[]).map(scheduleFromRow);
@@ -281,7 +281,7 @@ export class Store {
     this.commits.run(() => this.sql.deleteSchedule.run(id));
   }
 
-  // ---- the concierge's (core/concierge.ts) ----
+  // ---- the concierge's (core/concierge/concierge.ts) ----
 
   /** What the concierge's parts kept, a value a key (each as its part wrote it). */
   conciergeKept(): Map<string, unknown> {

@@ -1,6 +1,6 @@
 /**
  * What the repository's prose points at: links in its Markdown, and the files and sections its
- * docs and comments cite (`docs/protocol.md, "A row"`, `server/core/registry.ts`, `core/when.ts`).
+ * docs and comments cite (`docs/protocol.md, "A row"`, `server/core/jobs/registry.ts`, `core/schedules/when.ts`).
  * Each must be there, so that a reader who follows one finds what it promised.
  */
 import fs from "node:fs";
@@ -175,7 +175,7 @@ export function brokenLinks(root: string, file: string): string[] {
 
 /**
  * The folders a path is cited from: the repository's, and the daemon's parts below `server/`
- * (`core/when.ts`). Named here, not read from the tree, so that a citation into a folder that is
+ * (`core/schedules/when.ts`). Named here, not read from the tree, so that a citation into a folder that is
  * gone is found too.
  */
 const CITED_FROM = new Set([
@@ -186,8 +186,8 @@ const CITED_FROM = new Set([
 /**
  * Each file a citing file's prose cites that the repository does not have, and each section of a
  * doc it cites that the doc does not have. A path is cited with a folder (`docs/http.md`,
- * `server/core/registry.ts`, `test/layers.test.ts`), or by its place below `server/`
- * (`core/when.ts`, `ops/task.ts`), or below the citing file's folder or one above it; a doc by its
+ * `server/core/jobs/registry.ts`, `test/layers.test.ts`), or by its place below `server/`
+ * (`core/schedules/when.ts`, `ops/task.ts`), or below the citing file's folder or one above it; a doc by its
  * name alone (`protocol.md`: docs/, the root, or beside the citing file). A section is a quoted
  * heading after a doc's name, and so is each one after it in a list (`SECTIONED`).
  */

@@ -33,10 +33,6 @@ export function cycles(graph: Map<string, string[]>): string[] {
   return found;
 }
 
-/** The edges of a cycle written `a → b → c → a`. */
-export const edgesOf = (cycle: string) =>
-  cycle.split(" → ").flatMap((file, i, all) => (i + 1 < all.length ? [`${file} → ${all[i + 1]}`] : []));
-
 function shortestPath(graph: Map<string, string[]>, from: string, to: string): string[] | undefined {
   const came = new Map<string, string>([[from, from]]);
   const queue = [from];

@@ -11,7 +11,7 @@ import { Bridge } from "../../bridge/server.js";
 import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
 import type { Core } from "../../server/core/core.js";
 import { Pushes } from "../../server/core/pushes.js";
-import { Remotes } from "../../server/core/remotes.js";
+import { Remotes } from "../../server/fleet/remotes.js";
 import { runOp } from "../../server/ops/index.js";
 import { agentProfile, until } from "../helpers/daemon.js";
 import { cleanDaemonPerTest, handled, silentProfile, untilRow } from "../helpers/jobs.js";
@@ -288,7 +288,7 @@ describe("subscribe", () => {
     const core = {
       pushes,
       registry: { rows: () => [] },
-      remotes: new Remotes(pushes, [], () => []),
+      remotes: new Remotes(pushes, [], () => [], []),
     } as unknown as Core;
     const bridge = new Bridge((caller, op, args) => runOp(core, caller, op, args));
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "roost-subscribe-"));

@@ -1,14 +1,14 @@
 /**
  * The clock (server/core/clock.ts: one timer for every due thing, time injectable) and what a due
- * schedule does (server/core/schedule-plan.ts), on a fake clock that the test moves: days pass in
+ * schedule does (server/core/schedules/schedule-plan.ts), on a fake clock that the test moves: days pass in
  * no time. Each rule of docs/protocol.md, "Schedules", by a test named after it: a restart between
  * two runs, runs missed while down under each `missed` rule, the still-running skip.
  */
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import { Clock, testTime } from "../../server/core/clock.js";
-import { dueRuns, stepsFor } from "../../server/core/schedule-plan.js";
-import { parseWhen } from "../../server/core/when.js";
+import { dueRuns, stepsFor } from "../../server/core/schedules/schedule-plan.js";
+import { parseWhen } from "../../server/core/schedules/when.js";
 import { FakeTime } from "../helpers/fake-time.js";
 
 const T0 = "2026-03-02T08:00:00.000Z";
@@ -187,7 +187,7 @@ describe("a schedule on the fake clock across a daylight saving change", () => {
     const when = parseWhen("daily 09:00 tz Europe/Berlin", clock.now(), "UTC");
     const anchor = clock.now();
     const ran: string[] = [];
-    // What core/schedules.ts does with a due run: the plan's steps, then the next run armed.
+    // What core/schedules/schedules.ts does with a due run: the plan's steps, then the next run armed.
     const due = (nextAt: Date) => (now: Date) => {
       const d = dueRuns(when, anchor, nextAt, now);
       for (const s of stepsFor(d, "skip", null)) ran.push(`${s.kind} ${s.at.toISOString()}`);

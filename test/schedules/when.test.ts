@@ -1,12 +1,12 @@
 /**
- * The `when` vocabulary (docs/protocol.md, "Schedules"; server/core/when.ts): each form read, in
+ * The `when` vocabulary (docs/protocol.md, "Schedules"; server/core/schedules/when.ts): each form read, in
  * words, with its runs; each refusal saying what was wrong; and the runs across daylight saving
  * changes, in the schedule's time zone (croner's rules: a time skipped runs when the clock has
  * jumped, one repeated runs once; elapsed-time forms do not care).
  */
 import { describe, expect, it } from "vitest";
 import { RoostError } from "../../sdk/ts/protocol/index.js";
-import { parseWhen, type When } from "../../server/core/when.js";
+import { parseWhen, type When } from "../../server/core/schedules/when.js";
 
 const NOW = new Date("2026-01-05T10:17:23.456Z"); // a Monday
 

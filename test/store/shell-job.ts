@@ -1,5 +1,5 @@
 /** The store tests' job: a shell job's record as `dispatch` makes it, numbered by the store. */
-import { newJobRecord } from "../../server/core/new-job.js";
+import { newJobRecord } from "../../server/core/jobs/new-job.js";
 import type { JobRecord } from "../../server/store/records.js";
 
 export const shellJob = (num: number, dispatchRequestId: string | null = null): JobRecord =>

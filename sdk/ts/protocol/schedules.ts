@@ -14,7 +14,7 @@ export const MISSED_RULES = ["skip", "once"] as const;
 /** A schedule's id: `s1`, `s2`, …, never reused. */
 export const ScheduleId = Type.String({ minLength: 1, maxLength: 64 });
 
-/** A `when` as written (the vocabulary is the daemon's: server/core/when.ts). */
+/** A `when` as written (the vocabulary is the daemon's: server/core/schedules/when.ts). */
 export const WhenText = Type.String({ minLength: 1, maxLength: LIMITS.scheduleWhen });
 
 /** What each run starts: `dispatch`'s args, the task required. */

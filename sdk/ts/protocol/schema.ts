@@ -38,7 +38,7 @@ export const JobId = Type.String({ minLength: 1, maxLength: 64 });
 export const Token = Type.String({ minLength: 1, maxLength: 256 });
 /**
  * A name the user or a session gives a job (dispatch's `name`, `rename`): at most LIMITS.name
- * characters, not empty. The daemon then folds it and refuses a reserved one (server/core/names.ts).
+ * characters, not empty. The daemon then folds it and refuses a reserved one (server/core/jobs/names.ts).
  */
 export const JobName = Type.String({ minLength: 1, maxLength: LIMITS.name });
 /** The args or the result of an op that has none. */

@@ -163,7 +163,7 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE events ADD COLUMN why TEXT;
   `,
   // 7: schedules (docs/protocol.md, "Schedules"): a launch on a clock (`when`, read by
-  // core/when.ts). `next_at` is kept, so that a restart neither loses nor doubles a run; `runs`
+  // core/schedules/when.ts). `next_at` is kept, so that a restart neither loses nor doubles a run; `runs`
   // are the last 20, as JSON. Ids are `s1`, `s2`, …, never reused (the counter only grows).
   `
   INSERT INTO counters (name, value) VALUES ('schedule', 0);
@@ -186,7 +186,7 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE jobs ADD COLUMN worktree TEXT;
   `,
-  // 9: the concierge. What the daemon keeps of it, a JSON value a key (core/concierge.ts:
+  // 9: the concierge. What the daemon keeps of it, a JSON value a key (core/concierge/concierge.ts:
   // its policy, its standing orders and their counter, its last answer, the feed cursor its last
   // digest reached): a few small values, each written whole when it changes. A digest's `why`
   // (`events`, `order`) on its reply, for its delivery.

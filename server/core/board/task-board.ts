@@ -1,0 +1,207 @@
+/**
+ * The task board as the daemon holds it (docs/protocol.md, "The task board"): the rules are
+ * board.ts's pure `step`; here is what is around them. The board changes in memory at once, so
+ * that a second request of the same turn sees the first's change (of two claims, one wins), then
+ * is written, with its `task` feed entries, in the commit the turn's writes share, before the
+ * answer leaves; the hubs get a `board` push. Claims follow lives: a session that ended holds
+ * nothing, and one that does not come back after a daemon restart loses its claims.
+ *
+ * A board shared with other daemons (PostgreSQL, pg-board.ts; docs/fleet.md) is read again before
+ * each step, one step at a time, and a step whose write found the board changed by another daemon
+ * is taken again on the board as it now is. Another daemon's session holds its claims while its
+ * daemon holds its lease; past it, any daemon releases them. What others change reaches this
+ * daemon's feed and hubs as its own changes do.
+ */
+import { type BoardCounts, type BoardTask, LIMITS, RoostError } from "../../../sdk/ts/protocol/index.js";
+import { type BoardNote, type BoardStore, StaleBoard, type StoredBoard } from "../../store/board.js";
+import type { Feed } from "../feed.js";
+import { isEnded, type Registry } from "../jobs/index.js";
+import type { Pushes } from "../pushes.js";
+import {
+  type Board,
+  type BoardAction,
+  type BoardActor,
+  type Change,
+  changedBetween,
+  counts,
+  type Step,
+  step,
+} from "./board.js";
+
+const ROOST: BoardActor = { kind: "roost" };
+/** How many times a step is taken again when other daemons keep writing first. */
+const STALE_TRIES = 50;
+
+export class TaskBoard {
+  private board: Board;
+  /** A write failed: the next one writes the whole board, so that the store catches up. */
+  private behind = false;
+  /** A shared board's steps, one at a time (each reads the board, steps, writes). */
+  private turn: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    /** The jobs whose sessions hold claims, the feed the changes go to, the pushes the hubs get. */
+    private readonly registry: Pick<Registry, "find">,
+    private readonly feed: Pick<Feed, "record">,
+    private readonly pushes: Pick<Pushes, "board">,
+    private readonly store: BoardStore,
+    /** The board as stored at start (`store.load()`). */
+    stored: StoredBoard,
+    /** How long a session that has not connected again since a restart keeps its claims, beyond LIMITS.reconnectMs. */
+    readonly graceMs: number,
+  ) {
+    this.board = { tasks: stored.tasks, nextId: stored.nextId, handovers: new Map() };
+    store.watch((notes) => this.changedElsewhere(notes));
+  }
+
+  get tasks(): BoardTask[] {
+    return [...this.board.tasks];
+  }
+
+  counts(): BoardCounts {
+    return counts(this.board);
+  }
+
+  /** The board as it is now: a shared one read again. */
+  async list(): Promise<BoardTask[]> {
+    if (this.store.shared) await this.inTurn(() => this.reload());
+    return this.tasks;
+  }
+
+  /**
+   * One action: refused (a RoostError, nothing changed), or applied at once and written with its
+   * feed entries; resolved once written.
+   */
+  apply(actor: BoardActor, action: BoardAction): Promise<Step> {
+    return this.store.shared ? this.inTurn(() => this.applyShared(actor, action)) : this.write(actor, action);
+  }
+
+  /** `fn` once the steps before it are over: one at a time. */
+  private inTurn<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.turn.then(fn);
+    this.turn = next.catch(() => {});
+    return next;
+  }
+
+  /** On the board as stored now; again, on the board as it then is, when another daemon wrote first. */
+  private async applyShared(actor: BoardActor, action: BoardAction): Promise<Step> {
+    for (let tries = 1; ; tries++) {
+      await this.reload();
+      try {
+        return await this.write(actor, action);
+      } catch (err) {
+        if (!(err instanceof StaleBoard)) throw err;
+        if (tries >= STALE_TRIES)
+          throw new RoostError(
+            "busy",
+            "the board kept changing under this step (other daemons' writes): try again",
+          );
+      }
+    }
+  }
+
+  private async reload(): Promise<void> {
+    const stored = await this.store.load();
+    this.board = { tasks: stored.tasks, nextId: stored.nextId, handovers: this.board.handovers };
+  }
+
+  private async write(actor: BoardActor, action: BoardAction): Promise<Step> {
+    const before = this.board;
+    const done = step(before, actor, action, this.ctx());
+    this.board = done.board;
+    if (done.changes.length === 0 && !this.behind) return done;
+    const whole = this.behind;
+    const { saved, removed } = whole
+      ? { saved: done.board.tasks, removed: [] }
+      : changedBetween(before, done.board);
+    this.behind = false;
+    const notes = done.changes.map(noteOf);
+    try {
+      await this.store.save({ saved, removed, nextId: done.board.nextId, whole, notes }, () =>
+        this.record(done.changes),
+      );
+    } catch (err) {
+      // A shared board is read again before the next step: it never falls behind.
+      this.behind = !this.store.shared;
+      throw err;
+    }
+    if (done.changes.length > 0) this.pushes.board(() => this.counts());
+    return done;
+  }
+
+  /**
+   * Other daemons changed the board (or a lease was renewed): it is read again, their changes go to
+   * the feed, the hubs get a push, and the claims of daemons whose lease ran out are released.
+   */
+  private changedElsewhere(notes: BoardNote[]): void {
+    this.inTurn(() => this.reload())
+      .then(() => {
+        for (const n of notes) this.feed.record(n.about ?? "board", "task", n.text, n.actor, n.why);
+        if (notes.length > 0) this.pushes.board(() => this.counts());
+        for (const id of this.holders())
+          if (this.store.elsewhereLive(id) === false)
+            this.sessionEnded(id, "was on a daemon that stopped answering (its lease on the board ran out)");
+      })
+      .catch((err) => console.error("roost: could not read the board again:", (err as Error).message));
+  }
+
+  /** Each change, a `task` entry in the feed (written in the board's commit). */
+  private record(changes: readonly Change[]): void {
+    for (const c of changes) this.feed.record(c.about ?? "board", "task", c.text, c.actor, c.why);
+  }
+
+  private ctx() {
+    return { now: new Date().toISOString(), isLive: (id: string) => this.isLive(id) };
+  }
+
+  /**
+   * Whether a session holds what it claimed: its job runs, and its agent is connected or has
+   * been away for less than the grace (a pi re-opened, an agent reconnecting after a restart).
+   */
+  private isLive(id: string): boolean {
+    const elsewhere = this.store.elsewhereLive(id);
+    if (elsewhere !== null) return elsewhere; // another daemon's: live while it holds its lease
+    const job = this.registry.find(id);
+    if (!job || isEnded(job)) return false;
+    return job.link !== null || Date.now() < job.awaySince + this.graceMs;
+  }
+
+  /** The session holds nothing more (it failed, was stopped or removed, did not come back). */
+  sessionEnded(session: string, why: string): void {
+    if (!this.board.tasks.some((t) => t.state === "claimed" && t.owner?.id === session)) return;
+    this.apply(ROOST, { action: "ended", session, why }).catch((err) =>
+      console.error(`roost: could not release ${session}'s tasks:`, err),
+    );
+  }
+
+  /**
+   * At start, the jobs found again: the claims of sessions that ended or went while roost was down
+   * go now. A session whose job runs keeps its claims while its agent connects again: judged once,
+   * the clients' longest wait between reconnections and the grace after the start (when its
+   * `awaySince` runs out), one that is not back by then loses them, as if it had ended.
+   */
+  afterRestart(): void {
+    for (const id of this.holders(true)) {
+      const job = this.registry.find(id);
+      if (!job) this.sessionEnded(id, "was removed while roost was down");
+      else if (isEnded(job)) this.sessionEnded(id, "ended while roost was down");
+    }
+    if (this.holders(true).length === 0) return;
+    const judge = setTimeout(
+      () => {
+        for (const id of this.holders(true))
+          if (!this.isLive(id)) this.sessionEnded(id, "did not come back after roost restarted");
+      },
+      LIMITS.reconnectMs + this.graceMs + 1,
+    );
+    judge.unref();
+  }
+
+  /** The sessions that hold a task (`here`: this daemon's only). */
+  private holders(here = false): string[] {
+    const ids = this.board.tasks.flatMap((t) => (t.state === "claimed" && t.owner ? [t.owner.id] : []));
+    return [...new Set(ids)].filter((id) => !here || this.store.elsewhereLive(id) === null);
+  }
+}
+
+const noteOf = (c: Change): BoardNote => ({ about: c.about, why: c.why, text: c.text, actor: c.actor });

@@ -1,0 +1,170 @@
+/**
+ * A job's life (docs/protocol.md, "The hub's ops"): exit, stop, rm; its start and respawn are
+ * start.ts's. Each change of a job's life waits for the one under way (two that cross must not
+ * both act). Nothing here starts a job, so what stops one (a handback's `done`, typed or sent)
+ * imports it without a cycle.
+ */
+import fs from "node:fs";
+import { LIMITS, RoostError, type Row } from "../../../sdk/ts/protocol/index.js";
+import { jobDir } from "../../paths.js";
+import type { Core, ExitInfo } from "../core.js";
+import { type Actor, ROOST } from "../feed.js";
+import { clip } from "../text.js";
+import { checkRemovable, removeWorktree } from "../worktrees/index.js";
+import { EMPTY_REPORT, type LiveJob } from "./registry.js";
+
+const ENDED: ReadonlySet<Row["life"]> = new Set(["exited", "stopped"]);
+
+export const isEnded = (job: LiveJob) => ENDED.has(job.rec.life);
+
+/** The job, if it is running (`input`, `resize`, `attach` act only on a live terminal). */
+export function runningJob(core: Core, id: string): LiveJob {
+  const job = core.registry.get(id);
+  if (job.rec.life !== "running")
+    throw new RoostError("bad_request", `${id} is not running (${job.rec.life})`);
+  // A foreground pi runs in a terminal of its user's: roost holds none of it.
+  if (job.rec.kind === "foreground")
+    throw new RoostError("bad_request", `${id} is a foreground pi: its terminal is its user's, not roost's`);
+  return job;
+}
+
+/**
+ * A job's life changes one at a time (start, stop, respawn, rm): two that cross would start two
+ * processes for one job, or one for a job already removed. Each waits for the one under way (the
+ * job's `lifeChanges`), and one for a job removed meanwhile is not_found.
+ */
+export function oneAtATime<T>(core: Core, job: LiveJob, change: () => Promise<T>): Promise<T> {
+  return job.lifeChanges.run(() => {
+    if (core.registry.find(job.rec.id) !== job)
+      throw new RoostError("not_found", `${job.rec.id} was removed meanwhile`);
+    return change();
+  });
+}
+
+/** The process ended (the pty host said so, now or while the daemon was down). */
+export function onExit(core: Core, info: ExitInfo): void {
+  const job = core.registry.find(info.jobId);
+  if (!job || isEnded(job)) return;
+  const code = info.signal ? 128 + info.signal : info.exitCode;
+  ended(core, job, code, null, info.at);
+}
+
+export function ended(
+  core: Core,
+  job: LiveJob,
+  code: number | null,
+  reason: string | null,
+  at?: string,
+): void {
+  const rec = job.rec;
+  const stoppedBy = job.stopping;
+  const stopped = stoppedBy !== null;
+  Object.assign(rec, {
+    life: stopped ? "stopped" : "exited",
+    exitCode: code,
+    pid: null,
+    endedAt: at ?? new Date().toISOString(),
+  });
+  const report = { ...(rec.report ?? EMPTY_REPORT), status: "idle" as const, waitingFor: null, tool: null };
+  // The row's last word: a process that ended without saying done or failed said it by its exit.
+  if (!stopped && report.state !== "done" && report.state !== "failed") {
+    const failed = reason !== null || code !== 0;
+    report.state = failed ? "failed" : "done";
+    if (failed) report.error = clip(reason ?? `exited with code ${code}`, LIMITS.error);
+  }
+  if (stopped) report.question = null;
+  rec.report = report;
+  const link = job.link;
+  job.link = null;
+  job.stopping = null;
+  // Whoever waits for this exit (`stop`, `rm`) is told even should a write below fail: an op that
+  // never answers is worse than one that answers `busy`.
+  try {
+    core.registry.changed(job, true);
+    core.peers.watches.changed(core, rec.id);
+    core.worktrees.changed(job);
+    core.board.sessionEnded(rec.id, endedWhy(job, stopped));
+    const text = stopped ? "stopped" : (reason ?? `exited with code ${code}`);
+    core.viewers.ended(rec.id, text);
+    core.feed.record(rec.id, stopped ? "stop" : "exit", text, stoppedBy ?? ROOST);
+  } finally {
+    for (const resolve of job.exitWaiters.splice(0)) resolve();
+  }
+  // A foreground pi's connection is its user's: it hears `unauthorized` at its next report.
+  if (rec.kind !== "foreground") link?.end();
+  void core
+    .terminals()
+    .then((t) => t.forget(rec.id))
+    .catch(() => {});
+}
+
+/** How a session ended, as the board says why its claims went. */
+function endedWhy(job: LiveJob, stopped: boolean): string {
+  if (stopped) return "was stopped";
+  if (job.rec.kind === "foreground") return "did not come back";
+  return job.rec.report?.state === "failed" ? "failed" : "exited";
+}
+
+/** SIGTERM, then SIGKILL after the grace; resolves once the process has ended. */
+export function stop(core: Core, job: LiveJob, actor: Actor): Promise<void> {
+  return oneAtATime(core, job, () => stopNow(core, job, actor));
+}
+
+export async function stopNow(core: Core, job: LiveJob, actor: Actor): Promise<void> {
+  if (isEnded(job)) return;
+  job.stopping = actor;
+  if (job.rec.kind === "foreground") {
+    // No process of roost's to signal: the row ends, and the pi's connection no longer speaks for it.
+    ended(core, job, null, null);
+    return;
+  }
+  const exited = new Promise<void>((resolve) => job.exitWaiters.push(resolve));
+  const terminals = await core.terminals();
+  await terminals.signal(job.rec.id, "SIGTERM").catch(() => {});
+  const timer = setTimeout(
+    () => void terminals.signal(job.rec.id, "SIGKILL").catch(() => {}),
+    core.stopGraceMs,
+  );
+  await exited;
+  clearTimeout(timer);
+}
+
+/** What `rm` does with the job's worktree: its branch kept unless asked; uncommitted work kept unless forced. */
+export interface RemoveOptions {
+  deleteBranch?: boolean;
+  force?: boolean;
+}
+
+export function remove(core: Core, job: LiveJob, actor: Actor, options: RemoveOptions = {}): Promise<void> {
+  return oneAtATime(core, job, async () => {
+    const wt = job.rec.worktree;
+    const force = options.force ?? false;
+    // Refused before anything is done: a worktree with work not committed is not the user's to lose.
+    const tree = () => core.worktrees.tree(job);
+    if (wt) await checkRemovable(job.rec.id, wt, force, tree);
+    core.board.sessionEnded(job.rec.id, "was removed"); // before its stop: its end says "removed"
+    await stopNow(core, job, actor);
+    // The worktree before the row: a crash between them leaves a row whose rm is done again.
+    if (wt)
+      await removeWorktree(job.rec.id, wt, { force, deleteBranch: options.deleteBranch ?? false }, tree);
+    core.worktrees.forget(job.rec.id);
+    core.peers.watches.changed(core, job.rec.id, true); // "removed" is a stop, and an end
+    core.store.deleteJob(job.rec.id);
+    core.peers.watches.watcherRemoved(job.rec.id);
+    core.registry.remove(job);
+    await core.jobSockets.close(job.rec.id);
+    fs.rmSync(jobDir(core.paths, job.rec.id), { recursive: true, force: true });
+    const kept = wt && !options.deleteBranch ? ` (its branch ${wt.branch} kept)` : "";
+    core.feed.record(job.rec.id, "rm", `removed ${job.rec.userName ?? job.rec.defaultName}${kept}`, actor);
+  });
+}
+
+/** A reply or peer item reached its receiver: a handback with `done` now stops its child, as `stop` would. */
+export function delivered(core: Core, r: { thenStop: string | null }): void {
+  if (!r.thenStop) return;
+  const child = core.registry.find(r.thenStop);
+  if (!child || isEnded(child)) return;
+  stop(core, child, ROOST).catch((err) =>
+    console.error(`roost: could not stop ${r.thenStop} after its handback:`, err),
+  );
+}

@@ -1,0 +1,94 @@
+/**
+ * A daemon that starts finds its jobs again (docs/design.md, "Jobs outlive the daemon").
+ */
+import path from "node:path";
+import { readOwn } from "../../home.js";
+import { jobDir } from "../../paths.js";
+import type { Core, ExitInfo } from "../core.js";
+import { ROOST } from "../feed.js";
+import { ended, isEnded, onExit, start, terminalStarted } from "../jobs/index.js";
+import { onScreen } from "./screens.js";
+
+/**
+ * At daemon start, or when the pty host went away (`hostLostAt`, when): every job the store has as
+ * live is matched with the pty host's terminals.
+ * Live ones stay running (their agents reconnect); the exits the host kept, or wrote to the job's
+ * directory, are taken once each; a job whose terminal is gone for good is failed, with why.
+ */
+export async function findJobsAgain(core: Core, opts: { hostLostAt?: string } = {}): Promise<void> {
+  // The pty host went away under a running daemon: only the jobs it held are looked for, as they
+  // were. One starting now, or started again while the next host came up, is its start's
+  // (lifecycle.ts, which tries again on the next host); a foreground pi never was the host's.
+  const held = opts.hostLostAt
+    ? new Map(
+        core.registry
+          .all()
+          .filter((j) => j.rec.life === "running" && j.rec.kind !== "foreground")
+          .map((j) => [j, j.rec.pid]),
+      )
+    : null;
+  const terminals = await core.terminals();
+  const { live, exited } = await terminals.list();
+  const liveIds = new Map(live.map((l) => [l.jobId, l.pid]));
+  for (const info of exited) {
+    onExit(core, info);
+    await terminals.forget(info.jobId);
+  }
+  for (const job of core.registry.all()) {
+    if (isEnded(job)) continue;
+    if (held && (!held.has(job) || held.get(job) !== job.rec.pid)) continue;
+    if (job.rec.kind === "foreground") {
+      core.peers.foreground.disconnected(core, job); // its pi reconnects within the grace, or it exited
+      continue;
+    }
+    const pid = liveIds.get(job.rec.id);
+    if (pid !== undefined) {
+      // Running as it was: not a change of its content (a job the daemon left starting is one).
+      const same = job.rec.life === "running";
+      job.rec.pid = pid;
+      job.rec.life = "running";
+      if (same) core.registry.noted(job, true);
+      else core.registry.changed(job, true);
+      // Its row from its screen as it is now, and (a terminal agent) its waiting replies typed.
+      if (!job.rec.launch.protocol) terminalStarted(core, job);
+      void terminals.screen(job.rec.id).then(
+        (state) => onScreen(core, state),
+        () => {},
+      );
+      core.feed.record(job.rec.id, "restart", `found running after a daemon restart (pid ${pid})`, ROOST);
+      continue;
+    }
+    const saved = readExitFile(core, job.rec.id);
+    if (saved) onExit(core, saved);
+    else
+      ended(
+        core,
+        job,
+        null,
+        "its terminal is gone (the pty host ended or the machine restarted); respawn starts it again",
+      );
+    // A reply that came after the host went away came to a job that had ended, which roost did
+    // not know yet: as any reply to an ended job, it starts the job again (reply.ts). Left
+    // waiting, it would be taken only when some later reply started the job.
+    const since = opts.hostLostAt;
+    if (since && core.store.pendingReplies(job.rec.id).some((r) => r.at >= since)) {
+      await start(core, job).catch((err) =>
+        console.error(`roost: ${job.rec.id} could not start again for its waiting reply:`, err),
+      );
+    }
+  }
+}
+
+function readExitFile(core: Core, jobId: string): ExitInfo | null {
+  try {
+    const file = path.join(jobDir(core.paths, jobId), "exit.json");
+    const data = JSON.parse(readOwn(file) ?? "") as {
+      exitCode: number | null;
+      signal: number | null;
+      at?: string;
+    };
+    return { jobId, exitCode: data.exitCode, signal: data.signal, at: data.at };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * The pty host's word on a job's screen: a terminal agent's row is read from it (and a protocol
+ * agent's, until its first report), and an idle terminal agent may take its next follow-up.
+ */
+import type { Core } from "../core.js";
+import { isEnded, screenSaid, setReport } from "../jobs/index.js";
+import { compilePatterns, rowFromScreen, type ScreenView } from "./screen-rows.js";
+
+export function onScreen(core: Core, state: ScreenView & { jobId: string }): void {
+  const job = core.registry.find(state.jobId);
+  if (!job || isEnded(job)) return;
+  if (job.rec.kind === "terminal") {
+    job.blockedPatterns ??= compilePatterns(job.rec.launch.blockedPatterns); // once per job
+    setReport(core, job, rowFromScreen(state, job.blockedPatterns)); // a screen that says the same changes nothing
+  }
+  if (!job.rec.launch.protocol) screenSaid(core, job, state);
+}
