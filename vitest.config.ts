@@ -1,15 +1,39 @@
 import { defineConfig } from "vitest/config";
 
-// Tests start real daemons and real processes: generous timeouts, files in parallel but not
-// too many at once on a 2-core machine.
+/**
+ * The suite in tiers, a folder each, named for what its tests need (docs/testing.md):
+ * `npm run test:<tier>` runs one, `npm test` all of them (chaos has its own config:
+ * vitest.chaos.config.ts). The unit tier starts no process and needs no build; the others run
+ * against the built daemon in dist/ (`npm run build` first; their npm scripts build).
+ */
+const TIERS = [
+  "unit", // what starts no process: pure functions, the store, the bridge, the checks of the repository
+  "daemon", // a real daemon on a temp home, its socket and HTTP, and the programs its jobs run
+  "terminals", // the pty host, and jobs' terminals read and typed into
+  "browser", // the hub in a real chromium
+  "agents", // pi and ACP agents, run for real against a scripted model
+  "postgres", // the shared task board on a real PostgreSQL
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 60000,
     hookTimeout: 30000,
-    // A failed test prints what its daemons said (test/helpers/on-failure.ts).
-    setupFiles: ["test/helpers/on-failure.ts"],
+    // Files in parallel, but not too many at once on a 2-core machine.
     maxWorkers: 2,
     fileParallelism: true,
+    projects: TIERS.map((name) => ({
+      extends: true,
+      test: {
+        name,
+        include: [`test/${name}/**/*.test.ts`],
+        setupFiles:
+          name === "unit"
+            ? // A unit test that starts a process fails, naming the tier it belongs in.
+              ["test/helpers/no-processes.ts"]
+            : // A failed test prints what its daemons said (test/helpers/on-failure.ts).
+              ["test/helpers/on-failure.ts"],
+      },
+    })),
   },
 });
