@@ -8,7 +8,7 @@ const long = Boolean(process.env.ROOST_CHAOS_MINUTES || process.env.ROOST_CHAOS_
 
 export default defineConfig({
   test: {
-    include: ["test/chaos/**/*.chaos.ts", "test/fuzz.test.ts"],
+    include: ["test/chaos/**/*.chaos.ts", "test/daemon/fuzz.test.ts"],
     testTimeout: long ? 4 * 60 * 60 * 1000 : 10 * 60 * 1000,
     hookTimeout: 120000,
     // A failed test prints what its daemons said (test/helpers/on-failure.ts).

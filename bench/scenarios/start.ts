@@ -40,7 +40,7 @@ function fill(dbFile: string): void {
     store.batch(() => {
       for (let i = 1; i <= JOBS; i++) {
         const t = start + i * 60_000;
-        const task = `fix the flaky test in test/bridge/limits.test.ts and explain the cause (${i})`;
+        const task = `fix the flaky test in test/daemon/bridge/limits.test.ts and explain the cause (${i})`;
         const { job } = store.createJob((num) => endedJob(`j${num}`, i, task, t), null);
         let seq = 0;
         for (let n = 1; n <= REPLIES_PER_JOB; n++) {

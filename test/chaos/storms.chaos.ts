@@ -3,7 +3,7 @@
  * reply waiting (no duplicate delivery, none missed, the daemon's memory bounded), and a 10 MB
  * line sent in the middle of it (only its own connection ends; the others are served).
  *
- * The ordinary suite covers the rest of the limits one at a time (test/bridge/limits.test.ts:
+ * The ordinary suite covers the rest of the limits one at a time (test/daemon/bridge/limits.test.ts:
  * 1,024 connections and one more, a client that leaves 16 MiB unread, lines at 4 MiB).
  */
 import fs from "node:fs";

@@ -1,6 +1,6 @@
 /**
  * Sessions for the task board's tests (test/board*.test.ts): inert protocol jobs (`sleep 600`)
- * spoken for by raw clients with the token roost gave each job, as test/peers.test.ts does; and
+ * spoken for by raw clients with the token roost gave each job, as test/daemon/peers.test.ts does; and
  * the concierge, a job whose role is "concierge" (set in the store while the daemon is down: the
  * concierge's own op is a later issue's).
  */

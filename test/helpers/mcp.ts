@@ -1,4 +1,4 @@
-/** `roost mcp` driven by the official MCP client (test/acp/mcp.test.ts, test/mcp-terminal.test.ts). */
+/** `roost mcp` driven by the official MCP client (test/agents/acp/mcp.test.ts, test/terminals/mcp-terminal.test.ts). */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 

@@ -1,6 +1,6 @@
 /**
  * A raw socket client for tests: writes bytes and lines as they are, reads every line the daemon
- * sends (with the protocol's line splitter, test/protocol/lines.test.ts), answers matched by id.
+ * sends (with the protocol's line splitter, test/unit/protocol/lines.test.ts), answers matched by id.
  * No roost client in between.
  */
 import type net from "node:net";

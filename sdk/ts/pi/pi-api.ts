@@ -3,7 +3,7 @@
  * share (`pi.on`, `registerTool`, `sendUserMessage`/`sendMessage` with `deliverAs`, `setModel`,
  * `setThinkingLevel`, the context's `getContextUsage`, `isIdle`, `ui.select`/`input`). Declared
  * here, structurally, rather than imported from pi: the extension is loaded by whichever pi the user
- * runs, and needs none of pi's code at build time or at run time (test/pi/api.test.ts checks that
+ * runs, and needs none of pi's code at build time or at run time (test/unit/pi/api.test.ts checks that
  * pi 0.74.2's own types fit these).
  */
 

@@ -3,7 +3,7 @@
  * `step(board, actor, action, ctx)` gives the board after the action and what it changed, or
  * throws the refusal (a RoostError with the wire's code). No I/O, no clock, no registry: whether a
  * session lives and what time it is come in `ctx`, so that a property test drives every rule
- * without a daemon (test/board-model.test.ts). The daemon's side (the store, the feed, the
+ * without a daemon (test/unit/board-model.test.ts). The daemon's side (the store, the feed, the
  * messages) is task-board.ts's and task.ts's.
  *
  * A board is never changed in place: a step makes new task objects for what it changes, so the

@@ -16,7 +16,7 @@ export type Outcome = "delivered" | "queued";
 
 /**
  * The first line of every peer item's text: who sent it, as what, and that it is not the user's.
- * One function, so that every item says the same (test/peers.test.ts holds it to what it must say).
+ * One function, so that every item says the same (test/daemon/peers.test.ts holds it to what it must say).
  */
 export function envelope(peer: PeerMeta): string {
   const who = `${peer.from.id} ${JSON.stringify(peer.from.name)}`;

@@ -1,4 +1,0 @@
-/** Claims following lives (board-lives-rules.ts) on roost.db's board; on PostgreSQL's: board-pg.test.ts. */
-import { boardLives } from "./board-lives-rules.js";
-
-boardLives("SQLite", async () => ({}));

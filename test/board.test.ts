@@ -1,4 +1,0 @@
-/** The task board's rules (board-rules.ts) on roost.db's board; on PostgreSQL's: board-pg.test.ts. */
-import { boardRules } from "./board-rules.js";
-
-boardRules("SQLite", async () => ({}));
