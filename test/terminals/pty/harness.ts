@@ -10,8 +10,8 @@ import type { JobExit, ScreenState, SpawnSpec } from "../../../server/pty/wire.j
 
 export { isAlive, sleep, until } from "../../helpers/processes.js";
 
-export const hostScript = fileURLToPath(new URL("../../dist/server/pty/host.js", import.meta.url));
-export const distClient = fileURLToPath(new URL("../../dist/server/pty/client.js", import.meta.url));
+export const hostScript = fileURLToPath(new URL("../../../dist/server/pty/host.js", import.meta.url));
+export const distClient = fileURLToPath(new URL("../../../dist/server/pty/client.js", import.meta.url));
 
 // Hosts this test process spawned, found via /proc: a host that lost a start-up race may still be
 // booting when a test ends, and it never told anyone its pid.
