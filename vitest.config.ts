@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import LongestFirst from "./test/helpers/longest-first.js";
 
 /**
  * The suite in tiers, a folder each, named for what its tests need (docs/testing.md):
@@ -19,9 +20,12 @@ export default defineConfig({
   test: {
     testTimeout: 60000,
     hookTimeout: 30000,
-    // Files in parallel, but not too many at once on a 2-core machine.
-    maxWorkers: 2,
+    // Files in parallel: most of a test's time is a wait on a process (a daemon, a terminal, a
+    // browser), so four at once keep a 2-core machine busy without holding each other up.
+    maxWorkers: 4,
     fileParallelism: true,
+    // The longest first, across the tiers (vitest's own order runs one tier after another).
+    sequence: { sequencer: LongestFirst },
     projects: TIERS.map((name) => ({
       extends: true,
       test: {
