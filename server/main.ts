@@ -150,7 +150,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const building = import("./http/app.js").then((m) => m.buildHttp(core));
   building.catch(() => {}); // awaited below; a failure there is the daemon's
   recordSetAside(core, loaded.setAside);
-  await Promise.all([findJobsAgain(core), store.ready]);
+  await findJobsAgain(core);
   core.board.afterRestart(); // claims follow lives: those of sessions gone meanwhile go
   // What a crash left in worktrees/ (docs/worktrees.md): in the background, logged.
   void sweepWorktrees(paths, new Set(registry.all().map((j) => j.rec.id))).then((said) => {

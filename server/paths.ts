@@ -12,6 +12,20 @@ export const LOCAL_DAEMON = "local";
 /** roost's extension for pi, as built (sdk/ts/pi): the `pi` profile loads it, `roost pi install` links it. */
 export const PI_EXTENSION = path.join(PACKAGE_ROOT, "dist/sdk/ts/pi/index.js");
 
+/**
+ * roost's programs as built, named from the package's root rather than from the module that
+ * starts them: the build bundles the CLI (scripts/finish-build.mjs), so a module's code no longer
+ * sits where its source file says.
+ */
+export const BUILT = {
+  /** The `roost` command; the daemon is `roost daemon`. */
+  cli: path.join(PACKAGE_ROOT, "dist/server/cli/main.js"),
+  /** The pty host (server/pty/host.ts), `node host.js <ROOST_HOME>`. */
+  ptyHost: path.join(PACKAGE_ROOT, "dist/server/pty/host.js"),
+  /** The store's checkpoint thread (server/store/checkpointer.ts). */
+  checkpointer: path.join(PACKAGE_ROOT, "dist/server/store/checkpointer.js"),
+};
+
 export interface Paths {
   home: string;
   config: string;

@@ -4,11 +4,11 @@ import { EventEmitter } from "node:events";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
 import { RoostError } from "../../sdk/ts/protocol/index.js";
 import { LineSplitter } from "../../sdk/ts/protocol/lines.js";
 import { startDetached, whenAnswers } from "../detached.js";
 import { checkSocket } from "../home.js";
+import { BUILT } from "../paths.js";
 import type {
   HelloResult,
   HostMessage,
@@ -41,7 +41,7 @@ export interface PtyHostClientEvents {
 }
 
 export interface ConnectOptions {
-  /** The host entry to start when none runs; defaults to host.js next to this file. */
+  /** The host entry to start when none runs; defaults to the built host.js. */
   hostScript?: string;
 }
 
@@ -91,7 +91,7 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
     const existing = await PtyHostClient.tryConnect(sockPath);
     if (existing) return existing;
 
-    const hostScript = opts.hostScript ?? fileURLToPath(new URL("./host.js", import.meta.url));
+    const hostScript = opts.hostScript ?? BUILT.ptyHost;
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
     // Its own session: it outlives this daemon and its terminal.
     const log = path.join(home, "pty.log");

@@ -18,9 +18,8 @@ function checkpoint(): void {
   }
 }
 
-// Once at once, so that every file it needs is open before the daemon says it is ready.
+// Once at once: the thread starts when the WAL has grown (open.ts).
 checkpoint();
-parentPort?.postMessage({ ready: true });
 const timer = setInterval(checkpoint, everyMs);
 
 parentPort?.on("message", (msg: { stop?: boolean }) => {

@@ -1,6 +1,6 @@
 /**
  * Opening roost.db: owner-only, WAL, its migrations run, and (for the daemon) its WAL
- * checkpoints on a thread of their own (checkpointer.ts).
+ * checkpoints on a thread of their own (checkpointer.ts), once the WAL has grown.
  *
  * Durability: WAL with synchronous=NORMAL, and the WAL synced off this thread before what a
  * commit answers leaves (wal-sync.ts): a write answered `saved` survives a power loss too, not
@@ -13,16 +13,22 @@ import fs from "node:fs";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { openOwn } from "../home.js";
+import { BUILT } from "../paths.js";
 import { MIGRATIONS } from "./migrations/index.js";
 
 const CHECKPOINT_MS = 500;
+/**
+ * The WAL's size past which the checkpoint thread starts. Below it a checkpoint would copy little
+ * and nothing needs one yet (SQLite's own default waits for 4 MB); a quiet daemon, a test's, never
+ * gets there, and never pays the thread's start: a V8 isolate, node and better-sqlite3, a third
+ * of a second of CPU.
+ */
+const THREAD_AFTER_BYTES = 1 << 20;
 
 export interface Opened {
   db: Database.Database;
-  /** Settled once the store has all it needs running (its checkpoint thread). */
-  ready: Promise<void>;
-  /** The checkpoint thread, when there is one. */
-  checkpointer: Worker | null;
+  /** The daemon's checkpoints (`checkpoints: "thread"`), to stop at close; null otherwise. */
+  checkpoints: CheckpointThread | null;
 }
 
 /**
@@ -44,26 +50,61 @@ export function openDatabase(file: string, checkpoints: "inline" | "thread" | "n
   db.pragma("busy_timeout = 5000");
   db.pragma("foreign_keys = ON");
   migrate(db);
-  if (checkpoints === "inline") return { db, ready: Promise.resolve(), checkpointer: null };
+  if (checkpoints === "inline") return { db, checkpoints: null };
   db.pragma("wal_autocheckpoint = 0");
-  if (checkpoints === "none") return { db, ready: Promise.resolve(), checkpointer: null };
-  const worker = new Worker(new URL("./checkpointer.js", import.meta.url), {
-    workerData: { file, everyMs: CHECKPOINT_MS },
-  });
-  const ready = new Promise<void>((resolve) => {
-    worker.on("message", (m: { error?: string; ready?: boolean }) => {
-      if (m.ready) resolve();
+  if (checkpoints === "none") return { db, checkpoints: null };
+  return { db, checkpoints: new CheckpointThread(db, file) };
+}
+
+/**
+ * The checkpoint thread (checkpointer.ts), started once the WAL has grown past
+ * THREAD_AFTER_BYTES: until then a look at the WAL's size every CHECKPOINT_MS is all it costs.
+ */
+export class CheckpointThread {
+  private worker: Worker | null = null;
+  private readonly watch: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly file: string,
+  ) {
+    this.watch = setInterval(() => {
+      if (walSize(`${file}-wal`) < THREAD_AFTER_BYTES) return;
+      clearInterval(this.watch);
+      this.start();
+    }, CHECKPOINT_MS);
+    this.watch.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.watch);
+    this.worker?.postMessage({ stop: true });
+    this.worker = null;
+  }
+
+  private start(): void {
+    const worker = new Worker(BUILT.checkpointer, {
+      workerData: { file: this.file, everyMs: CHECKPOINT_MS },
+    });
+    worker.on("message", (m: { error?: string }) => {
       if (m.error) console.error("roost: checkpoint:", m.error);
     });
     worker.on("error", (err) => {
       // Without its thread the store checkpoints as SQLite does by default: on this one.
       console.error("roost: the checkpoint thread failed:", err.message);
-      if (db.open) db.pragma("wal_autocheckpoint = 1000");
-      resolve();
+      if (this.db.open) this.db.pragma("wal_autocheckpoint = 1000");
     });
-  });
-  worker.unref();
-  return { db, ready, checkpointer: worker };
+    worker.unref();
+    this.worker = worker;
+  }
+}
+
+function walSize(wal: string): number {
+  try {
+    return fs.statSync(wal).size;
+  } catch {
+    return 0; // not made yet: nothing written
+  }
 }
 
 /** Brings the store to the newest migration; refuses one newer than this roost knows. */

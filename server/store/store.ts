@@ -4,13 +4,12 @@
  * and row mapping (statements.ts, rows.ts), replies and acks (replies.ts), transactions and group
  * commit (group-commit.ts); jobs, the events feed, HTTP tokens and schedules are here.
  */
-import type { Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
 import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import { type BoardStore, SqliteBoard } from "./board.js";
 import { GroupCommit } from "./group-commit.js";
-import { openDatabase } from "./open.js";
+import { type CheckpointThread, openDatabase } from "./open.js";
 import type {
   JobRecord,
   NewFeedEntry,
@@ -37,14 +36,12 @@ import { prepare, type Statements } from "./statements.js";
 
 export class Store {
   readonly db: Database.Database;
-  /** Settled once the store has all it needs running (its checkpoint thread). */
-  readonly ready: Promise<void>;
   private readonly sql: Statements;
   private readonly commits: GroupCommit;
   private readonly replies: Replies;
   /** The task board's tasks (board.ts): behind an interface, so that another store can hold them. */
   readonly board: BoardStore;
-  private checkpointer: Worker | null;
+  private readonly checkpoints: CheckpointThread | null;
 
   /**
    * `checkpoints: "thread"` (the daemon) moves WAL checkpoints off this thread (checkpointer.ts);
@@ -53,8 +50,7 @@ export class Store {
   constructor(file: string, opts: { checkpoints?: "inline" | "thread"; syncLog?: string } = {}) {
     const opened = openDatabase(file, opts.syncLog ? "none" : opts.checkpoints);
     this.db = opened.db;
-    this.ready = opened.ready;
-    this.checkpointer = opened.checkpointer;
+    this.checkpoints = opened.checkpoints;
     this.sql = prepare(this.db);
     this.commits = new GroupCommit(this.db, opts.syncLog ?? null);
     this.replies = new Replies(this.sql, this.commits, () => this.db.open);
@@ -65,8 +61,7 @@ export class Store {
     this.commits.commit();
     this.replies.flushAcks();
     this.commits.wal.close();
-    this.checkpointer?.postMessage({ stop: true });
-    this.checkpointer = null;
+    this.checkpoints?.stop();
     if (this.db.open) this.db.close();
   }
 

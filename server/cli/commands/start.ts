@@ -4,10 +4,9 @@
  * $ROOST_HOME/daemon.log) and returns once the socket answers; `shutdown` asks it to stop and waits until it has.
  */
 import fs from "node:fs";
-import { fileURLToPath } from "node:url";
 import { startDetached, whenAnswers } from "../../detached.js";
 import { secureHome } from "../../home.js";
-import { roostPaths } from "../../paths.js";
+import { BUILT, roostPaths } from "../../paths.js";
 import { CliError, type Command, out, printJson } from "../command.js";
 import { answers, connect, NotRunning } from "../connect.js";
 
@@ -27,9 +26,6 @@ async function within(p: Promise<unknown>, ms: number): Promise<void> {
   await Promise.race([p, timeout]);
   clearTimeout(timer);
 }
-
-/** The CLI's entry: the daemon is this same program, `roost daemon`. */
-const CLI_ENTRY = fileURLToPath(new URL("../main.js", import.meta.url));
 
 /** The last lines the daemon wrote to its log from byte `from` on (this start's, not older ones). */
 function logTail(file: string, from: number): string {
@@ -57,7 +53,7 @@ export const start: Command = {
       else out(`roost is already running (listening on ${paths.socket})`);
       return 0;
     }
-    const { child, logFrom: from } = startDetached(CLI_ENTRY, ["daemon"], {
+    const { child, logFrom: from } = startDetached(BUILT.cli, ["daemon"], {
       log: paths.daemonLog,
       cwd: paths.home,
       // Absolute paths, so the daemon finds the same home from its own working directory.
