@@ -88,7 +88,9 @@ async function received(cwd: string, done = (s: string) => s.endsWith(`${END}\r`
   const file = path.join(cwd, "received.bin");
   return until("the reader's bytes", () => {
     const s = fs.existsSync(file) ? fs.readFileSync(file, "latin1") : "";
-    return done(s) ? s : undefined;
+    // What came so far is the timeout's message.
+    if (!done(s)) throw new Error(JSON.stringify(s));
+    return s;
   });
 }
 
