@@ -9,7 +9,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import { agentProfile, until } from "../../helpers/daemon.js";
 import {
   cleanDaemonPerFile,
-  cleanDaemonPerTest,
   delivered,
   deliveries,
   handled,
@@ -24,23 +23,24 @@ import {
 const config = { agentProfiles: { agent: agentProfile(), silent: silentProfile() } };
 
 // One daemon for the file: every test works on jobs it dispatched itself, by the ids dispatch
-// gave, and its seqs and request ids are per job. Each test has a temp dir of its own, and what
-// it left running is stopped after it (so that its agents do not go on beside the next test).
+// gave, and its seqs and request ids are per job. Each test has a client and a temp dir of its
+// own, and what it left running is stopped after it (so that its agents do not go on beside the
+// next test). The test that restarts the daemon restarts this one; one that failed with it down
+// has it started again for the next.
 const shared = cleanDaemonPerFile(config);
 const temps: string[] = [];
 afterEach(async () => {
   for (const t of temps.splice(0)) rmTemp(t);
-  const { rows } = await shared.c.ok("list", {});
-  for (const r of rows) if (r.life === "running") await shared.c.ok("stop", { id: r.id });
+  if (shared.d.exitReason()) await shared.d.start();
+  const c = await shared.d.client();
+  const { rows } = await c.ok("list", {});
+  for (const r of rows) if (r.life === "running") await c.ok("stop", { id: r.id });
 });
 const daemon = async () => {
   const dir = tempDir();
   temps.push(dir);
-  return { d: shared.d, c: shared.c, dir };
+  return { d: shared.d, c: await shared.d.client(), dir };
 };
-
-// The test that restarts its daemon has one of its own.
-const ownDaemon = cleanDaemonPerTest(() => config);
 
 describe("replies to a protocol agent", () => {
   it("are saved, then delivered in order with their seq and mode", async () => {
@@ -261,7 +261,7 @@ describe("replies to a protocol agent", () => {
   });
 
   it("remembers a request id across a daemon restart", async () => {
-    const { d, c, dir } = await ownDaemon();
+    const { d, c, dir } = await daemon();
     const { job } = await c.ok("dispatch", { profile: "silent", cwd: dir });
     await c.ok("reply", { id: job.id, text: "once", requestId: "keep-me" });
     await d.restart("SIGKILL");
