@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { heldLine } from "../../server/stalls.js";
 import {
   agentProfile,
@@ -19,11 +19,42 @@ import {
 } from "../helpers/daemon.js";
 import { ackStored, handled, lines, row as rowOf } from "../helpers/jobs.js";
 
+// The conformance run's clients (docs/protocol.md, "Clients"): a scripted agent on each.
+const clients = {
+  typescript: [process.execPath, path.join(FIXTURES, "sdk-agent.mjs")],
+  python: ["python3", path.join(FIXTURES, "py_agent.py")],
+};
+
+// One daemon for the file, with a profile for each of its tests' agents. The tests that restart
+// it (most of them: the restart is what they test) restart this one; each works on jobs it
+// dispatched itself, and whatever it left running is stopped after it. A test that failed with
+// the daemon down has it started again for the next.
 let d: TestDaemon;
-afterEach(async () => d?.cleanup());
+beforeAll(async () => {
+  d = await startDaemon({
+    config: {
+      agentProfiles: {
+        agent: agentProfile(),
+        "agent-5ms": agentProfile({ env: { AGENT_HANDLE_MS: "5" } }),
+        ...Object.fromEntries(
+          Object.entries(clients).map(([client, command]) => [
+            client,
+            { command, task: "type", protocol: true },
+          ]),
+        ),
+      },
+    },
+  });
+});
+afterAll(async () => d?.cleanup());
+afterEach(async () => {
+  if (d.exitReason()) await d.start();
+  const c = await d.client();
+  const { rows } = await c.ok("list", {});
+  for (const r of rows) if (r.life === "running") await c.ok("stop", { id: r.id });
+});
 
 async function startAgent() {
-  d = await startDaemon({ config: { agentProfiles: { agent: agentProfile() } } });
   const c = await d.client();
   const { job } = await c.ok("dispatch", { profile: "agent", task: "task one", cwd: "/tmp" });
   const dir = path.join(d.home, "jobs", job.id);
@@ -95,8 +126,9 @@ describe("the daemon restarted under a running protocol agent", () => {
   });
 
   it("a dispatch's requestId sent again after a kill -9 is a duplicate: the same job, none started", async () => {
-    d = await startDaemon({ config: { agentProfiles: { agent: agentProfile() } } });
     const c = await d.client();
+    // The jobs earlier tests made: after the resend, the list is those and this one, no other.
+    const before = (await c.ok("list", {})).rows.map((r: any) => r.id);
     const args = { profile: "agent", task: "once", cwd: "/tmp", requestId: "dispatch-across-crash" };
     const { job } = await c.ok("dispatch", args);
     expect(job.life).toBe("running");
@@ -108,7 +140,7 @@ describe("the daemon restarted under a running protocol agent", () => {
     expect(again.job.id).toBe(job.id);
     expect(again.job.pid).toBe(job.pid);
     const { rows } = await c2.ok("list", {});
-    expect(rows.map((r: any) => r.id)).toEqual([job.id]);
+    expect(rows.map((r: any) => r.id).sort()).toEqual([...before, job.id].sort());
     await until("the task handled", () => handled(d, job.id).length === 1);
     expect(handled(d, job.id).map((h) => h.text)).toEqual(["once"]);
   });
@@ -119,13 +151,10 @@ describe("kill -9 right after 200 replies were answered saved", () => {
   // replies go to five agents, 40 each (below `full`'s 50 with the task), so that every id is still
   // remembered when it is sent again.
   it("delivers all 200 after the restart, none twice, and each resent requestId is a duplicate", async () => {
-    d = await startDaemon({
-      config: { agentProfiles: { agent: agentProfile({ env: { AGENT_HANDLE_MS: "5" } }) } },
-    });
     const c = await d.client();
     const jobs: { id: string; dir: string }[] = [];
     for (let j = 0; j < 5; j++) {
-      const { job } = await c.ok("dispatch", { profile: "agent", task: `task ${j}`, cwd: "/tmp" });
+      const { job } = await c.ok("dispatch", { profile: "agent-5ms", task: `task ${j}`, cwd: "/tmp" });
       jobs.push({ id: job.id, dir: path.join(d.home, "jobs", job.id) });
     }
     const replies = Array.from({ length: 200 }, (_, i) => ({
@@ -138,7 +167,9 @@ describe("kill -9 right after 200 replies were answered saved", () => {
       replies.map((r) => c.request("reply", { id: r.job.id, text: r.text, requestId: r.requestId })),
     );
     expect(answers.filter((a) => !(a.ok && a.result.saved === true && a.result.seq >= 2))).toEqual([]);
-    const backlog = (await c.ok("list", {})).rows.reduce((n: number, r: any) => n + r.pending, 0);
+    // This test's jobs' rows (the daemon has the earlier tests' too).
+    const ours = (rows: any[]) => rows.filter((r) => jobs.some((j) => j.id === r.id));
+    const backlog = ours((await c.ok("list", {})).rows).reduce((n: number, r: any) => n + r.pending, 0);
     await d.kill("SIGKILL");
     await d.start();
     const c2 = await d.client();
@@ -158,26 +189,21 @@ describe("kill -9 right after 200 replies were answered saved", () => {
       expect(handled.slice(1).map((h) => h.text)).toEqual(mine);
       expect(handled[0].text).toBe(`task ${j}`);
     }
-    await until("nothing pending", async () =>
-      (await c2.ok("list", {})).rows.every((r: any) => r.pending === 0 && r.lastSeq === 41),
-    );
+    await until("nothing pending", async () => {
+      const rows = ours((await c2.ok("list", {})).rows);
+      return rows.length === jobs.length && rows.every((r: any) => r.pending === 0 && r.lastSeq === 41);
+    });
     expect(backlog).toBeGreaterThan(0); // the restart really had replies to send again
   });
 });
 
 describe("the agent protocol", () => {
-  // The conformance run (docs/protocol.md, "Clients"): a scripted agent on each client.
-  const clients = {
-    typescript: [process.execPath, path.join(FIXTURES, "sdk-agent.mjs")],
-    python: ["python3", path.join(FIXTURES, "py_agent.py")],
-  };
-  for (const [client, command] of Object.entries(clients)) {
+  // The conformance run (docs/protocol.md, "Clients"): a scripted agent on each client (its
+  // profile is named for it).
+  for (const client of Object.keys(clients)) {
     it(`${client}: the first task as reply 1, reports, acks, a daemon restart under it, and its exit`, async () => {
-      d = await startDaemon({
-        config: { agentProfiles: { agent: { command, task: "type", protocol: true } } },
-      });
       const c = await d.client();
-      const { job } = await c.ok("dispatch", { profile: "agent", task: "first task", cwd: "/tmp" });
+      const { job } = await c.ok("dispatch", { profile: client, task: "first task", cwd: "/tmp" });
       const dir = path.join(d.home, "jobs", job.id);
       const first = await until("the task handled, reported and acked", async () => {
         const r = await rowOf(c, job.id);
@@ -208,15 +234,18 @@ describe("the agent protocol", () => {
 
 describe("the daemon's thread held up", () => {
   it("is said in its log with how long and whether it was the daemon's own work, and a request sent meanwhile is answered after", async () => {
-    d = await startDaemon();
     const c = await d.client();
+    // Its log from here on: a hold said before (a restart in an earlier test) is not this one.
+    const from = d.output.length;
     process.kill(d.pid, "SIGSTOP"); // as a machine that stalls holds it
     const asked = c.request("list");
     await sleep(2600);
     process.kill(d.pid, "SIGCONT");
     expect((await asked).ok).toBe(true);
     const line = await until("the line in its log", () =>
-      /thread was held for (\d+) ms; .* \(it used (\d+) ms of CPU in that time: (.*)\)/.exec(d.output),
+      /thread was held for (\d+) ms; .* \(it used (\d+) ms of CPU in that time: (.*)\)/.exec(
+        d.output.slice(from),
+      ),
     );
     expect(Number(line[1])).toBeGreaterThanOrEqual(2000);
     // Stopped, it ran nothing: the line says the hold was the machine's, not work of its own.

@@ -5,22 +5,42 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { agentProfile, until } from "../../helpers/daemon.js";
 import {
-  cleanDaemonPerTest,
+  cleanDaemonPerFile,
   delivered,
   deliveries,
   handled,
   rawAgent,
+  rmTemp,
   row,
   silentProfile,
+  tempDir,
   untilRow,
 } from "../../helpers/jobs.js";
 
-const daemon = cleanDaemonPerTest(() => ({
-  agentProfiles: { agent: agentProfile(), silent: silentProfile() },
-}));
+const config = { agentProfiles: { agent: agentProfile(), silent: silentProfile() } };
+
+// One daemon for the file: every test works on jobs it dispatched itself, by the ids dispatch
+// gave, and its seqs and request ids are per job. Each test has a client and a temp dir of its
+// own, and what it left running is stopped after it (so that its agents do not go on beside the
+// next test). The test that restarts the daemon restarts this one; one that failed with it down
+// has it started again for the next.
+const shared = cleanDaemonPerFile(config);
+const temps: string[] = [];
+afterEach(async () => {
+  for (const t of temps.splice(0)) rmTemp(t);
+  if (shared.d.exitReason()) await shared.d.start();
+  const c = await shared.d.client();
+  const { rows } = await c.ok("list", {});
+  for (const r of rows) if (r.life === "running") await c.ok("stop", { id: r.id });
+});
+const daemon = async () => {
+  const dir = tempDir();
+  temps.push(dir);
+  return { d: shared.d, c: await shared.d.client(), dir };
+};
 
 describe("replies to a protocol agent", () => {
   it("are saved, then delivered in order with their seq and mode", async () => {
