@@ -8,7 +8,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { startDaemon, type TestDaemon, until } from "./daemon.js";
-import { descendants, isAlive, procEnv } from "./processes.js";
+import { childPids, descendants, isAlive, procEnv } from "./processes.js";
 import type { RawClient } from "./raw-client.js";
 
 export { procEnv } from "./processes.js";
@@ -205,4 +205,59 @@ export function cleanDaemonPerFile(config: unknown): {
     if (shared.dir) rmTemp(shared.dir);
   });
   return shared;
+}
+
+/**
+ * Every job in `d` removed, and its process gone: what each test of the shared daemon starts from,
+ * so that a test's count of jobs (or of the pty host's processes) from zero holds. A daemon a test
+ * left stopped (a failed shutdown test) is started again first.
+ */
+export async function removeAllJobs(d: TestDaemon): Promise<void> {
+  if (d.exitReason()) await d.start();
+  const c = await d.client();
+  try {
+    const { rows } = await c.ok("list");
+    await Promise.all(rows.map((r: any) => c.ok("rm", { id: r.id })));
+    const left = (await c.ok("list")).rows;
+    if (left.length > 0) throw new Error(`jobs left after rm: ${left.map((r: any) => r.id).join(" ")}`);
+    await until("no job process held", () => {
+      const host = d.ptyHostPid();
+      return host === null || childPids(host).length === 0;
+    });
+  } finally {
+    c.close();
+  }
+}
+
+/**
+ * One clean daemon (see startCleanDaemon) for the tests of this file: started by the first test
+ * that asks, each test given a client and a temp dir of its own. After each test every job is
+ * removed (removeAllJobs), its client closed and its dir removed; after the file the daemon is
+ * killed with everything it started. A test that restarts the daemon leaves it running for the
+ * next (restart and shutdown keep the same TestDaemon, its home and pty host). The feed is not
+ * emptied: a test reads its own jobs' entries (by id, or from a cursor).
+ */
+export function sharedCleanDaemon(config: () => unknown) {
+  let shared: { d: TestDaemon; home: string } | undefined;
+  let current: { c: RawClient; dir: string } | undefined;
+  afterEach(async () => {
+    const mine = current;
+    current = undefined;
+    if (!mine || !shared) return;
+    mine.c.close();
+    try {
+      await removeAllJobs(shared.d);
+    } finally {
+      rmTemp(mine.dir);
+    }
+  });
+  afterAll(async () => {
+    await shared?.d.cleanup();
+  });
+  return async () => {
+    shared ??= await startCleanDaemon(config());
+    const mine = { c: await shared.d.client(), dir: tempDir() };
+    current = mine;
+    return { d: shared.d, c: mine.c, dir: mine.dir, home: shared.home };
+  };
 }

@@ -6,21 +6,19 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Bridge } from "../../../bridge/server.js";
 import type { FeedEntry } from "../../../sdk/ts/protocol/index.js";
 import type { Core } from "../../../server/core/core.js";
 import { Pushes } from "../../../server/core/pushes.js";
 import { Remotes } from "../../../server/fleet/remotes.js";
 import { runOp } from "../../../server/ops/index.js";
-import { agentProfile, childPids, type TestDaemon, until } from "../../helpers/daemon.js";
+import { agentProfile, until } from "../../helpers/daemon.js";
 import {
   cleanDaemonPerTest,
   handled,
-  rmTemp,
+  sharedCleanDaemon,
   silentProfile,
-  startCleanDaemon,
-  tempDir,
   untilRow,
 } from "../../helpers/jobs.js";
 import { RawClient } from "../../helpers/raw-client.js";
@@ -28,60 +26,6 @@ import { RawClient } from "../../helpers/raw-client.js";
 const config = () => ({
   agentProfiles: { agent: agentProfile(), silent: silentProfile() },
 });
-
-/**
- * Every job in `d` removed, and its process gone: what each test of the shared daemon starts from,
- * so that a test's rows (and a restart's entries) are its own jobs' alone. A daemon a test left
- * stopped is started again first.
- */
-async function removeAllJobs(d: TestDaemon): Promise<void> {
-  if (d.exitReason()) await d.start();
-  const c = await d.client();
-  try {
-    const { rows } = await c.ok("list");
-    await Promise.all(rows.map((r: any) => c.ok("rm", { id: r.id })));
-    const left = (await c.ok("list")).rows;
-    if (left.length > 0) throw new Error(`jobs left after rm: ${left.map((r: any) => r.id).join(" ")}`);
-    await until("no job process held", () => {
-      const host = d.ptyHostPid();
-      return host === null || childPids(host).length === 0;
-    });
-  } finally {
-    c.close();
-  }
-}
-
-/**
- * One clean daemon (see startCleanDaemon) for the tests of this file: started by the first test
- * that asks, each test given a client and a temp dir of its own. After each test every job is
- * removed (removeAllJobs), its client closed and its dir removed; after the file the daemon is
- * killed with everything it started. A test that restarts the daemon leaves it running for the
- * next. The feed is not emptied: a test reads its own jobs' entries (by id, or from a cursor).
- */
-function sharedCleanDaemon(config: () => unknown) {
-  let shared: { d: TestDaemon; home: string } | undefined;
-  let current: { c: RawClient; dir: string } | undefined;
-  afterEach(async () => {
-    const mine = current;
-    current = undefined;
-    if (!mine || !shared) return;
-    mine.c.close();
-    try {
-      await removeAllJobs(shared.d);
-    } finally {
-      rmTemp(mine.dir);
-    }
-  });
-  afterAll(async () => {
-    await shared?.d.cleanup();
-  });
-  return async () => {
-    shared ??= await startCleanDaemon(config());
-    const mine = { c: await shared.d.client(), dir: tempDir() };
-    current = mine;
-    return { d: shared.d, c: mine.c, dir: mine.dir, home: shared.home };
-  };
-}
 
 const daemon = sharedCleanDaemon(config);
 /** A daemon of its own, for a test that reads the whole feed from its start. */

@@ -4,20 +4,17 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { agentProfile, childPids, isAlive, type TestDaemon, until } from "../../helpers/daemon.js";
 import {
   handled,
   procEnv,
-  rmTemp,
   row,
+  sharedCleanDaemon,
   silentProfile,
-  startCleanDaemon,
-  tempDir,
   untilGone,
   untilRow,
 } from "../../helpers/jobs.js";
-import type { RawClient } from "../../helpers/raw-client.js";
 
 const profiles = () => ({
   agent: agentProfile(),
@@ -31,60 +28,6 @@ const profiles = () => ({
   // Its program is in the job's directory: there at dispatch, gone by a respawn if the test removes it.
   vanishing: { command: ["./prog.sh"] },
 });
-
-/**
- * Every job in `d` removed, and its process gone: what each test of the shared daemon starts from,
- * so that a test's count of jobs (or of the pty host's processes) from zero holds. A daemon a test
- * left stopped (a failed shutdown test) is started again first.
- */
-async function removeAllJobs(d: TestDaemon): Promise<void> {
-  if (d.exitReason()) await d.start();
-  const c = await d.client();
-  try {
-    const { rows } = await c.ok("list");
-    await Promise.all(rows.map((r: any) => c.ok("rm", { id: r.id })));
-    const left = (await c.ok("list")).rows;
-    if (left.length > 0) throw new Error(`jobs left after rm: ${left.map((r: any) => r.id).join(" ")}`);
-    await until("no job process held", () => {
-      const host = d.ptyHostPid();
-      return host === null || childPids(host).length === 0;
-    });
-  } finally {
-    c.close();
-  }
-}
-
-/**
- * One clean daemon (see startCleanDaemon) for the tests of this file: started by the first test
- * that asks, each test given a client and a temp dir of its own. After each test every job is
- * removed (removeAllJobs), its client closed and its dir removed; after the file the daemon is
- * killed with everything it started. A test that restarts the daemon leaves it running for the
- * next (restart and shutdown keep the same TestDaemon, its home and pty host).
- */
-function sharedCleanDaemon(config: () => unknown) {
-  let shared: { d: TestDaemon; home: string } | undefined;
-  let current: { c: RawClient; dir: string } | undefined;
-  afterEach(async () => {
-    const mine = current;
-    current = undefined;
-    if (!mine || !shared) return;
-    mine.c.close();
-    try {
-      await removeAllJobs(shared.d);
-    } finally {
-      rmTemp(mine.dir);
-    }
-  });
-  afterAll(async () => {
-    await shared?.d.cleanup();
-  });
-  return async () => {
-    shared ??= await startCleanDaemon(config());
-    const mine = { c: await shared.d.client(), dir: tempDir() };
-    current = mine;
-    return { d: shared.d, c: mine.c, dir: mine.dir, home: shared.home };
-  };
-}
 
 const daemon = sharedCleanDaemon(() => ({ agentProfiles: profiles() }));
 
