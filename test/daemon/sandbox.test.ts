@@ -38,7 +38,10 @@ function probe(port: number, file: string): string[] {
   ];
 }
 
-/** A sandboxed job in a worktree: what it tries, each outcome written to its job's directory (its worktree stays as it committed). */
+/**
+ * What the sandboxed job in a worktree tries, each outcome written to its job's directory (its
+ * worktree stays as it committed).
+ */
 const COMMITTER = [
   "echo x > f && git add f && git commit -qm 'in the box'; echo commit=$? >> \"$ROOST_JOB_DIR/out\"",
   "git config core.fsmonitor 'touch /var/tmp/roost-pwned'; echo config=$? >> \"$ROOST_JOB_DIR/out\"",
