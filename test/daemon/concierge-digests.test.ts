@@ -5,7 +5,7 @@
  * digest waits at a time; an order `every 1m` due while the daemon was down is said once it is back
  * (the daemon's clock set by ROOST_TEST_CLOCK, test only).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Session, session } from "../helpers/board.js";
 import { ackItem, blockedOn, CONFIG, conciergeOn, digests, reportAs } from "../helpers/concierge.js";
 import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
@@ -17,9 +17,42 @@ afterEach(async () => {
   d = undefined;
 });
 
+/** A daemon of the test's own, on the daemon's clock as `env` sets it. */
 async function world(env: Record<string, string> = {}): Promise<{ d: TestDaemon; hub: RawClient }> {
   d = await startDaemon({ config: CONFIG, env });
   return { d, hub: await d.client() };
+}
+
+/**
+ * One daemon (on the real clock) for the tests of a describe that calls this, each on a hub
+ * connection of its own: after each test the concierge is off, its standing orders removed and
+ * every job ended (waited for: their feed entries are in before the next test's concierge is
+ * turned on, and so are no news to it), so that the next test starts with no concierge, no
+ * session and no order, as on a daemon of its own. The task board is left as it is (no digest
+ * lists it). Ids go on counting: the one test that says an order's number (#1) is the first, and
+ * one test only adds a task (#1).
+ */
+function sharedWorld(): () => Promise<{ d: TestDaemon; hub: RawClient }> {
+  let shared: TestDaemon | undefined;
+  beforeAll(async () => {
+    shared = await startDaemon({ config: CONFIG });
+  });
+  afterEach(async () => {
+    if (!shared) return;
+    const hub = await shared.client();
+    await hub.ok("concierge", { action: "off" });
+    for (const o of (await hub.ok("concierge-order", { action: "list" })).orders)
+      await hub.ok("concierge-order", { action: "rm", id: o.id });
+    const running = async () =>
+      (await hub.ok("list", {})).rows.filter((r: any) => r.life === "starting" || r.life === "running");
+    for (const r of await running()) await hub.request("stop", { id: r.id });
+    await until("every job of the test ended", async () => (await running()).length === 0);
+    hub.close();
+  });
+  afterAll(async () => {
+    await shared?.cleanup();
+  });
+  return async () => ({ d: shared!, hub: await shared!.client() });
 }
 
 const body = (e: any) => e.text.slice(e.text.indexOf("\n") + 1) as string;
@@ -58,8 +91,10 @@ async function aMinutePassed(hub: RawClient, scheduleId: string): Promise<void> 
 }
 
 describe("digests", () => {
+  const onShared = sharedWorld();
+
   it("several changes close together make one digest: what happened, the fleet, the orders", async () => {
-    const { d, hub } = await world();
+    const { d, hub } = await onShared();
     const sessions: Session[] = [];
     for (const name of ["alpha", "beta", "gamma"]) sessions.push(await session(d, hub, name));
     const c = await conciergeOn(d, hub);
@@ -97,7 +132,7 @@ describe("digests", () => {
   });
 
   it("an idle fleet makes none; the concierge's own doings make none", async () => {
-    const { d, hub } = await world();
+    const { d, hub } = await onShared();
     const a = await session(d, hub, "idle");
     const c = await conciergeOn(d, hub);
     const start = await c.c.waitFor(() => digests(c)[0], "the start digest");
@@ -112,7 +147,7 @@ describe("digests", () => {
   });
 
   it("the same need is not said again: a digest says what happened since the last one", async () => {
-    const { d, hub } = await world();
+    const { d, hub } = await onShared();
     const a = await session(d, hub, "asker");
     const b = await session(d, hub, "other");
     const c = await conciergeOn(d, hub);
@@ -150,7 +185,7 @@ describe("digests", () => {
   });
 
   it("task board changes wake it too", async () => {
-    const { d, hub } = await world();
+    const { d, hub } = await onShared();
     await session(d, hub, "worker");
     const c = await conciergeOn(d, hub);
     await ackItem(c, (await c.c.waitFor(() => digests(c)[0], "the start digest")).seq);
@@ -160,7 +195,7 @@ describe("digests", () => {
   });
 
   it("to a concierge that does not take agent items, a digest is a follow-up with its envelope", async () => {
-    const { d, hub } = await world();
+    const { d, hub } = await onShared();
     const a = await session(d, hub, "asker");
     const c = await conciergeOn(d, hub, { items: false });
     // Its greeting (the fleet: one session), a reply like any other: acked as one.
