@@ -24,18 +24,18 @@ async function world(env: Record<string, string> = {}): Promise<{ d: TestDaemon;
 }
 
 /**
- * One daemon (on the real clock) for the tests of a describe that calls this, each on a hub
- * connection of its own: after each test the concierge is off, its standing orders removed and
- * every job ended (waited for: their feed entries are in before the next test's concierge is
- * turned on, and so are no news to it), so that the next test starts with no concierge, no
- * session and no order, as on a daemon of its own. The task board is left as it is (no digest
- * lists it). Ids go on counting: the one test that says an order's number (#1) is the first, and
- * one test only adds a task (#1).
+ * One daemon (its clock as `env` sets it) for the tests of the block that calls this, each on a
+ * hub connection of its own: after each test the concierge is off, its standing orders and the
+ * schedules removed and every job ended (waited for: their feed entries are in before the next
+ * test's concierge is turned on, and so are no news to it), so that the next test starts with no
+ * concierge, no session, no order and no schedule, as on a daemon of its own. The task board is
+ * left as it is (no digest lists it). Ids go on counting: the one test that says an order's
+ * number (#1) is the first on its daemon, and one test only adds a task (#1).
  */
-function sharedWorld(): () => Promise<{ d: TestDaemon; hub: RawClient }> {
+function sharedWorld(env: Record<string, string> = {}): () => Promise<{ d: TestDaemon; hub: RawClient }> {
   let shared: TestDaemon | undefined;
   beforeAll(async () => {
-    shared = await startDaemon({ config: CONFIG });
+    shared = await startDaemon({ config: CONFIG, env });
   });
   afterEach(async () => {
     if (!shared) return;
@@ -43,10 +43,15 @@ function sharedWorld(): () => Promise<{ d: TestDaemon; hub: RawClient }> {
     await hub.ok("concierge", { action: "off" });
     for (const o of (await hub.ok("concierge-order", { action: "list" })).orders)
       await hub.ok("concierge-order", { action: "rm", id: o.id });
+    for (const s of (await hub.ok("schedules", {})).schedules) await hub.ok("schedule-rm", { id: s.id });
     const running = async () =>
       (await hub.ok("list", {})).rows.filter((r: any) => r.life === "starting" || r.life === "running");
-    for (const r of await running()) await hub.request("stop", { id: r.id });
-    await until("every job of the test ended", async () => (await running()).length === 0);
+    // Stopped again while any runs: one a schedule launched as it was removed is ended too.
+    await until("every job of the test ended", async () => {
+      const left = await running();
+      for (const r of left) await hub.request("stop", { id: r.id });
+      return left.length === 0;
+    });
     hub.close();
   });
   afterAll(async () => {
@@ -89,6 +94,9 @@ async function aMinutePassed(hub: RawClient, scheduleId: string): Promise<void> 
   const from = await nextAt();
   await until("the schedule due twice", async () => (await nextAt()) >= from + 2 * 60_000, 30_000);
 }
+
+/** A daemon whose clock runs 30 times as fast (a minute every 2 s, a digest's settle time 50 ms). */
+const onFastClock = sharedWorld({ ROOST_TEST_CLOCK: "rate=30" });
 
 describe("digests", () => {
   const onShared = sharedWorld();
@@ -165,7 +173,7 @@ describe("digests", () => {
 
   it("one waits at a time: changes while the concierge has not taken a digest come in the next, once it has", async () => {
     // 30 times as fast: a minute every 2 s, a digest's settle time 50 ms.
-    const { d, hub } = await world({ ROOST_TEST_CLOCK: "rate=30" });
+    const { d, hub } = await onFastClock();
     const a = await session(d, hub, "one");
     const b = await session(d, hub, "two");
     const c = await conciergeOn(d, hub);
@@ -256,7 +264,7 @@ describe("standing orders on the clock", () => {
 
   it("an order comes due while the concierge is there: a digest at its time", async () => {
     // 30 times as fast: a minute every 2 s.
-    const w = await world({ ROOST_TEST_CLOCK: "rate=30" });
+    const w = await onFastClock();
     const c = await conciergeOn(w.d, w.hub);
     const { order } = await c.c.ok("concierge-order", {
       action: "add",
