@@ -5,7 +5,7 @@
  * digest waits at a time; an order `every 1m` due while the daemon was down is said once it is back
  * (the daemon's clock set by ROOST_TEST_CLOCK, test only).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Session, session } from "../helpers/board.js";
 import { ackItem, blockedOn, CONFIG, conciergeOn, digests, reportAs } from "../helpers/concierge.js";
 import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
@@ -17,9 +17,47 @@ afterEach(async () => {
   d = undefined;
 });
 
+/** A daemon of the test's own, on the daemon's clock as `env` sets it. */
 async function world(env: Record<string, string> = {}): Promise<{ d: TestDaemon; hub: RawClient }> {
   d = await startDaemon({ config: CONFIG, env });
   return { d, hub: await d.client() };
+}
+
+/**
+ * One daemon (its clock as `env` sets it) for the tests of the block that calls this, each on a
+ * hub connection of its own: after each test the concierge is off, its standing orders and the
+ * schedules removed and every job ended (waited for: their feed entries are in before the next
+ * test's concierge is turned on, and so are no news to it), so that the next test starts with no
+ * concierge, no session, no order and no schedule, as on a daemon of its own. The task board is
+ * left as it is (no digest lists it). Ids go on counting: the one test that says an order's
+ * number (#1) is the first on its daemon, and one test only adds a task (#1).
+ */
+function sharedWorld(env: Record<string, string> = {}): () => Promise<{ d: TestDaemon; hub: RawClient }> {
+  let shared: TestDaemon | undefined;
+  beforeAll(async () => {
+    shared = await startDaemon({ config: CONFIG, env });
+  });
+  afterEach(async () => {
+    if (!shared) return;
+    const hub = await shared.client();
+    await hub.ok("concierge", { action: "off" });
+    for (const o of (await hub.ok("concierge-order", { action: "list" })).orders)
+      await hub.ok("concierge-order", { action: "rm", id: o.id });
+    for (const s of (await hub.ok("schedules", {})).schedules) await hub.ok("schedule-rm", { id: s.id });
+    const running = async () =>
+      (await hub.ok("list", {})).rows.filter((r: any) => r.life === "starting" || r.life === "running");
+    // Stopped again while any runs: one a schedule launched as it was removed is ended too.
+    await until("every job of the test ended", async () => {
+      const left = await running();
+      for (const r of left) await hub.request("stop", { id: r.id });
+      return left.length === 0;
+    });
+    hub.close();
+  });
+  afterAll(async () => {
+    await shared?.cleanup();
+  });
+  return async () => ({ d: shared!, hub: await shared!.client() });
 }
 
 const body = (e: any) => e.text.slice(e.text.indexOf("\n") + 1) as string;
@@ -57,9 +95,14 @@ async function aMinutePassed(hub: RawClient, scheduleId: string): Promise<void> 
   await until("the schedule due twice", async () => (await nextAt()) >= from + 2 * 60_000, 30_000);
 }
 
+/** A daemon whose clock runs 30 times as fast (a minute every 2 s, a digest's settle time 50 ms). */
+const onFastClock = sharedWorld({ ROOST_TEST_CLOCK: "rate=30" });
+
 describe("digests", () => {
+  const onShared = sharedWorld();
+
   it("several changes close together make one digest: what happened, the fleet, the orders", async () => {
-    const { d, hub } = await world();
+    const { d, hub } = await onShared();
     const sessions: Session[] = [];
     for (const name of ["alpha", "beta", "gamma"]) sessions.push(await session(d, hub, name));
     const c = await conciergeOn(d, hub);
@@ -97,7 +140,7 @@ describe("digests", () => {
   });
 
   it("an idle fleet makes none; the concierge's own doings make none", async () => {
-    const { d, hub } = await world();
+    const { d, hub } = await onShared();
     const a = await session(d, hub, "idle");
     const c = await conciergeOn(d, hub);
     const start = await c.c.waitFor(() => digests(c)[0], "the start digest");
@@ -112,7 +155,7 @@ describe("digests", () => {
   });
 
   it("the same need is not said again: a digest says what happened since the last one", async () => {
-    const { d, hub } = await world();
+    const { d, hub } = await onShared();
     const a = await session(d, hub, "asker");
     const b = await session(d, hub, "other");
     const c = await conciergeOn(d, hub);
@@ -130,7 +173,7 @@ describe("digests", () => {
 
   it("one waits at a time: changes while the concierge has not taken a digest come in the next, once it has", async () => {
     // 30 times as fast: a minute every 2 s, a digest's settle time 50 ms.
-    const { d, hub } = await world({ ROOST_TEST_CLOCK: "rate=30" });
+    const { d, hub } = await onFastClock();
     const a = await session(d, hub, "one");
     const b = await session(d, hub, "two");
     const c = await conciergeOn(d, hub);
@@ -150,7 +193,7 @@ describe("digests", () => {
   });
 
   it("task board changes wake it too", async () => {
-    const { d, hub } = await world();
+    const { d, hub } = await onShared();
     await session(d, hub, "worker");
     const c = await conciergeOn(d, hub);
     await ackItem(c, (await c.c.waitFor(() => digests(c)[0], "the start digest")).seq);
@@ -160,7 +203,7 @@ describe("digests", () => {
   });
 
   it("to a concierge that does not take agent items, a digest is a follow-up with its envelope", async () => {
-    const { d, hub } = await world();
+    const { d, hub } = await onShared();
     const a = await session(d, hub, "asker");
     const c = await conciergeOn(d, hub, { items: false });
     // Its greeting (the fleet: one session), a reply like any other: acked as one.
@@ -221,7 +264,7 @@ describe("standing orders on the clock", () => {
 
   it("an order comes due while the concierge is there: a digest at its time", async () => {
     // 30 times as fast: a minute every 2 s.
-    const w = await world({ ROOST_TEST_CLOCK: "rate=30" });
+    const w = await onFastClock();
     const c = await conciergeOn(w.d, w.hub);
     const { order } = await c.c.ok("concierge-order", {
       action: "add",

@@ -2,28 +2,78 @@
  * ACP agents as roost jobs (docs/agents.md): a profile with `acp: true` runs roost's ACP bridge,
  * which drives the agent over ACP and speaks for the job. The agent here is a real ACP agent on the
  * official SDK, scripted by its prompts (test/fixtures/acp-agent.mjs), under a real daemon; what it
- * was asked is in its log. `npm run build` first.
+ * was asked is in its log. One daemon serves the file's tests but the one that restarts it. `npm run
+ * build` first.
  */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { ACP_WAIT, acpProfile, acpWorldPerTest, untilSettled } from "../../helpers/acp.js";
-import { CLI, isAlive, until } from "../../helpers/daemon.js";
-import { untilGone } from "../../helpers/jobs.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ACP_WAIT, type AcpWorld, acpProfile, acpWorldPerTest, untilSettled } from "../../helpers/acp.js";
+import { CLI, isAlive, startDaemon, type TestDaemon, until } from "../../helpers/daemon.js";
+import { lines, untilGone, untilRow } from "../../helpers/jobs.js";
 
-const world = acpWorldPerTest({
-  profiles: {
-    // A program that speaks no ACP: it says so on stderr and ends.
-    mute: acpProfile({ command: ["/bin/sh", "-c", "echo 'no ACP here' >&2; exit 2"] }),
-  },
-});
+const PROFILES = {
+  // A program that speaks no ACP: it says so on stderr and ends.
+  mute: acpProfile({ command: ["/bin/sh", "-c", "echo 'no ACP here' >&2; exit 2"] }),
+};
+
+/**
+ * One world (its daemon) for the tests that leave the daemon as it is: each test's jobs, in
+ * working directories of their own, are stopped after it; the daemon and the directories go after
+ * the file. As acpWorldPerTest's world, with the same profiles.
+ */
+function acpWorldPerFile(profiles: Record<string, unknown>): () => AcpWorld {
+  let d: TestDaemon | undefined;
+  let c: AcpWorld["c"] | undefined;
+  let base = "";
+  let n = 0;
+  /** The jobs the running test dispatched. */
+  const ids: string[] = [];
+  beforeAll(async () => {
+    base = fs.mkdtempSync(path.join(os.tmpdir(), "roost-acp-"));
+    d = await startDaemon({ config: { agentProfiles: { acpt: acpProfile(), ...profiles } } });
+    c = await d.client();
+  });
+  afterEach(async () => {
+    // One that ended already says so: no failure of the test's.
+    for (const id of ids.splice(0)) await c?.request("stop", { id });
+  });
+  afterAll(async () => {
+    await d?.cleanup();
+    if (base) fs.rmSync(base, { recursive: true, force: true });
+  });
+  const workDir = (name: string) => {
+    const dir = path.join(base, name);
+    fs.mkdirSync(dir, { recursive: true });
+    return dir;
+  };
+  return () => ({
+    d: d!,
+    c: c!,
+    workDir,
+    async dispatch(task, extra = {}) {
+      const work = workDir(`w${++n}`);
+      const args = { profile: "acpt", cwd: work, ...(task === undefined ? {} : { task }), ...extra };
+      const { job } = await c!.ok("dispatch", args);
+      ids.push(job.id);
+      return { id: job.id as string, work };
+    },
+    until: (id, what, pred) => untilRow(c!, id, what, pred, ACP_WAIT),
+    log: (work) => lines(path.join(work, "acp-log.jsonl")),
+  });
+}
 
 /** The prompts the agent was given, in order. */
 const prompts = (log: any[]) => log.filter((e) => "prompt" in e && !("stop" in e)).map((e) => e.prompt);
 
 describe("an ACP job", { timeout: 4 * ACP_WAIT }, () => {
+  const world = acpWorldPerFile(PROFILES);
+  /** A world of the test's own: for the test that restarts its daemon. */
+  const ownWorld = acpWorldPerTest({ profiles: PROFILES });
+
   it("a task turns the row working with the tool shown, then done with the answer; a session in the job's directory with roost's tools", async () => {
-    const w = await world();
+    const w = world();
     const { id, work } = await w.dispatch(
       "plan look, fix; tool Run npm test; gate go; tool-done; usage 1500 200000 0.25; say All 12 tests pass.",
     );
@@ -72,7 +122,7 @@ describe("an ACP job", { timeout: 4 * ACP_WAIT }, () => {
   });
 
   it("a plan's current step is the row's text while no tool runs", async () => {
-    const w = await world();
+    const w = world();
     const { id, work } = await w.dispatch(
       "plan read the code, fix the bug, run the tests; gate go; say fixed",
     );
@@ -86,7 +136,7 @@ describe("an ACP job", { timeout: 4 * ACP_WAIT }, () => {
   });
 
   it("a permission request is a blocked row with the agent's options; a reply answers it once", async () => {
-    const w = await world();
+    const w = world();
     const { id, work } = await w.dispatch("ask Delete build/");
     const blocked = await w.until(id, "blocked", (r) => r.state === "blocked");
     expect(blocked).toMatchObject({
@@ -115,7 +165,7 @@ describe("an ACP job", { timeout: 4 * ACP_WAIT }, () => {
   });
 
   it("a reply that names no option rejects the request and reaches the agent as its next prompt", async () => {
-    const w = await world();
+    const w = world();
     const { id, work } = await w.dispatch("ask rm -rf /");
     await w.until(id, "blocked", (r) => r.state === "blocked");
     await w.c.ok("reply", { id, text: "no: clean with git clean -fdx instead" });
@@ -131,7 +181,7 @@ describe("an ACP job", { timeout: 4 * ACP_WAIT }, () => {
   });
 
   it("a steer cancels the turn and is the next prompt; a follow-up waits for the turn's end", async () => {
-    const w = await world();
+    const w = world();
     const { id, work } = await w.dispatch("tool Build everything; hold");
     await w.until(id, "the tool running", (r) => r.tool === "Build everything");
 
@@ -166,7 +216,7 @@ describe("an ACP job", { timeout: 4 * ACP_WAIT }, () => {
   });
 
   it("a job dispatched without a task is ready for one; a reply is its first prompt", async () => {
-    const w = await world();
+    const w = world();
     const { id, work } = await w.dispatch(undefined);
     expect(await untilSettled(w, id)).toMatchObject({
       state: "done",
@@ -181,7 +231,7 @@ describe("an ACP job", { timeout: 4 * ACP_WAIT }, () => {
   });
 
   it("/model switches the agent's model where it offers one; refused ones are said on the row", async () => {
-    const w = await world();
+    const w = world();
     const { id, work } = await w.dispatch("say hi");
     await untilSettled(w, id);
     await w.c.ok("reply", { id, text: "/model m2" });
@@ -198,7 +248,7 @@ describe("an ACP job", { timeout: 4 * ACP_WAIT }, () => {
   });
 
   it("a turn the agent refuses, or answers with an error, fails the row with why", async () => {
-    const w = await world();
+    const w = world();
     const { id } = await w.dispatch("say I cannot; refuse");
     expect(await untilSettled(w, id)).toMatchObject({
       state: "failed",
@@ -216,7 +266,7 @@ describe("an ACP job", { timeout: 4 * ACP_WAIT }, () => {
   });
 
   it("the agent crashing ends the job with its reason", async () => {
-    const w = await world();
+    const w = world();
     const { id, work } = await w.dispatch("say bye; crash 3 out of cheese");
     const ended = await w.until(id, "ended", (r) => r.life === "exited");
     expect(ended).toMatchObject({
@@ -237,7 +287,7 @@ describe("an ACP job", { timeout: 4 * ACP_WAIT }, () => {
   });
 
   it("a program that speaks no ACP ends the job with its own reason", async () => {
-    const w = await world();
+    const w = world();
     const { job } = await w.c.ok("dispatch", { profile: "mute", task: "hello", cwd: w.workDir("mute") });
     expect(await w.until(job.id, "ended", (r) => r.life === "exited")).toMatchObject({
       state: "failed",
@@ -247,7 +297,7 @@ describe("an ACP job", { timeout: 4 * ACP_WAIT }, () => {
   });
 
   it("/stop ends the bridge and its agent", async () => {
-    const w = await world();
+    const w = world();
     const { id, work } = await w.dispatch("tool Long; hold");
     await w.until(id, "the tool running", (r) => r.tool === "Long");
     const { pid } = w.log(work).find((e) => e.prompt);
@@ -257,7 +307,7 @@ describe("an ACP job", { timeout: 4 * ACP_WAIT }, () => {
   });
 
   it("a daemon restart under an ACP job: the job runs on, its bridge reconnects, the turn's end reaches the row", async () => {
-    const w = await world();
+    const w = await ownWorld();
     const { id, work } = await w.dispatch("tool Long build; gate go; say built");
     await w.until(id, "the tool running", (r) => r.tool === "Long build");
     const { pid } = w.log(work).find((e) => e.prompt);

@@ -11,9 +11,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ROOT, startDaemon, type TestDaemon, until } from "../../helpers/daemon.js";
 
 const run = promisify(execFile);
-let d: TestDaemon | undefined;
+/** The daemon, started while npm packs and installs (it needs nothing of theirs until the dispatch). */
+let starting: Promise<TestDaemon> | undefined;
 const project = fs.mkdtempSync(path.join(os.tmpdir(), "roost-pack-"));
 afterAll(async () => {
+  const d = await starting?.catch(() => undefined);
   await d?.cleanup();
   fs.rmSync(project, { recursive: true, force: true });
 });
@@ -23,6 +25,19 @@ describe("npm pack", () => {
     "makes a package that a fresh project installs and runs an agent and a client with",
     { timeout: 240_000 },
     async () => {
+      starting = startDaemon({
+        config: {
+          agentProfiles: {
+            packed: {
+              command: [process.execPath, path.join(project, "agent.mjs")],
+              task: "type",
+              protocol: true,
+            },
+          },
+        },
+      });
+      // Awaited below; a start that fails before then fails the test there, not as unhandled.
+      starting.catch(() => {});
       const { stdout } = await run(
         "npm",
         ["pack", "--json", "--ignore-scripts", "--pack-destination", project],
@@ -78,17 +93,7 @@ console.log(JSON.stringify(rows.map((r) => [r.id, r.summary])));
 client.close();
 `,
       );
-      d = await startDaemon({
-        config: {
-          agentProfiles: {
-            packed: {
-              command: [process.execPath, path.join(project, "agent.mjs")],
-              task: "type",
-              protocol: true,
-            },
-          },
-        },
-      });
+      const d = await starting;
       const c = await d.client();
       const { job } = await c.ok("dispatch", { profile: "packed", task: "hello", cwd: project });
       await until(

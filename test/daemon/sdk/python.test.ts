@@ -1,12 +1,14 @@
 /**
  * The Python client (sdk/python/roost_agent.py) and the Python example agent, through a real daemon:
- * scripted agents (test/fixtures/py_agent.py) run by python3 as protocol jobs.
+ * scripted agents (test/fixtures/py_agent.py) run by python3 as protocol jobs. One daemon serves
+ * the file (each test has jobs of its own, stopped after it); the test that restarts the daemon
+ * has one of its own.
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_CODES, OPS } from "../../../sdk/ts/protocol/index.js";
 import { FIXTURES, isAlive, ROOT, startDaemon, type TestDaemon, until } from "../../helpers/daemon.js";
 import { lines, row as rowOf, stepProcess, untilGone, untilRow } from "../../helpers/jobs.js";
@@ -17,14 +19,6 @@ const PY_AGENT = path.join(FIXTURES, "py_agent.py");
 /** An op name the protocol does not have (and never will: ops are words). */
 const NOT_AN_OP = "no-such-op";
 
-let d: TestDaemon | undefined;
-const tmpDirs: string[] = [];
-afterEach(async () => {
-  await d?.cleanup();
-  d = undefined;
-  for (const dir of tmpDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
 const pyProfile = (script: string, env: Record<string, string> = {}) => ({
   command: ["python3", script],
   task: "type",
@@ -32,13 +26,54 @@ const pyProfile = (script: string, env: Record<string, string> = {}) => ({
   env,
 });
 
-/** A daemon running the Python fixture agent with `task` as its first reply. */
-async function startPyAgent(task: string, env: Record<string, string> = {}) {
-  d = await startDaemon({ config: { agentProfiles: { py: pyProfile(PY_AGENT, env) } } });
+/** The fixture agent as each test runs it (its env), and the example agent. */
+const PROFILES = {
+  py: pyProfile(PY_AGENT),
+  "py-exit-after-2": pyProfile(PY_AGENT, { PY_AGENT_EXIT_AFTER_SEQ: "2" }),
+  "py-handle-150": pyProfile(PY_AGENT, { PY_AGENT_HANDLE_MS: "150" }),
+  example: pyProfile(EXAMPLE),
+};
+type ProfileName = keyof typeof PROFILES;
+
+/** The file's daemon, and the one of the test that restarts its daemon (killed after it). */
+let shared: TestDaemon | undefined;
+let own: TestDaemon | undefined;
+/** The jobs the test dispatched on the shared daemon: stopped after it. */
+const jobs: string[] = [];
+const tmpDirs: string[] = [];
+beforeAll(async () => {
+  shared = await startDaemon({ config: { agentProfiles: PROFILES } });
+});
+afterEach(async () => {
+  if (shared && jobs.length > 0) {
+    const c = await shared.client();
+    // A job that already ended says so; that is no failure of the test's.
+    for (const id of jobs.splice(0)) await c.request("stop", { id });
+    c.close();
+  }
+  await own?.cleanup();
+  own = undefined;
+  for (const dir of tmpDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+afterAll(async () => {
+  await shared?.cleanup();
+});
+
+/**
+ * The Python fixture agent (as `profile` runs it) with `task` as its first reply: a job on the
+ * file's daemon, or on a daemon of the test's own (`d`) when it must restart it.
+ */
+async function startPyAgent(task: string, profile: ProfileName = "py", opts: { ownDaemon?: boolean } = {}) {
+  let d = shared!;
+  if (opts.ownDaemon) {
+    own = await startDaemon({ config: { agentProfiles: { py: PROFILES.py } } });
+    d = own;
+  }
   const c = await d.client();
-  const { job } = await c.ok("dispatch", { profile: "py", task, cwd: "/tmp" });
+  const { job } = await c.ok("dispatch", { profile, task, cwd: "/tmp" });
+  if (!opts.ownDaemon) jobs.push(job.id);
   const dir = path.join(d.home, "jobs", job.id);
-  return { c, id: job.id as string, dir, handled: () => lines(path.join(dir, "handled.jsonl")) };
+  return { d, c, id: job.id as string, dir, handled: () => lines(path.join(dir, "handled.jsonl")) };
 }
 
 describe("the Python client", () => {
@@ -148,15 +183,15 @@ describe("the Python client", () => {
   });
 
   it("lives through a daemon restart: reconnects, says hello, reports, takes the next reply once", async () => {
-    const { c, id, dir, handled } = await startPyAgent("task one");
+    const { d, c, id, dir, handled } = await startPyAgent("task one", "py", { ownDaemon: true });
     const first = await until("reply 1 acked", async () => {
       const r = await rowOf(c, id);
       return r.pending === 0 && r.summary === "did: task one" ? r : null;
     });
     const pid = first.pid as number;
-    await d!.restart("SIGKILL");
+    await d.restart("SIGKILL");
     expect(isAlive(pid)).toBe(true);
-    const c2 = await d!.client();
+    const c2 = await d.client();
     expect((await c2.ok("reply", { id, text: "after restart" })).seq).toBe(2);
     const row = await until("reply 2 handled and acked on the new connection", async () => {
       const r = await rowOf(c2, id);
@@ -212,7 +247,7 @@ describe("the Python client", () => {
   });
 
   it("a reply finished but not acked (the agent died in between) is only acked on the next start", async () => {
-    const { c, id, dir, handled } = await startPyAgent("task one", { PY_AGENT_EXIT_AFTER_SEQ: "2" });
+    const { c, id, dir, handled } = await startPyAgent("task one", "py-exit-after-2");
     await until("reply 1 acked", async () => (await rowOf(c, id)).pending === 0);
     await c.ok("reply", { id, text: "second" });
     const ended = await until("the agent exited after saving reply 2", async () => {
@@ -236,7 +271,7 @@ describe("the Python client", () => {
   });
 
   it("hands replies that come faster than the handler over one at a time, in order", async () => {
-    const { c, id, handled } = await startPyAgent("task one", { PY_AGENT_HANDLE_MS: "150" });
+    const { c, id, handled } = await startPyAgent("task one", "py-handle-150");
     await until("reply 1 handled", () => handled().length === 1);
     const seqs: number[] = [];
     for (let i = 0; i < 6; i++) seqs.push((await c.ok("reply", { id, text: `r${i}` })).seq);
@@ -254,13 +289,13 @@ describe("the Python client", () => {
 });
 
 describe("the Python example agent", () => {
-  /** A daemon running the example agent on `task`, in a temp directory of its own. */
+  /** The example agent on `task`, on the file's daemon, in a temp directory of its own. */
   async function startExample(task: string) {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "roost-example-"));
     tmpDirs.push(work);
-    d = await startDaemon({ config: { agentProfiles: { example: pyProfile(EXAMPLE) } } });
-    const c = await d.client();
+    const c = await shared!.client();
     const { job } = await c.ok("dispatch", { profile: "example", task, cwd: work });
+    jobs.push(job.id);
     return { c, job, work };
   }
 
