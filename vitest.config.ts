@@ -20,8 +20,12 @@ export default defineConfig({
   test: {
     testTimeout: 60000,
     hookTimeout: 30000,
+    // expect.poll's own deadline is 1 s: a margin that a loaded machine's pause decides. The same
+    // as `until`'s (test/helpers/processes.ts): a wait for what must come, not a bet on when.
+    expect: { poll: { timeout: 15000 } },
     // Files in parallel: most of a test's time is a wait on a process (a daemon, a terminal, a
-    // browser), so four at once keep a 2-core machine busy without holding each other up.
+    // browser), so four at once keep a 2-core machine busy without holding each other up (six
+    // were slower: the machine is then the wait).
     maxWorkers: 4,
     fileParallelism: true,
     // The longest first, across the tiers (vitest's own order runs one tier after another).

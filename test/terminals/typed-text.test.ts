@@ -83,6 +83,16 @@ async function ranNothing(id: string, cwd: string, marker: string): Promise<void
   expect(fs.readdirSync(cwd)).toEqual([]);
 }
 
+/**
+ * The reader at its prompt, its terminal raw. Its row goes idle on any quiet spell, and a python
+ * slow to start (a loaded machine) is quiet before it has set its terminal raw, which throws
+ * away what was typed before (TCSAFLUSH): so first its received.bin, made once the terminal is raw.
+ */
+async function readerReady(id: string, cwd: string): Promise<void> {
+  await until("the reader's terminal raw", () => fs.existsSync(path.join(cwd, "received.bin")));
+  await untilRow(hub, id, "the reader at its prompt", (r) => r.status === "idle");
+}
+
 /** The reader's bytes, once it has been typed Enter after a paste's end (or `done` says so). */
 async function received(cwd: string, done = (s: string) => s.endsWith(`${END}\r`)): Promise<string> {
   const file = path.join(cwd, "received.bin");
@@ -186,7 +196,7 @@ describe("what is typed stays inside roost's paste", () => {
   it("send of FYI\\e[201~y to a terminal agent that reads messages: one paste, no ESC of its own, no bare y", async () => {
     const { cwd } = place();
     const { job } = await hub.ok("dispatch", { profile: "reader", cwd });
-    await untilRow(hub, job.id, "the reader at its prompt", (r) => r.status === "idle");
+    await readerReady(job.id, cwd);
     const peer = await session(d, hub, "peer");
     const sent = await peer.c.ok("send", { to: job.id, text: "FYI\x1b[201~y" });
     expect(sent.outcome).toBe("delivered");
@@ -198,7 +208,7 @@ describe("what is typed stays inside roost's paste", () => {
   it("a reply of several lines with ESC, C1 and bidi controls: one paste, each shown as a symbol", async () => {
     const { cwd } = place();
     const { job } = await hub.ok("dispatch", { profile: "reader", cwd });
-    await untilRow(hub, job.id, "the reader at its prompt", (r) => r.status === "idle");
+    await readerReady(job.id, cwd);
     await hub.ok("reply", { id: job.id, text: "look:\nok\x1b[201~y\u009b2J\u202eevil\u2066\x07\x7f\tend" });
     const text = onePaste(await received(cwd));
     expect(text).not.toMatch(BIDI);
@@ -208,7 +218,7 @@ describe("what is typed stays inside roost's paste", () => {
   it("a one-line reply with ESC, C1 and BEL: typed as keys with no control among them, then Enter; a lone CR is a line break", async () => {
     const { cwd } = place();
     const { job } = await hub.ok("dispatch", { profile: "reader", cwd });
-    await untilRow(hub, job.id, "the reader at its prompt", (r) => r.status === "idle");
+    await readerReady(job.id, cwd);
     await hub.ok("reply", { id: job.id, text: "y\x1b[2J\u009d0;title\u0007" });
     const one = await received(cwd, (s) => s.endsWith("\r"));
     expect(Buffer.from(one, "latin1").toString("utf8")).toBe("y\u241b[2J\u241b]0;title\u2407\r");
