@@ -3,7 +3,6 @@
  * (`bench/` compiles this file with its own). A daemon's pty host, and the jobs it holds, outlive
  * the daemon by design, so whoever started one kills it.
  */
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -83,7 +82,15 @@ export async function arrival<T>(
   }
 }
 
-/** Polls until `check` returns a truthy value (or throws after `ms`, saying what it waited for). */
+/** The pace of `until`'s looks: the first soon after, then further apart, up to the most. */
+const FIRST_LOOK_MS = 10;
+const MOST_BETWEEN_LOOKS_MS = 50;
+
+/**
+ * Polls until `check` returns a truthy value (or throws after `ms`, saying what it waited for).
+ * Its looks go from 10 ms apart to 50: a look is often an op (a row, the feed) or a walk of /proc,
+ * which the daemon and this process pay for, and most waits are for seconds.
+ */
 export async function until<T>(
   what: string,
   check: () => T | Promise<T>,
@@ -91,6 +98,7 @@ export async function until<T>(
 ): Promise<NonNullable<T>> {
   const deadline = new Deadline(ms);
   let last: unknown;
+  let pause = FIRST_LOOK_MS;
   for (;;) {
     const more = deadline.more();
     try {
@@ -101,46 +109,40 @@ export async function until<T>(
       last = err;
     }
     if (!more) break;
-    await sleep(10);
+    await sleep(pause);
+    pause = Math.min(pause * 1.5, MOST_BETWEEN_LOOKS_MS);
   }
   throw deadline.timedOut(what, last instanceof Error ? last.message : JSON.stringify(last));
 }
 
+/**
+ * A process's children, from /proc (each of its threads' `children`): no `ps` to start, which a
+ * wait that looks every few milliseconds would start hundreds of times.
+ */
 export function childPids(pid: number): number[] {
+  let tasks: string[];
   try {
-    return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
-      .split("\n")
-      .map((s) => Number(s.trim()))
-      .filter((n) => n > 0);
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
   } catch {
-    return [];
+    return []; // gone
   }
+  const out = new Set<number>();
+  for (const task of tasks) {
+    let list = "";
+    try {
+      list = fs.readFileSync(`/proc/${pid}/task/${task}/children`, "utf8");
+    } catch {} // the thread ended meanwhile
+    for (const child of list.split(" ")) if (Number(child) > 0) out.add(Number(child));
+  }
+  return [...out];
 }
 
-/**
- * Every process under `pid`, however deep, from one snapshot of the process table: what a job
- * started in a session of its own (an example agent's steps) is no longer in the job's process
- * group, but it is still under the job until the job dies.
- */
+/** Every process under `pid`: its children, theirs, and so on. */
 export function descendants(pid: number): number[] {
-  let table: string;
-  try {
-    table = execFileSync("ps", ["-e", "-o", "pid=,ppid="], { encoding: "utf8" });
-  } catch {
-    return [];
-  }
-  const children = new Map<number, number[]>();
-  for (const line of table.split("\n")) {
-    const [child, parent] = line.trim().split(/\s+/).map(Number);
-    if (!child || !parent) continue;
-    const list = children.get(parent) ?? [];
-    list.push(child);
-    children.set(parent, list);
-  }
   const out: number[] = [];
   const queue = [pid];
   while (queue.length > 0) {
-    for (const child of children.get(queue.shift()!) ?? []) {
+    for (const child of childPids(queue.shift()!)) {
       out.push(child);
       queue.push(child);
     }

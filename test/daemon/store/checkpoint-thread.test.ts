@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../../server/store/store.js";
-import { until } from "../../helpers/daemon.js";
+import { ROOT, until } from "../../helpers/daemon.js";
 import { shellJob } from "../../helpers/shell-job.js";
 
 let dir: string;
@@ -25,8 +25,10 @@ function newJob(s: Store) {
 
 describe("the daemon's store", () => {
   it("checkpoints its WAL on a thread of its own", async () => {
-    // The built module: the checkpoint thread runs compiled code.
-    const { Store: BuiltStore } = await import("../../../dist/server/store/store.js");
+    // The built module: the checkpoint thread runs compiled code. (Named by a value, so that the
+    // type-check, which runs before the build, takes its types from the source.)
+    const built = path.join(ROOT, "dist/server/store/store.js");
+    const { Store: BuiltStore }: typeof import("../../../server/store/store.js") = await import(built);
     const own = new BuiltStore(path.join(dir, "threaded.db"), { checkpoints: "thread" });
     try {
       expect(own.db.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
