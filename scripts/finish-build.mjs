@@ -7,9 +7,10 @@
 // most of them CommonJS). That was most of the CPU a daemon spends to start, and the suite starts
 // a few hundred daemons (measured, node alone 0.08 s: typebox and typebox/compile 0.55 s as the
 // package, 0.13 s bundled; fastify, @fastify/static, @fastify/websocket and ws 0.42 s as
-// packages, 0.25 s bundled). The hub's bundle (vite) has always bundled what it uses. Native
-// packages (better-sqlite3, node-pty) and those loaded only by a command of their own (the MCP
-// and ACP faces, pg) are left as they are.
+// packages, 0.25 s bundled; the ACP bridge's and the MCP server's packages, which start with each
+// agent that uses them, likewise). The hub's bundle (vite) has always bundled what it uses.
+// Native packages (better-sqlite3, node-pty), pg (the shared board only) and xterm (one file
+// already) are left as they are.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
