@@ -17,7 +17,7 @@ import {
   type TestDaemon,
   until,
 } from "../helpers/daemon.js";
-import { ackStored, handled, lines, row as rowOf } from "../helpers/jobs.js";
+import { ackStored, handled, lines, row as rowOf, stopRunningJobs } from "../helpers/jobs.js";
 
 // The conformance run's clients (docs/protocol.md, "Clients"): a scripted agent on each.
 const clients = {
@@ -48,10 +48,7 @@ beforeAll(async () => {
 });
 afterAll(async () => d?.cleanup());
 afterEach(async () => {
-  if (d.exitReason()) await d.start();
-  const c = await d.client();
-  const { rows } = await c.ok("list", {});
-  for (const r of rows) if (r.life === "running") await c.ok("stop", { id: r.id });
+  await stopRunningJobs(d);
 });
 
 async function startAgent() {

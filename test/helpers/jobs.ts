@@ -261,3 +261,14 @@ export function sharedCleanDaemon(config: () => unknown) {
     return { d: shared.d, c: mine.c, dir: mine.dir, home: shared.home };
   };
 }
+
+/**
+ * Every running job of `d` stopped, what the next test of a shared daemon starts from; a daemon a
+ * failed test left down is started again first.
+ */
+export async function stopRunningJobs(d: TestDaemon): Promise<void> {
+  if (d.exitReason()) await d.start();
+  const c = await d.client();
+  const { rows } = await c.ok("list", {});
+  for (const r of rows) if (r.life === "running") await c.ok("stop", { id: r.id });
+}

@@ -16,6 +16,7 @@ import {
   rmTemp,
   row,
   silentProfile,
+  stopRunningJobs,
   tempDir,
   untilRow,
 } from "../../helpers/jobs.js";
@@ -31,10 +32,7 @@ const shared = cleanDaemonPerFile(config);
 const temps: string[] = [];
 afterEach(async () => {
   for (const t of temps.splice(0)) rmTemp(t);
-  if (shared.d.exitReason()) await shared.d.start();
-  const c = await shared.d.client();
-  const { rows } = await c.ok("list", {});
-  for (const r of rows) if (r.life === "running") await c.ok("stop", { id: r.id });
+  await stopRunningJobs(shared.d);
 });
 const daemon = async () => {
   const dir = tempDir();
