@@ -119,6 +119,10 @@ describe("the pty host killed", () => {
 
   it("a dispatch sent the moment it is killed starts on the next host (five times); the daemon's log says so each time", async () => {
     const c = await setup();
+    // A daemon with no job starts no host: the first job's start does.
+    expect(d.ptyHostPid()).toBeNull();
+    const first = await dispatch(c, "bash", "echo round-0");
+    await untilRow(c, first.id, "ran", (r) => r.summary === "round-0");
     for (let round = 1; round <= 5; round++) {
       const host = d.ptyHostPid()!;
       process.kill(host, "SIGKILL");

@@ -1,6 +1,7 @@
 /**
  * A daemon that starts finds its jobs again (docs/design.md, "Jobs outlive the daemon").
  */
+import fs from "node:fs";
 import path from "node:path";
 import { readOwn } from "../../home.js";
 import { jobDir } from "../../paths.js";
@@ -27,6 +28,10 @@ export async function findJobsAgain(core: Core, opts: { hostLostAt?: string } = 
           .map((j) => [j, j.rec.pid]),
       )
     : null;
+  // A daemon that starts with no job to find, and no host left running to ask, starts no host:
+  // the first job's start does (host-link.ts connects on demand). A daemon that is only looked at
+  // (the hub, the board, the CLI) costs no second process.
+  if (!held && !fs.existsSync(core.paths.ptySocket) && core.registry.all().every(isEnded)) return;
   const terminals = await core.terminals();
   const { live, exited } = await terminals.list();
   const liveIds = new Map(live.map((l) => [l.jobId, l.pid]));
