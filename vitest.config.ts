@@ -35,8 +35,6 @@ export default defineConfig({
       test: {
         name,
         include: [`test/${name}/**/*.test.ts`],
-        // One chromium for the browser tier (test/browser/chromium-server.ts), not one per file.
-        ...(name === "browser" ? { globalSetup: ["test/browser/chromium-server.ts"] } : {}),
         setupFiles:
           name === "unit"
             ? // A unit test that starts a process fails, naming the tier it belongs in.

@@ -1,28 +1,30 @@
 /**
- * The hub's browser tests' helpers: Debian's chromium through playwright-core (one for the tier:
- * chromium-server.ts), logged in to a test daemon with its login link; screenshots into
- * test-output/screenshots/ (git-ignored). A test file sets them up with hub-setup.ts.
+ * The hub's browser tests' helpers: Debian's chromium through playwright-core, logged in to a test
+ * daemon with its login link; screenshots into test-output/screenshots/ (git-ignored). A test file
+ * sets them up with hub-setup.ts.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import { inject } from "vitest";
 import { ROOT, type TestDaemon } from "../helpers/daemon.js";
-import { CHROMIUM } from "./chromium-server.js";
 
 export const SHOTS = path.join(ROOT, "test-output/screenshots");
 
 /** Long enough for a shared 2-core machine: these wait for real processes, not for timing. */
 export const WAIT = 30000;
 
-/**
- * The tier's shared chromium (chromium-server.ts), connected to: `close()` then only disconnects,
- * closing the contexts this file made. A file run without that setup launches its own, closed by
- * its `close()`.
- */
 export async function launch(): Promise<Browser> {
-  const endpoint = inject("chromiumEndpoint");
-  return endpoint ? chromium.connect(endpoint) : chromium.launch(CHROMIUM);
+  return chromium.launch({
+    executablePath: process.env.ROOST_CHROMIUM ?? "/usr/bin/chromium",
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
 }
 
 export interface HubPage {

@@ -1,7 +1,7 @@
 /**
- * Every browser test file's setup, one way: the tier's chromium connected to before the file's
- * tests and disconnected from after them (browser.ts `launch()`), and a function that opens a
- * page logged in to a daemon (openHub), whose context is closed after each test.
+ * Every browser test file's setup, one way: one chromium for the file, launched before its tests
+ * and closed after them, and a function that opens a page logged in to a daemon (openHub), whose
+ * context is closed after each test.
  */
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll } from "vitest";
@@ -25,7 +25,7 @@ export function hubBrowser(
   });
   return async (d, opts = {}) => {
     if (!browser)
-      throw new Error("no browser: hubBrowser() connects to it before the tests of the file that calls it");
+      throw new Error("no browser: hubBrowser() launches it before the tests of the file that calls it");
     const hub = await openHub(browser, d, { ...defaults, ...opts });
     open.push(hub);
     return hub;
