@@ -182,13 +182,22 @@ export class Attachment {
       stdin.setRawMode(true);
       if (this.tty) outputAsIs();
     }
+    // A pipe's end is the end of what there is to type (`echo ls | roost attach j3`): it detaches,
+    // after what came before it (each input is asked before the detach, on the same connection).
+    const onEnd = () => {
+      const rest = decoder.end();
+      if (!this.ending && rest) this.onTyped(rest);
+      this.end({ how: "detached" });
+    };
     if (reading) {
       stdin.on("data", onData);
+      if (!raw) stdin.once("end", onEnd);
       stdin.resume();
     }
     return () => {
       if (reading) {
         stdin.off("data", onData);
+        stdin.off("end", onEnd);
         stdin.pause();
       }
       if (raw) stdin.setRawMode(false);

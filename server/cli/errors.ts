@@ -17,6 +17,18 @@ export function errorCode(err: unknown): string {
   return "error";
 }
 
+/**
+ * The daemon's error in the CLI's words: its message speaks of the wire's args (`rm with force`,
+ * `launch: {profile}`), which a person at the command line does not type. Each `[wire, cli]` pair
+ * replaces the first with the second; the code stays the wire's. Anything else is left as it is.
+ */
+export function inCliWords(err: unknown, words: readonly (readonly [string, string])[]): unknown {
+  if (!(err instanceof RoostError)) return err;
+  let message = err.message;
+  for (const [wire, cli] of words) message = message.split(wire).join(cli);
+  return message === err.message ? err : new RoostError(err.code, message);
+}
+
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**

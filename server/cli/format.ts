@@ -7,6 +7,7 @@ import { entryText } from "../../sdk/ts/protocol/board-view.js";
 import type { FeedEntry, Row } from "../../sdk/ts/protocol/index.js";
 import { TONES, type Tone, viewState } from "../../sdk/ts/protocol/row-state.js";
 import { oneLine } from "../../sdk/ts/protocol/text.js";
+import { span } from "../../sdk/ts/protocol/time-words.js";
 
 export interface Paint {
   bold(s: string): string;
@@ -59,15 +60,12 @@ export function clip(s: string, width: number): string {
 
 const pad = (s: string, width: number) => s + " ".repeat(Math.max(0, width - len(s)));
 
-/** "12s", "5m", "3h", "4d": how long ago `iso` was. */
+/** "12s", "5m", "1h54m", "4d": how long ago `iso` was (time-words.ts's `span`). */
 export function ago(iso: string | null, now = Date.now()): string {
   if (!iso) return "-";
   const s = Math.max(0, Math.floor((now - Date.parse(iso)) / 1000));
   if (Number.isNaN(s)) return "-";
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m`;
-  if (s < 48 * 3600) return `${Math.floor(s / 3600)}h`;
-  return `${Math.floor(s / 86400)}d`;
+  return span(s);
 }
 
 /**

@@ -42,7 +42,7 @@ describe("roost concierge, ask, orders", () => {
       "no standing orders: try `roost orders add tell me when CI fails`\n",
     );
     expect(await ok(["orders", "add", "summarise", "the", "day", "--when", "daily 18:00"], env)).toMatch(
-      /^kept #1 \[every day at 18:00, next in \d+[smhd]\] summarise the day \(by user\)\n$/,
+      /^kept #1 \[every day at 18:00, next in (\d+[smhd])+\] summarise the day \(by user\)\n$/,
     );
     await ok(["orders", "add", "tell me when CI fails"], env);
     expect((await ok(["orders"], env)).split("\n")[1]).toBe("#2 tell me when CI fails (by user)");
@@ -67,5 +67,22 @@ describe("roost concierge, ask, orders", () => {
     const when = await roost(["orders", "add", "x", "--when", "now and then"], d.env);
     expect(when.code).toBe(1);
     expect(when.stderr).toContain("not a form roost knows");
+  });
+});
+
+describe("roost concierge on, where pi cannot run", () => {
+  let d: TestDaemon;
+  // A PATH without node_modules/.bin: roost's own concierge (pi) is not installed for this daemon.
+  beforeAll(async () => {
+    d = await startDaemon({ env: { ...PLAIN_SHELL, PATH: "/usr/bin:/bin" } });
+  });
+  afterAll(async () => d?.cleanup());
+
+  it("says to install pi or name a profile as the command line takes it, --profile P", async () => {
+    const r = await roost(["concierge", "on"], d.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("pi cannot run here");
+    expect(r.stderr).toContain("`roost concierge on --profile P`");
+    expect(r.stderr).not.toContain("launch");
   });
 });

@@ -1,6 +1,6 @@
 /**
- * `roost diff`, `roost merge`, `roost dispatch --worktree` and `roost rm --delete-branch` as a
- * user runs them: the diff coloured at a real terminal (a pty), as git wrote it in a pipe (so that
+ * `roost diff`, `roost merge`, `roost dispatch --worktree` and `roost rm --delete-branch` (and its
+ * refusal, naming --force) as a user runs them: the diff coloured at a real terminal (a pty), as git wrote it in a pipe (so that
  * `git apply` takes it), against a real daemon and a real git repository.
  */
 import fs from "node:fs";
@@ -98,7 +98,14 @@ describe("roost diff", () => {
     );
     expect(fs.readFileSync(path.join(base, "shared.txt"), "utf8")).toBe("one\n");
     expect(await ok(["merge", id], d.env)).toBe(`${id}: nothing to merge (main has it all)\n`);
-    expect(await ok(["rm", id, "--delete-branch"], d.env)).toBe(`removed ${id}\n`);
+    // Uncommitted work in it: refused, the error naming the option a person types.
+    fs.writeFileSync(path.join(worktree, "unsaved.txt"), "work\n");
+    const refused = await roost(["rm", id], d.env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("unsaved.txt");
+    expect(refused.stderr).toContain(`commit them, or \`roost rm ${id} --force\` to lose them`);
+    expect(JSON.parse((await roost(["rm", id, "--json"], d.env)).stderr).code).toBe("conflict");
+    expect(await ok(["rm", id, "--delete-branch", "--force"], d.env)).toBe(`removed ${id}\n`);
     expect(fs.existsSync(worktree)).toBe(false);
     expect(branches(base)).toEqual(["main"]);
   });

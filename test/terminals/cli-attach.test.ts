@@ -232,7 +232,12 @@ describe("roost log", () => {
   it("both commands have --help and are in the list", async () => {
     const env = homeWith("j3", {});
     expect(await ok(["attach", "--help"], env)).toContain("usage: roost attach ID [--watch]\n");
-    expect(await ok(["log", "--help"], env)).toContain("usage: roost log ID [--plain] [--tail N] [--json]\n");
+    const logHelp = await ok(["log", "--help"], env);
+    expect(logHelp).toContain("usage: roost log ID [--plain] [--tail N] [--json]\n");
+    // --plain is the screen's text, not the program's output alone: the help says so.
+    expect(logHelp).toContain("the prompt and the typed task echoed included");
+    expect(logHelp).toContain("the screen as text (prompt and echo included)");
+    expect(await ok(["attach", "--help"], env)).toContain("and its end detaches, exit 0");
     const all = await ok(["help"], env);
     expect(all).toMatch(/^ {2}attach +Show a job's live terminal/m);
     expect(all).toMatch(/^ {2}log +Print what a job printed/m);
@@ -298,17 +303,31 @@ describe("roost attach", () => {
     );
   });
 
-  it("a stdin that ends leaves it attached until the job ends; then it says how, exit 0", async () => {
+  it("a stdin that ends detaches, exit 0, once what came before it was typed (echo ... | roost attach)", async () => {
     d = await shellDaemon();
     await ok(["dispatch", "shell"], d.env);
-    const user = await attach(["j1"], d.env);
-    user.proc.stdin!.end();
-    await ok(["reply", "j1", "echo after-end-$((2+3))"], d.env);
-    await until("output after stdin ended", () => user.stdout.includes("after-end-5"));
-    expect(user.proc.exitCode).toBeNull();
-    await ok(["reply", "j1", "exit 3"], d.env);
+    const piped = spawn(
+      "bash",
+      ["-c", `printf 'echo piped-$((2+3))\\r' | "${process.execPath}" "${CLI}" attach j1`],
+      {
+        env: d.env,
+        stdio: "pipe",
+      },
+    );
+    const user = new Attached(piped);
+    running.push(user);
     expect(await user.exited).toBe(0);
-    expect(user.stderr).toMatch(/\nj1 ended: failed \(exit 3\); `roost respawn j1` starts it again\n$/);
+    expect(user.stderr).toMatch(/\ndetached from j1; it keeps running\n$/);
+    expect((await rowOf(d.env, "j1")).life).toBe("running");
+    await until("the piped line in its transcript", async () =>
+      (await ok(["log", "j1", "--plain"], d!.env)).includes("piped-5"),
+    );
+    // An empty stdin (`roost attach j1 < /dev/null`): attached, then detached at once.
+    const empty = new Attached(spawn(process.execPath, [CLI, "attach", "j1"], { env: d.env, stdio: "pipe" }));
+    running.push(empty);
+    empty.proc.stdin!.end();
+    expect(await empty.exited).toBe(0);
+    expect(empty.stderr).toMatch(/^attached to j1 .*\ndetached from j1; it keeps running\n$/s);
   });
 
   it("a job stopped meanwhile: it says so; SIGTERM detaches", async () => {

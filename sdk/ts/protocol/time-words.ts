@@ -33,14 +33,26 @@ export function zonedClock(iso: string, timeZone: string): string {
 }
 
 /**
- * "in 40s", "in 5m", "in 3h", "in 2d": how long until `iso` (a time past is "in 0s"). `gap` goes
- * between the number and its unit ("in 3 h", as the hub writes its "3 m ago").
+ * "40s", "5m", "1h54m", "3h", "2d": a span of `s` seconds, in the unit that reads it best; from
+ * one hour to two days with its minutes too, when there are any ("3h" was 3h59m, which misled).
+ * `gap` goes between a number and its unit ("1 h 54 m", as the hub writes its "3 m ago").
+ */
+export function span(s: number, gap = ""): string {
+  if (s < 60) return `${s}${gap}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}${gap}m`;
+  if (s < 48 * 3600) {
+    const m = Math.floor(s / 60) % 60;
+    return `${Math.floor(s / 3600)}${gap}h${m ? `${gap ? " " : ""}${m}${gap}m` : ""}`;
+  }
+  return `${Math.floor(s / 86400)}${gap}d`;
+}
+
+/**
+ * "in 40s", "in 5m", "in 1h54m", "in 2d": how long until `iso` (a time past is "in 0s"). `gap`
+ * goes between the number and its unit ("in 3 h", as the hub writes its "3 m ago").
  */
 export function dueIn(iso: string, now = Date.now(), gap = ""): string {
   const s = Math.max(0, Math.ceil((Date.parse(iso) - now) / 1000));
   if (Number.isNaN(s)) return "";
-  if (s < 60) return `in ${s}${gap}s`;
-  if (s < 3600) return `in ${Math.floor(s / 60)}${gap}m`;
-  if (s < 48 * 3600) return `in ${Math.floor(s / 3600)}${gap}h`;
-  return `in ${Math.floor(s / 86400)}${gap}d`;
+  return `in ${span(s, gap)}`;
 }

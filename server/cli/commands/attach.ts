@@ -17,8 +17,8 @@ export const attach: Command = {
   details:
     "The job's terminal takes this one's size. When the job ends, it says how and exits 0.\n" +
     "--watch only looks: nothing typed reaches the job, and Ctrl-C or Ctrl-] ends it.\n" +
-    "When stdin is not a terminal, its bytes are sent as they come (a Ctrl-] byte detaches);\n" +
-    "once it ends, the output is still shown until the job ends or a SIGINT or SIGTERM.",
+    "When stdin is not a terminal, its bytes are sent as they come (a Ctrl-] byte detaches),\n" +
+    "and its end detaches, exit 0: `echo ls | roost attach j3` types ls and returns.",
   options: {
     watch: { type: "boolean", short: "w", help: "only look: no typing, no resizing" },
   },

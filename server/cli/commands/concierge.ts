@@ -7,6 +7,7 @@ import type { ConciergeStatus, StandingOrder } from "../../../sdk/ts/protocol/in
 import { dueIn } from "../../../sdk/ts/protocol/time-words.js";
 import { type Command, out, printJson, str, UsageError } from "../command.js";
 import { callOnce } from "../connect.js";
+import { inCliWords } from "../errors.js";
 import { ago } from "../format.js";
 
 const ANSWERS = ["never", "routine", "always"] as const;
@@ -73,7 +74,12 @@ export const concierge: Command = {
     }
     if (arg !== undefined && action !== "answer" && action !== "act")
       throw new UsageError(`concierge ${action} takes no argument`);
-    const status = await callOnce(env, "concierge", args as never);
+    const status = await callOnce(env, "concierge", args as never).catch((err) => {
+      // The daemon names the wire's args; here they are `--profile P`.
+      throw inCliWords(err, [
+        ['concierge {action: "on", launch: {profile}}', "`roost concierge on --profile P`"],
+      ]);
+    });
     if (json) printJson(status);
     else {
       if (status.undone) out(`withdrew ${JSON.stringify(status.undone.text)} from ${status.undone.id}`);

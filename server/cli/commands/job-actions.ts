@@ -2,6 +2,7 @@
 import type { Command } from "../command.js";
 import { out, printJson } from "../command.js";
 import { callOnce } from "../connect.js";
+import { inCliWords } from "../errors.js";
 import { failedToStart, startFailure } from "./dispatch.js";
 import { eachJob, SEVERAL } from "./each-job.js";
 
@@ -30,11 +31,19 @@ export const rm: Command = {
   examples: ["roost rm j3", "roost rm j3 j4 j7", "roost rm j3 --delete-branch"],
   run: (inv) =>
     eachJob(inv, "removed", (client, id) =>
-      client.call("rm", {
-        id,
-        ...(inv.values["delete-branch"] ? { deleteBranch: true } : {}),
-        ...(inv.values.force ? { force: true } : {}),
-      }),
+      client
+        .call("rm", {
+          id,
+          ...(inv.values["delete-branch"] ? { deleteBranch: true } : {}),
+          ...(inv.values.force ? { force: true } : {}),
+        })
+        .catch((err) => {
+          // The daemon says "rm with force"; here that is the option.
+          throw inCliWords(err, [
+            ["rm with force", `\`roost rm ${id} --force\``],
+            ["rm it with force", `\`roost rm ${id} --force\``],
+          ]);
+        }),
     ),
 };
 

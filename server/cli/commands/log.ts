@@ -70,11 +70,16 @@ export const log: Command = {
   summary: "Print what a job printed (its terminal's transcript), also once it has ended.",
   details:
     "As written: a terminal renders it (`| less -R` pages it). --plain reads as text: escape\n" +
-    "sequences removed, and a line written over (with \\r) as it ended up. The transcript is read\n" +
+    "sequences removed, and a line written over (with \\r) as it ended up. It is the terminal's\n" +
+    "text, the screen as you would have seen it: the prompt and the typed task echoed included,\n" +
+    "not only what the program printed. The transcript is read\n" +
     "from $ROOST_HOME/jobs/ID/, so roost need not be running. --json: {id, bytes, text}, the\n" +
     "transcript's size in bytes and its plain text (the last N lines with --tail).",
   options: {
-    plain: { type: "boolean", help: "as text: escape sequences and overwritten text removed" },
+    plain: {
+      type: "boolean",
+      help: "the screen as text (prompt and echo included): escape sequences removed",
+    },
     tail: { type: "string", value: "N", help: "only the last N lines" },
   },
   examples: ["roost log j3", "roost log j3 --plain --tail 20"],

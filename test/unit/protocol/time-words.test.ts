@@ -1,6 +1,7 @@
 /** The time words the CLI and the hub share (sdk/ts/protocol/time-words.ts). */
 import { describe, expect, it } from "vitest";
-import { dueIn, zonedClock } from "../../../sdk/ts/protocol/time-words.js";
+import { dueIn, span, zonedClock } from "../../../sdk/ts/protocol/time-words.js";
+import { ago } from "../../../server/cli/format.js";
 
 describe("time words", () => {
   it("zonedClock reads a time on the clock of the zone given, daylight saving included", () => {
@@ -21,5 +22,17 @@ describe("time words", () => {
     expect(dueIn(at(3 * 86400), now, " ")).toBe("in 3 d");
     expect(dueIn(at(-30), now)).toBe("in 0s");
     expect(dueIn("never", now)).toBe("");
+  });
+
+  it("a span over an hour says its minutes too: 1h54m, not 1h", () => {
+    expect(span(59)).toBe("59s");
+    expect(span(5 * 60 + 59)).toBe("5m");
+    expect(span(3600)).toBe("1h");
+    expect(span(3600 + 54 * 60 + 30)).toBe("1h54m");
+    expect(span(47 * 3600 + 59 * 60, " ")).toBe("47 h 59 m");
+    expect(span(2 * 86400 + 3600)).toBe("2d");
+    const now = Date.parse("2026-03-10T12:00:00Z");
+    expect(ago(new Date(now - (3600 + 54 * 60) * 1000).toISOString(), now)).toBe("1h54m");
+    expect(dueIn(new Date(now + (2 * 3600 + 5 * 60) * 1000).toISOString(), now)).toBe("in 2h5m");
   });
 });
