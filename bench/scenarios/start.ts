@@ -111,6 +111,7 @@ function endedJob(id: string, i: number, task: string, t: number): JobRecord {
       attachRepaint: null,
       agentItems: null,
     },
+    asked: 0,
     lastSeq: 0,
     dispatchRequestId: `dispatch-${i}`,
     createdAt: iso(t),

@@ -44,7 +44,7 @@ import uuid
 from collections import deque
 from typing import Any, Callable, Deque, Dict, List, Optional
 
-__all__ = ["RoostAgent", "RoostError", "Reply", "PROTOCOL", "LIMITS", "ERROR_CODES", "DISCONNECTED"]
+__all__ = ["RoostAgent", "RoostHub", "RoostError", "Reply", "PROTOCOL", "LIMITS", "ERROR_CODES", "DISCONNECTED"]
 
 PROTOCOL = 1
 
@@ -864,6 +864,68 @@ class RoostAgent(object):
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+
+
+class RoostHub(object):
+    """The user's side of the socket (docs/protocol.md, "The hub's ops"): a connection that never
+    identifies as a session, for a script that lists the rows and answers them. One request at a
+    time; pushes (after ``subscribe``) are not read here."""
+
+    def __init__(self, socket_path: Optional[str] = None, timeout: float = 10.0) -> None:
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._sock.settimeout(timeout)
+        self._sock.connect(socket_path or _socket_path())
+        self._buf = b""
+        self._next = 0
+        self._lock = threading.Lock()
+
+    def call(self, op: str, args: Optional[Dict[str, Any]] = None) -> Any:
+        """Sends ``op`` and returns its result; a refusal raises ``RoostError`` (``.code``)."""
+        with self._lock:
+            self._next += 1
+            rid = "py-hub-%d" % self._next
+            line = json.dumps({"id": rid, "op": op, "args": args if args is not None else {}})
+            self._sock.sendall(line.encode("utf-8") + b"\n")
+            while True:
+                msg = self._read()
+                if msg.get("id") == rid:
+                    break
+        if not msg.get("ok"):
+            raise RoostError(str(msg.get("code") or "bad_request"), str(msg.get("error") or "refused"))
+        return msg.get("result")
+
+    def _read(self) -> Dict[str, Any]:
+        while b"\n" not in self._buf:
+            chunk = self._sock.recv(65536)
+            if not chunk:
+                raise RoostError(DISCONNECTED, "roost closed the connection")
+            self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        return json.loads(line.decode("utf-8"))
+
+    def rows(self) -> List[Dict[str, Any]]:
+        """Every row (``list``), each with its ``asked``."""
+        return self.call("list", {}).get("rows", [])
+
+    def reply(
+        self,
+        job_id: str,
+        text: str,
+        mode: Optional[str] = None,
+        request_id: Optional[str] = None,
+        if_asked: Optional[int] = None,
+    ) -> Dict[str, Any]:
+        """The user's answer to a job. ``if_asked``: the row's ``asked`` it was drawn for; if the row
+        asks something else since, it is refused with ``conflict`` and nothing is sent."""
+        return self.call(
+            "reply", _args({"id": job_id, "text": text}, mode=mode, requestId=request_id, ifAsked=if_asked)
+        )
+
+    def close(self) -> None:
+        try:
+            self._sock.close()
+        except OSError:
+            pass
 
 
 def _socket_path() -> str:

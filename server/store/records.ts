@@ -68,6 +68,8 @@ export interface JobRecord {
   agent: AgentInfo | null;
   capabilities: string[];
   report: FullReport | null;
+  /** The row's `asked` (core/jobs/asked.ts): moves when its question or choices change, and when answered. */
+  asked: number;
   lastSeq: number;
   dispatchRequestId: string | null;
   createdAt: string;

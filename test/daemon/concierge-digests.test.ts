@@ -133,7 +133,11 @@ describe("digests", () => {
     expect(text).toContain(`${sessions[0]!.id} "alpha": blocked: Run the migration?`);
     expect(text).toContain(`${sessions[1]!.id} "beta": failed: tests failed: 3`);
     expect(text).toContain(`${sessions[2]!.id} "gamma": done: docs written`);
-    expect(text).toContain(`- ${sessions[0]!.id} "alpha" (inert) blocked: Run the migration? [yes | no]`);
+    expect(text).toMatch(
+      new RegExp(
+        `- ${sessions[0]!.id} "alpha" \\(inert\\) blocked \\(asked \\d+\\): Run the migration\\? \\[yes \\| no\\]`,
+      ),
+    );
     expect(text).toContain("## Standing orders\n- #1 tell me when one fails (by user; applied 0×)");
     expect(text).not.toContain("## Due now");
     expect(text.endsWith("</roost-digest>")).toBe(true);

@@ -35,6 +35,14 @@ const oneOf = (choices: readonly string[], description: string): CallParam => ({
 /** `{key: value}` when the model gave a non-empty string for it, else nothing. */
 const given = (p: Params, key: string): Record<string, string> =>
   typeof p[key] === "string" && p[key] !== "" ? { [key]: p[key] as string } : {};
+/** What the row asked as the digest showed it (`asked N`): the answer is refused if it has moved since. */
+const askedParam: CallParam = {
+  type: "number",
+  description:
+    "the row's asked number, as the digest shows it (asked N): refused if its question changed since",
+};
+const ifAsked = (p: Params): { ifAsked?: number } =>
+  typeof p.asked === "number" && Number.isInteger(p.asked) && p.asked >= 0 ? { ifAsked: p.asked } : {};
 
 export const CONCIERGE_CALLS: readonly ConciergeCall[] = [
   {
@@ -59,10 +67,20 @@ export const CONCIERGE_CALLS: readonly ConciergeCall[] = [
     description:
       "Suggest an answer to a session that waits (blocked on a question, or its turn): the user sees it on the session's row and takes it with one click.",
     snippet: "Suggest an answer to a waiting session",
-    params: { id: text("the session's id (j3)"), text: text("the answer"), why: text("why, in a few words") },
+    params: {
+      id: text("the session's id (j3)"),
+      text: text("the answer"),
+      why: text("why, in a few words"),
+      asked: askedParam,
+    },
     required: ["id", "text"],
     run: async (ops, p) => {
-      await ops.call("concierge-suggest", { id: String(p.id), text: String(p.text), ...given(p, "why") });
+      await ops.call("concierge-suggest", {
+        id: String(p.id),
+        text: String(p.text),
+        ...given(p, "why"),
+        ...ifAsked(p),
+      });
       return `suggested to ${String(p.id)}`;
     },
   },
@@ -76,6 +94,7 @@ export const CONCIERGE_CALLS: readonly ConciergeCall[] = [
       id: text("the session's id (j3)"),
       text: text("the answer"),
       why: text("why it is safe to answer"),
+      asked: askedParam,
     },
     required: ["id", "text"],
     run: async (ops, p) => {
@@ -83,6 +102,7 @@ export const CONCIERGE_CALLS: readonly ConciergeCall[] = [
         id: String(p.id),
         text: String(p.text),
         ...given(p, "why"),
+        ...ifAsked(p),
       })) as { answered: { id: string; name: string } };
       return `answered ${r.answered.id} "${r.answered.name}"`;
     },

@@ -54,6 +54,8 @@ export const AnswerArgs = Type.Object({
   id: JobId,
   text: Type.String({ minLength: 1, maxLength: LIMITS.text }),
   why: Type.Optional(Type.String({ maxLength: LIMITS.summary })),
+  /** The row's `asked` as the concierge read it (its digest): refused `conflict` if it has moved. */
+  ifAsked: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 
 export const ConciergeNeed = Type.Object({ text: Type.String(), at: Type.String() });

@@ -143,6 +143,12 @@ export const Row = Type.Object({
   agent: nullable(AgentInfo),
   pending: Type.Integer(),
   lastSeq: Type.Integer(),
+  /**
+   * What it asks, as a number (docs/protocol.md, "A row"): it moves whenever its question or choices
+   * change and when it is answered; \`reply\`'s \`ifAsked\` names it. Always set on this daemon's rows;
+   * optional so that a remote of an older roost, whose rows lack it, is still read.
+   */
+  asked: Type.Optional(Type.Integer()),
   suggested: nullable(Type.Object({ text: Type.String(), why: Type.String(), at: Type.String() })),
   parent: nullable(JobId),
   /** Its watches that have not fired, oldest first (a session's; empty for the rest). */

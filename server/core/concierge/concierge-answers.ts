@@ -15,7 +15,7 @@ import {
 import type { Core } from "../core.js";
 import type { Actor } from "../feed.js";
 import type { AgentConnection, LiveJob } from "../jobs/index.js";
-import { dispatch, reply, respawn, stop } from "../jobs/index.js";
+import { dispatch, mustStillAsk, reply, respawn, stop } from "../jobs/index.js";
 import { actorOf, mustReadMessages, sessionNamed, sessionOf } from "../peers/index.js";
 import { excerpt } from "../text.js";
 
@@ -38,6 +38,7 @@ export function suggest(
   args: OpArgs<"concierge-suggest">,
 ): OpResult<"concierge-suggest"> {
   const job = other(core, concierge, args.id, "suggest an answer to");
+  mustStillAsk(job, args.ifAsked);
   const state = viewState(core.registry.row(job));
   if (state !== "blocked" && state !== "your turn")
     throw new RoostError(
@@ -73,7 +74,12 @@ export async function answer(
       `${job.rec.id} does not wait for a question (it is ${viewState(row)}): the concierge answers only a question a session waits on; suggest instead`,
     );
   const why = args.why?.trim() || `answered by the concierge (policy: ${policy})`;
-  const r = await reply(core, { id: job.rec.id, text: args.text }, actorOf(core, concierge), why);
+  const r = await reply(
+    core,
+    { id: job.rec.id, text: args.text, ifAsked: args.ifAsked },
+    actorOf(core, concierge),
+    why,
+  );
   const answered: ConciergeAnswer = {
     id: job.rec.id,
     name: row.name,

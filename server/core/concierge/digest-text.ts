@@ -48,7 +48,7 @@ function happenedLine(e: FeedEntry): string {
   return `${e.id} ${e.kind}: ${e.text} (by ${who})`;
 }
 
-/** `j3 "tests" (pi) blocked: Run the migration? [yes | no] · suggested: yes`. */
+/** `j3 "tests" (pi) blocked (asked 4): Run the migration? [yes | no] · suggested: yes`. */
 function fleetLine(r: Row): string {
   const state = viewState(r);
   const what =
@@ -59,7 +59,10 @@ function fleetLine(r: Row): string {
         : (r.summary ?? "");
   const parent = r.parent ? ` (child of ${r.parent})` : "";
   const suggested = r.suggested ? ` · you suggested: ${excerpt(r.suggested.text, 80)}` : "";
-  return `${r.id} "${r.name}" (${r.profile})${parent} ${state}${what ? `: ${excerpt(what, 300)}` : ""}${suggested}`;
+  // What it asks, as a number the concierge's answer names (`asked`), so that it lands on this question.
+  const asked =
+    (state === "blocked" || state === "your turn") && r.asked !== undefined ? ` (asked ${r.asked})` : "";
+  return `${r.id} "${r.name}" (${r.profile})${parent} ${state}${asked}${what ? `: ${excerpt(what, 300)}` : ""}${suggested}`;
 }
 
 function orderLine(o: StandingOrder): string {

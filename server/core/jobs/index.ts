@@ -4,6 +4,7 @@
  * other room stands on it; what they use of it is this.
  */
 export { type AgentConnection, applyHello } from "./agents.js";
+export { mustStillAsk } from "./asked.js";
 export { dispatch } from "./dispatch.js";
 export { ended, isEnded, onExit, remove, runningJob, stop } from "./lifecycle.js";
 export { checkName } from "./names.js";

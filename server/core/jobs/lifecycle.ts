@@ -11,6 +11,7 @@ import type { Core, ExitInfo } from "../core.js";
 import { type Actor, ROOST } from "../feed.js";
 import { clip } from "../text.js";
 import { checkRemovable, removeWorktree } from "../worktrees/index.js";
+import { reportAsked } from "./asked.js";
 import { EMPTY_REPORT, type LiveJob } from "./registry.js";
 
 const ENDED: ReadonlySet<Row["life"]> = new Set(["exited", "stopped"]);
@@ -73,7 +74,9 @@ export function ended(
     if (failed) report.error = clip(reason ?? `exited with code ${code}`, LIMITS.error);
   }
   if (stopped) report.question = null;
+  const before = rec.report;
   rec.report = report;
+  reportAsked(job, before);
   const link = job.link;
   job.link = null;
   job.stopping = null;

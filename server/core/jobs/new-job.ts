@@ -38,6 +38,7 @@ export function newJobRecord(job: NewJob): JobRecord {
     agent: null,
     capabilities: [],
     report: null,
+    asked: 0,
     lastSeq: 0,
     dispatchRequestId: null,
     createdAt: now,

@@ -242,6 +242,7 @@ export class Registry {
       agent: r.agent,
       pending: job.pending,
       lastSeq: r.lastSeq,
+      asked: r.asked,
       suggested: job.suggested,
       parent: r.parent,
       watches: job.watches,

@@ -8,6 +8,7 @@ import { LIMITS, type OpArgs, type OpResult, RoostError } from "../../../sdk/ts/
 import type { Core } from "../core.js";
 import type { Actor } from "../feed.js";
 import { excerpt } from "../text.js";
+import { answered, mustStillAsk } from "./asked.js";
 import { isEnded, stop } from "./lifecycle.js";
 import { deliverEvent } from "./replies.js";
 import { start } from "./start.js";
@@ -38,10 +39,14 @@ export async function reply(
       return { duplicate: true, saved: true };
     }
   }
+  // Checked after the request id: a resend of an answer that was taken is its duplicate, not a conflict.
+  mustStillAsk(job, args.ifAsked);
   if (args.text.trim() === "/stop") {
+    answered(job);
     // Saved as a reply handled at once, with its request id, so that a resend is a duplicate.
     const seq = await core.store.commitSoon(() => {
       const taken = core.store.addReply(rec.id, { text: "/stop", mode: null, requestId }, true);
+      core.store.updateJob(rec); // its `asked` with the reply, for a restart
       core.feed.record(rec.id, "reply", "/stop", actor);
       return taken;
     });
@@ -70,6 +75,7 @@ export async function reply(
     );
   }
   job.pending++; // counted now, so that `full` holds for the other replies of this turn
+  answered(job); // now, so that a second answer of this turn drawn for the same question is refused
   // The reply and its feed entry, in the commit that the replies of this turn share.
   const saved = core.store.commitSoon(() => {
     if (core.registry.find(rec.id) !== job)
@@ -78,6 +84,7 @@ export async function reply(
     // it once after the restart, and a resend meanwhile finds its id on the reply.
     const typed = !rec.launch.protocol && job.link === null;
     const seq = core.store.addReply(rec.id, { text: args.text, mode: args.mode ?? null, requestId });
+    core.store.updateJob(rec); // its `asked` in the reply's commit: a restart keeps it
     core.feed.record(rec.id, "reply", excerpt(args.text), actor, why);
     return { seq, typed };
   });

@@ -5,6 +5,7 @@
 import { type FullReport, REPORT_FIELDS } from "../../../sdk/ts/protocol/index.js";
 import type { Core } from "../core.js";
 import { excerpt } from "../text.js";
+import { reportAsked } from "./asked.js";
 import type { LiveJob } from "./registry.js";
 
 const MEANINGFUL_STATES: ReadonlySet<string> = new Set(["blocked", "done", "failed"]);
@@ -19,6 +20,7 @@ export function setReport(core: Core, job: LiveJob, next: FullReport): "content"
   const change = previous ? reportChange(previous, next) : "content";
   if (change === null) return null;
   job.rec.report = next;
+  reportAsked(job, previous);
   // The concierge's suggestion was for the row as it waited: a new state or question is past it.
   if (job.suggested && (previous?.state !== next.state || previous?.question !== next.question))
     job.suggested = null;

@@ -197,4 +197,9 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   ALTER TABLE replies ADD COLUMN why TEXT;
   `,
+  // 10: a row's \`asked\` (core/jobs/asked.ts): moves when its question or choices change and when it
+  // is answered, kept so that an answer drawn before a restart is checked against it after.
+  `
+  ALTER TABLE jobs ADD COLUMN asked INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -8,6 +8,8 @@ export const reply = {
     text: Type.String({ minLength: 1, maxLength: LIMITS.text }),
     mode: Type.Optional(oneOf(REPLY_MODES)),
     requestId: Type.Optional(RequestId),
+    /** The row's \`asked\` the answer was drawn for: refused \`conflict\` (nothing sent) if it has moved. */
+    ifAsked: Type.Optional(Type.Integer({ minimum: 0 })),
   }),
   result: Type.Object({
     saved: Type.Literal(true),
