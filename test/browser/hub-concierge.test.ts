@@ -124,7 +124,7 @@ describe("the concierge panel", () => {
     await page.getByRole("button", { name: "Add the order" }).click();
     const orders = page.getByRole("list", { name: "Standing orders" });
     await orders.getByText("#1 Summarise the day").waitFor();
-    await orders.getByText(/every day at 18:00 · next in \d+ [smhd] · applied 0×/).waitFor();
+    await orders.getByText(/every day at 18:00 · next in \d+ [smhd]( \d+ m)? · applied 0×/).waitFor();
     await shot(page, "concierge-orders", true);
     await page.getByRole("button", { name: "Remove order #1" }).click();
     await orders.getByText("None: add what it should keep doing.").waitFor();
