@@ -5,7 +5,7 @@
  */
 import { entryText } from "../../sdk/ts/protocol/board-view.js";
 import type { FeedEntry, Row } from "../../sdk/ts/protocol/index.js";
-import { TONES, type Tone, viewState } from "../../sdk/ts/protocol/row-state.js";
+import { TONES, type Tone } from "../../sdk/ts/protocol/row-state.js";
 import { oneLine } from "../../sdk/ts/protocol/text.js";
 import { span } from "../../sdk/ts/protocol/time-words.js";
 
@@ -73,7 +73,7 @@ export function ago(iso: string | null, now = Date.now()): string {
  * turn", "failed"...), with the exit code of a job that ended with one: "failed (exit 7)".
  */
 export function stateLabel(row: Row): string {
-  const word = viewState(row);
+  const word = row.view;
   return row.life === "exited" && row.exitCode !== null && row.exitCode !== 0
     ? `${word} (exit ${row.exitCode})`
     : word;
@@ -91,11 +91,11 @@ const TONE_COLOUR: Record<Tone, keyof Paint> = {
 
 /** Paints `text` in the colour of `row`'s state. */
 export const inStateColour = (row: Row, p: Paint, text: string): string =>
-  p[TONE_COLOUR[TONES[viewState(row)]]](text);
+  p[TONE_COLOUR[TONES[row.view]]](text);
 
 /** The row's last word: its question and choices when blocked, its error when failed, else its summary. */
 export function rowText(row: Row): string {
-  const state = viewState(row);
+  const state = row.view;
   if (state === "blocked") {
     const q = clean(row.question ?? row.summary ?? "waiting for an answer");
     const choices = (row.choices ?? []).map(clean).filter(Boolean);
@@ -170,7 +170,7 @@ export function table(
   return [
     p.bold(line(head, plain, plain)),
     ...cells.map((c) =>
-      line(c, (s) => inStateColour(c.row, p, s), viewState(c.row) === "blocked" ? p.yellow : plain),
+      line(c, (s) => inStateColour(c.row, p, s), c.row.view === "blocked" ? p.yellow : plain),
     ),
   ];
 }

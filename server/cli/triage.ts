@@ -3,13 +3,7 @@
  * filter takes them), of a profile, and triage's order, what needs the user first.
  */
 import type { Row } from "../../sdk/ts/protocol/index.js";
-import {
-  statesNamed,
-  triageRank,
-  VIEW_STATES,
-  type ViewState,
-  viewState,
-} from "../../sdk/ts/protocol/row-state.js";
+import { statesNamed, triageRank, VIEW_STATES, type ViewState } from "../../sdk/ts/protocol/row-state.js";
 import { layTrees, type Placed } from "../../sdk/ts/protocol/tree.js";
 import { UsageError } from "./command.js";
 
@@ -73,8 +67,7 @@ export function pick(
   opts: { states?: Set<ViewState>; profiles?: Set<string>; order: Order },
 ): Row[] {
   const kept = rows.filter(
-    (r) =>
-      (!opts.states || opts.states.has(viewState(r))) && (!opts.profiles || opts.profiles.has(r.profile)),
+    (r) => (!opts.states || opts.states.has(r.view)) && (!opts.profiles || opts.profiles.has(r.profile)),
   );
   if (opts.order === "list") return kept;
   // Array.prototype.sort is stable: rows of one rank keep the daemon's order.

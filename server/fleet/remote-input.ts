@@ -11,7 +11,15 @@
  */
 
 import { jsonBytes } from "../../sdk/ts/protocol/bounds.js";
-import { type ErrorCode, isErrorCode, JobId, LIMITS, OPS, Row } from "../../sdk/ts/protocol/index.js";
+import {
+  type ErrorCode,
+  isErrorCode,
+  JobId,
+  LIMITS,
+  OPS,
+  Row,
+  viewState,
+} from "../../sdk/ts/protocol/index.js";
 import { excerpt } from "../core/text.js";
 import { type Check, compileCheck } from "../validate.js";
 
@@ -103,7 +111,7 @@ export class RemoteChecks {
   private sized(value: unknown, remote: string, where: string): Read<Sized> {
     const id = isRecord(value) ? value.id : undefined;
     const named = this.theirId(id).ok ? `its row ${remote}:${id}` : where;
-    const checked = this.row(value);
+    const checked = this.row(withView(value));
     if (!checked.ok) return { ok: false, why: `${named}: ${checked.message}` };
     // Named here `remote:id` (its parent too), which must still be a job's id: ops name it so.
     for (const field of ["id", "parent"] as const) {
@@ -213,3 +221,13 @@ export const theirWords = (v: unknown): string =>
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A row of a remote of an older roost lacks `view`, `waitingOn` and `begun`: it waits on none, has
+ * begun, and its word is `viewState`'s of what it has (checked with the rest of the row after).
+ */
+function withView(value: unknown): unknown {
+  if (!isRecord(value) || "view" in value) return value;
+  const row = { waitingOn: [], begun: true, ...value };
+  return { ...row, view: viewState(row as unknown as Parameters<typeof viewState>[0]) };
+}

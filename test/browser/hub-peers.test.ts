@@ -189,7 +189,7 @@ describe("messages between sessions", () => {
     await expect
       .poll(() => said(left.id), { timeout: WAIT })
       .toEqual([
-        `notice | roost → ${L} | right is done (watch: idle)`,
+        `notice | roost → ${L} | right is your turn (watch: idle)`,
         `message | ${R} → ${L} | looks good, one nit in store.ts`,
         `message | ${L} → ${R} | please review PR 412 before the release`,
       ]);

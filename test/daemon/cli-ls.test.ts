@@ -133,7 +133,8 @@ describe("the state words, the filters and triage", () => {
   });
 
   it("a word --state does not know, or a --sort it does not take: exit 64, listing what it takes", async () => {
-    const words = "blocked, failed, your-turn, working, starting, done, stopped, idle, ended, need, running";
+    const words =
+      "blocked, failed, your-turn, waiting, working, starting, done, stopped, idle, ended, need, running";
     for (const word of words.split(", "))
       expect((await roost(["ls", "--state", word], d.env)).code, word).toBe(0);
     const r = await roost(["ls", "--state", "blocked,idel"], d.env);

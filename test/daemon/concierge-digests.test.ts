@@ -132,7 +132,7 @@ describe("digests", () => {
     expect(text).toMatch(/^<roost-digest why="events" at="[^"]+">/);
     expect(text).toContain(`${sessions[0]!.id} "alpha": blocked: Run the migration?`);
     expect(text).toContain(`${sessions[1]!.id} "beta": failed: tests failed: 3`);
-    expect(text).toContain(`${sessions[2]!.id} "gamma": done: docs written`);
+    expect(text).toContain(`${sessions[2]!.id} "gamma": your turn: docs written`);
     expect(text).toMatch(
       new RegExp(
         `- ${sessions[0]!.id} "alpha" \\(inert\\) blocked \\(asked \\d+\\): Run the migration\\? \\[yes \\| no\\]`,
@@ -172,7 +172,7 @@ describe("digests", () => {
     expect(body(first)).toContain(": blocked: Deploy?");
     const happened = body(second).split("## The fleet")[0]!;
     expect(happened).not.toContain("Deploy?");
-    expect(happened).toContain(`${b.id} "other": done: finished`);
+    expect(happened).toContain(`${b.id} "other": your turn: finished`);
   });
 
   it("one waits at a time: changes while the concierge has not taken a digest come in the next, once it has", async () => {

@@ -416,7 +416,7 @@ describe("watch", () => {
     });
     const notice = await nextDelivery(w, 1);
     expect(notice).toMatchObject({ kind: "notice", from: { id: t.id, name: "target" }, relation: "roost" });
-    expect(notice.text).toContain("is done: all green");
+    expect(notice.text).toContain("is your turn: all green");
     // Never itself, by name or by id.
     expectError(await w.c.request("watch", { id: "watcher", when: "idle" }), "bad_request", "watch itself");
     expectError(await w.c.request("watch", { id: w.id, when: "ended" }), "bad_request", "watch itself");

@@ -30,6 +30,7 @@ export const STATE_CHOICES: [string, string][] = [
   ["blocked", "blocked"],
   ["failed", "failed"],
   ["your turn", "your turn"],
+  ["waiting", "waiting"],
   ["working", "working"],
   ["starting", "starting"],
   ["done", "done"],

@@ -9,6 +9,7 @@ import { jsonBytes, tooDeep } from "./bounds.js";
 // Types only: schedules.ts and concierge.ts build on this file's schemas.
 import type { ConciergeEvent } from "./concierge.js";
 import { LIMITS } from "./limits.js";
+import { VIEW_STATES } from "./row-state.js";
 import type { ScheduleEvent } from "./schedules.js";
 import { Worktree } from "./worktree.js";
 
@@ -151,6 +152,15 @@ export const Row = Type.Object({
   asked: Type.Optional(Type.Integer()),
   suggested: nullable(Type.Object({ text: Type.String(), why: Type.String(), at: Type.String() })),
   parent: nullable(JobId),
+  /**
+   * The one word every face shows for it (row-state.ts's `viewState` of this row): `blocked`,
+   * `failed`, `your turn`, `waiting`, `working`, `starting`, `done`, `stopped`.
+   */
+  view: oneOf(VIEW_STATES),
+  /** The children it spawned that are still at work (not handed back, not ended): while any is, and it rests, it is `waiting`. */
+  waitingOn: Type.Array(JobId),
+  /** False while a protocol agent has not begun its first turn (it shows `starting`); true otherwise. */
+  begun: Type.Boolean(),
   /** Its watches that have not fired, oldest first (a session's; empty for the rest). */
   watches: Type.Array(Watching),
   pid: nullable(Type.Integer()),

@@ -10,7 +10,6 @@ import {
   type OpArgs,
   type OpResult,
   RoostError,
-  viewState,
 } from "../../../sdk/ts/protocol/index.js";
 import type { Core } from "../core.js";
 import type { Actor } from "../feed.js";
@@ -39,7 +38,7 @@ export function suggest(
 ): OpResult<"concierge-suggest"> {
   const job = other(core, concierge, args.id, "suggest an answer to");
   mustStillAsk(job, args.ifAsked);
-  const state = viewState(core.registry.row(job));
+  const state = core.registry.row(job).view;
   if (state !== "blocked" && state !== "your turn")
     throw new RoostError(
       "bad_request",
@@ -71,7 +70,7 @@ export async function answer(
   if (row.state !== "blocked" || row.life !== "running")
     throw new RoostError(
       "bad_request",
-      `${job.rec.id} does not wait for a question (it is ${viewState(row)}): the concierge answers only a question a session waits on; suggest instead`,
+      `${job.rec.id} does not wait for a question (it is ${row.view}): the concierge answers only a question a session waits on; suggest instead`,
     );
   const why = args.why?.trim() || `answered by the concierge (policy: ${policy})`;
   const r = await reply(

@@ -16,7 +16,6 @@ import {
   type OpArgs,
   type OpResult,
   RoostError,
-  viewState,
 } from "../../../sdk/ts/protocol/index.js";
 import { type Config, conciergeProfile, type Profile } from "../../config.js";
 import type { Store } from "../../store/store.js";
@@ -139,7 +138,7 @@ export class Concierge {
     return {
       on: job !== undefined && !isEnded(job),
       id: job?.rec.id ?? null,
-      state: job ? viewState(this.parts.registry.row(job)) : null,
+      state: job ? this.parts.registry.row(job).view : null,
       policy: { ...this.policy },
       answered: this.answered,
       orders: this.orders.count,

@@ -3,7 +3,7 @@
  * `<roost-digest>`: what happened since the last one, the fleet (each live session in a line), the
  * standing orders, and "Due now" for the orders whose time has come. Pure: what to say in, text out.
  */
-import { type FeedEntry, type Row, type StandingOrder, viewState } from "../../../sdk/ts/protocol/index.js";
+import type { FeedEntry, Row, StandingOrder } from "../../../sdk/ts/protocol/index.js";
 import { excerpt } from "../text.js";
 
 export interface DigestParts {
@@ -50,7 +50,7 @@ function happenedLine(e: FeedEntry): string {
 
 /** `j3 "tests" (pi) blocked (asked 4): Run the migration? [yes | no] · suggested: yes`. */
 function fleetLine(r: Row): string {
-  const state = viewState(r);
+  const state = r.view;
   const what =
     state === "blocked" && r.question
       ? `${r.question}${r.choices?.length ? ` [${r.choices.join(" | ")}]` : ""}`

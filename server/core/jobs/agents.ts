@@ -21,6 +21,7 @@ import { reportedName } from "./names.js";
 import type { AgentLink, LiveJob } from "./registry.js";
 import { ack, sendPending } from "./replies.js";
 import { setReport } from "./state.js";
+import { begins } from "./waiting.js";
 
 /** The daemon's capabilities: what is built, and no more. */
 export const DAEMON_CAPABILITIES = ["replies", "steer", "agent-items", "peers", "spawn", "handback", "tasks"];
@@ -131,9 +132,13 @@ export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">
     job.link = conn.link;
     helloChanged = applyHello(job, conn);
   }
+  // Its first turn begun (waiting.ts): no longer `starting`. Set before the report is applied, so
+  // that the row, and a watch's look at it, see both at once.
+  const begun = !job.begun && begins(next);
+  if (begun) job.begun = true;
   // A report that says the same again (a reconnect sends it) changes nothing but `connected`.
   const said = setReport(core, job, next);
-  if (said !== "content" && (newKind || helloChanged)) core.registry.changed(job, false);
+  if (said !== "content" && (newKind || helloChanged || begun)) core.registry.changed(job, false);
   else if (said === null && newLink) core.registry.noted(job, false);
   // Sent before this report's answer, so that no newer reply can overtake a pending one.
   if (newLink) sendPending(core, job);

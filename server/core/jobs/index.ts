@@ -17,3 +17,4 @@ export { respawn } from "./respawn.js";
 export { start } from "./start.js";
 export { setReport } from "./state.js";
 export { screenSaid, terminalStarted, typePending } from "./typist.js";
+export { viewOf } from "./waiting.js";

@@ -19,6 +19,7 @@ import type { Actor } from "../feed.js";
 import type { Pushes } from "../pushes.js";
 import { OneAtATime } from "../serial.js";
 import type { Quiet } from "./typist.js";
+import { begunAtStart, Children, sameIds, viewOf } from "./waiting.js";
 
 /** A terminal's size. */
 export interface Size {
@@ -82,6 +83,12 @@ export interface LiveJob {
    * digest brings a new one.
    */
   suggested: Row["suggested"];
+  /** False while a protocol agent has not begun its first turn (waiting.ts); its row is `starting`. */
+  begun: boolean;
+  /** It handed back to its parent with `done` (`handback`): its parent no longer waits on it. */
+  handedBack: boolean;
+  /** Its children at work, as its row shows them (waiting.ts; kept in step by `noted`). */
+  waitingOn: string[];
 }
 
 const liveJob = (rec: JobRecord, pending: number, awaySince = Date.now()): LiveJob => ({
@@ -100,6 +107,9 @@ const liveJob = (rec: JobRecord, pending: number, awaySince = Date.now()): LiveJ
   repliesInFlight: new Map(),
   watches: [],
   suggested: null,
+  begun: begunAtStart(rec),
+  handedBack: false,
+  waitingOn: [],
 });
 
 const REPORT_FLUSH_MS = 200;
@@ -111,6 +121,9 @@ export const EMPTY_REPORT: FullReport = { state: "working", ...NULL_REPORT_FIELD
 export class Registry {
   private readonly jobs = new Map<string, LiveJob>();
   private readonly unsaved = new Set<LiveJob>();
+  private readonly children = new Children();
+  /** A job's `waitingOn` changed (the core tells its watchers: watches.ts). */
+  onWaitingChanged: (job: LiveJob) => void = () => {};
   private flushTimer: NodeJS.Timeout | null = null;
   /** The last `updatedAt` made, and its millisecond: a busy daemon changes rows many times in one. */
   private clock = { ms: 0, iso: "" };
@@ -125,8 +138,11 @@ export class Registry {
     // Their agents were cut off by the restart: each has until then to be back.
     const backBy = Date.now() + LIMITS.reconnectMs;
     for (const rec of jobs) {
-      this.jobs.set(rec.id, liveJob(rec, pending.get(rec.id) ?? 0, backBy));
+      const job = liveJob(rec, pending.get(rec.id) ?? 0, backBy);
+      this.jobs.set(rec.id, job);
+      this.children.add(job);
     }
+    for (const job of this.jobs.values()) job.waitingOn = this.children.atWork(job.rec.id);
   }
 
   all(): LiveJob[] {
@@ -146,14 +162,32 @@ export class Registry {
   add(rec: JobRecord, pending: number): LiveJob {
     const job = liveJob(rec, pending);
     this.jobs.set(rec.id, job);
+    this.children.add(job);
     this.pushes.row(rec.id, () => this.row(job));
+    // A session that spawns a child is at work: it has begun, whatever it reported.
+    const parent = rec.parent === null ? undefined : this.jobs.get(rec.parent);
+    if (parent) parent.begun = true;
+    this.parentMayWait(job);
     return job;
   }
 
   remove(job: LiveJob): void {
     this.jobs.delete(job.rec.id);
+    this.children.remove(job);
     this.unsaved.delete(job);
     this.pushes.removed(job.rec.id);
+    this.parentMayWait(job);
+  }
+
+  /** The child's life or handback may change what its parent waits on: the parent's row says it. */
+  private parentMayWait(child: LiveJob): void {
+    const parent = child.rec.parent === null ? undefined : this.jobs.get(child.rec.parent);
+    if (!parent) return;
+    const now = this.children.atWork(parent.rec.id);
+    if (sameIds(now, parent.waitingOn)) return;
+    parent.waitingOn = now;
+    this.noted(parent, false);
+    this.onWaitingChanged(parent);
   }
 
   /**
@@ -173,6 +207,7 @@ export class Registry {
    */
   noted(job: LiveJob, durable: boolean): void {
     this.pushes.row(job.rec.id, () => this.row(job));
+    this.parentMayWait(job);
     if (durable) {
       this.unsaved.delete(job);
       this.store.updateJob(job.rec);
@@ -245,6 +280,9 @@ export class Registry {
       asked: r.asked,
       suggested: job.suggested,
       parent: r.parent,
+      view: viewOf(job),
+      waitingOn: job.waitingOn,
+      begun: job.begun,
       watches: job.watches,
       pid: r.pid,
       cwd: r.launch.cwd,

@@ -46,6 +46,9 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
   });
   job.link = null;
   job.stopping = null;
+  // A protocol agent begins anew: `starting` until its first turn (waiting.ts).
+  job.begun = !rec.launch.protocol;
+  job.handedBack = false;
   core.registry.changed(job, true);
   try {
     const [file, ...args] = await commandOf(core, rec);

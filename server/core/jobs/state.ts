@@ -32,8 +32,11 @@ export function setReport(core: Core, job: LiveJob, next: FullReport): "content"
     previous?.state !== next.state || (next.state === "blocked" && previous?.question !== next.question);
   if (!stateChanged || !MEANINGFUL_STATES.has(next.state)) return change;
   const what = next.state === "blocked" ? next.question : next.state === "failed" ? next.error : next.summary;
-  core.feed.record(job.rec.id, "state", `${next.state}${what ? `: ${excerpt(what)}` : ""}`, {
-    who: core.registry.row(job).name,
+  // Named by the word its row shows (`view`): a `done` agent still running is "your turn" (or
+  // "waiting" on its children), as the hub and `roost ls` say, not "done".
+  const row = core.registry.row(job);
+  core.feed.record(job.rec.id, "state", `${row.view}${what ? `: ${excerpt(what)}` : ""}`, {
+    who: row.name,
     whoId: job.rec.id,
   });
   return change;

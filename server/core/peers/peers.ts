@@ -175,7 +175,9 @@ export const handback: PeerOp<"handback"> = async (core, conn, args) => {
   mustReadMessages(parent, "a handback");
   const done = args.done ?? true;
   if (done) {
-    // Its row says done at once; its process is stopped once the item reached the parent.
+    // Its row says done at once; its process is stopped once the item reached the parent, which
+    // no longer waits on it (`waitingOn`).
+    child.handedBack = true;
     const report = child.rec.report ?? EMPTY_REPORT;
     setReport(core, child, {
       ...report,

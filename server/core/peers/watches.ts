@@ -5,35 +5,22 @@
  * they fire or expire (12 hours); at most 20 a session. The watcher's row lists those not fired
  * (`watches`), kept here in step.
  */
-import { LIMITS, RoostError, viewState } from "../../../sdk/ts/protocol/index.js";
+import { LIMITS, RoostError } from "../../../sdk/ts/protocol/index.js";
 import type { WatchRecord } from "../../store/records.js";
 import type { Store } from "../../store/store.js";
 import type { Core } from "../core.js";
 import { ROOST } from "../feed.js";
 import type { LiveJob, Registry } from "../jobs/index.js";
-import { isEnded } from "../jobs/index.js";
+import { isEnded, viewOf } from "../jobs/index.js";
 import { sendItem } from "./peer-items.js";
 
-/** What `idle` waits for: any stop of the session's. */
+/** What `idle` waits for: any stop of the session's (its row's word, `viewState`). */
 const STOPPED: ReadonlySet<string> = new Set(["blocked", "failed", "your turn", "done", "stopped"]);
 
-/** The job's word on every face (row-state.ts), from its record. */
-const viewOf = (job: LiveJob) =>
-  viewState({
-    life: job.rec.life,
-    exitCode: job.rec.exitCode,
-    state: job.rec.report?.state ?? "working",
-    status: job.rec.report?.status ?? null,
-  });
-
-/** Whether what `when` waits for is so now (`removed`: the job is gone). */
-/** What a notice says the session is: as its row says, but `done` or `idle` for "your turn". */
-function wordFor(job: LiveJob): string {
-  const view = viewOf(job);
-  if (view !== "your turn") return view;
-  return job.rec.report?.state === "done" ? "done" : "idle";
-}
-
+/**
+ * Whether what `when` waits for is so now (`removed`: the job is gone). `idle` is a rest the job
+ * came to: not `starting` (a protocol agent before its first turn), nor `waiting` on its children.
+ */
 export function isSo(when: WatchRecord["when"], job: LiveJob | undefined): boolean {
   if (!job) return true;
   if (when === "ended") return isEnded(job);
@@ -125,14 +112,16 @@ export class Watches {
     const watcher = this.registry.find(w.watcher);
     if (!watcher) return;
     const target = removed ? undefined : this.registry.find(w.target);
-    const now = target ? wordFor(target) : "removed";
+    // In the word its row shows (`view`): "is blocked", "is your turn" (never "done" for one still
+    // running); or "is removed".
+    const now = `is ${target ? viewOf(target) : "removed"}`;
     const said =
       target?.rec.report?.question ?? target?.rec.report?.error ?? target?.rec.report?.summary ?? null;
-    const text = `${w.target} ${JSON.stringify(w.targetName)} is ${now}${said ? `: ${said}` : ""} (your watch: ${w.when})`;
+    const text = `${w.target} ${JSON.stringify(w.targetName)} ${now}${said ? `: ${said}` : ""} (your watch: ${w.when})`;
     await sendItem(core, watcher, {
       peer: { kind: "notice", from: { id: w.target, name: w.targetName }, relation: "roost" },
       text,
-      feed: { kind: "notice", text: `${w.targetName} is ${now} (watch: ${w.when})`, actor: ROOST },
+      feed: { kind: "notice", text: `${w.targetName} ${now} (watch: ${w.when})`, actor: ROOST },
       by: null,
     });
   }

@@ -3,7 +3,7 @@
  * (done, your turn, blocked, failed, ended: its agent has stopped writing for now), and whenever
  * `changes` is asked. Not on every report: a diff costs git a walk of the worktree.
  */
-import { type Changes, RoostError, viewState } from "../../../sdk/ts/protocol/index.js";
+import { type Changes, RoostError } from "../../../sdk/ts/protocol/index.js";
 import type { LiveJob, Registry } from "../jobs/index.js";
 import { diffOf } from "./changes.js";
 import { type GitTree, withView } from "./git-view.js";
@@ -22,7 +22,7 @@ export class WorktreeStats {
   /** The job's row changed: a job with a worktree that just came to rest has its stat taken. */
   changed(job: LiveJob): void {
     if (!job.rec.worktree) return;
-    const rest = !MOVING.has(viewState(this.registry.row(job)));
+    const rest = !MOVING.has(this.registry.row(job).view);
     const was = this.resting.get(job.rec.id) ?? false;
     this.resting.set(job.rec.id, rest);
     if (rest && !was) this.take(job);
