@@ -80,7 +80,8 @@ describe("the board page", () => {
     await item(page, 2).locator(".task-after", { hasText: "waits on #1" }).waitFor();
     await item(page, 2).locator(".task-detail", { hasText: "npm publish --tag next" }).waitFor();
     await item(page, 1).locator(".badge", { hasText: "open" }).waitFor();
-    await expect.poll(() => tabCount(page).textContent(), { timeout: WAIT }).toBe("1 open · 1 blocked");
+    // The tab counts what needs you: the blocked task, not the open one.
+    await expect.poll(() => tabCount(page).textContent(), { timeout: WAIT }).toBe("1 blocked");
     const { tasks } = await c.ok("task", { action: "list" });
     expect(tasks.map((t: any) => [t.id, t.title, t.after, t.by.who])).toEqual([
       [1, "build the tarball", [], "user"],
@@ -104,7 +105,8 @@ describe("the board page", () => {
     await worker.c.ok("task", { action: "claim", id: 1 });
     await expect.poll(() => inSection(page, "claimed"), { timeout: WAIT }).toEqual([1]);
     await item(page, 1).locator(".task-who", { hasText: "claimed by worker" }).waitFor();
-    await expect.poll(() => tabCount(page).textContent(), { timeout: WAIT }).toBe("1 blocked · 1 claimed");
+    await expect.poll(() => tabCount(page).textContent(), { timeout: WAIT }).toBe("1 blocked");
+    await page.locator(".board-sum", { hasText: "1 blocked · 1 claimed" }).waitFor();
 
     // Done: its result shown, and #2 no longer waits.
     await worker.c.ok("task", { action: "done", id: 1, result: "dist/roost-0.2.0.tgz, 1.2 MB" });
@@ -113,7 +115,9 @@ describe("the board page", () => {
     expect(await item(page, 1).locator(".row-status").textContent()).toBe(""); // "Sent to …" was about it open
     await item(page, 2).locator(".badge", { hasText: "open" }).waitFor();
     await item(page, 2).locator(".task-after", { hasText: "after #1 ✓" }).waitFor();
-    await expect.poll(() => tabCount(page).textContent(), { timeout: WAIT }).toBe("1 open · 1 done");
+    // Nothing needs you: no count on the tab (a finished task is no one's business); the page counts all.
+    await expect.poll(() => tabCount(page).isHidden(), { timeout: WAIT }).toBe(true);
+    await page.locator(".board-sum", { hasText: "1 open · 1 done" }).waitFor();
 
     // A third, claimed, for the screenshot's sake; then #2 dropped, asked first.
     await page.getByLabel("New task").fill("write the release notes");
@@ -160,7 +164,7 @@ describe("the board page", () => {
     await shot(dark, "board-dark", true);
     const phone = await hub({ viewport: { width: 390, height: 844 }, mobile: true });
     await item(phone, 3).waitFor();
-    await tabCount(phone).waitFor();
+    await phone.locator(".board-sum", { hasText: "1 claimed · 1 done" }).waitFor();
     expect(await phone.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
     await shot(phone, "board-phone", true);
   });
@@ -171,7 +175,7 @@ describe("the board page", () => {
     const page = await hub({ token: roToken });
     await item(page, 3).waitFor();
     await page.locator(".ro-badge", { hasText: "read-only" }).waitFor();
-    await expect.poll(() => tabCount(page).textContent(), { timeout: WAIT }).toBe("1 claimed · 1 done");
+    await page.locator(".board-sum", { hasText: "1 claimed · 1 done" }).waitFor();
     expect(
       await page.locator(".task-form, .task-actions:visible, main button, main select, main input").count(),
     ).toBe(0);
@@ -189,6 +193,35 @@ describe("the board page", () => {
     await c.ok("task", { action: "add", title: "seen by the watcher" });
     await item(page, 4).waitFor();
     await shot(page, "board-read-only", true);
+    expect(pageErrors(page)).toEqual([]);
+  });
+
+  it("a task done with a failure shows failed, and the tab counts it as needing you", async () => {
+    const page = await hub();
+    await item(page, 4).waitFor();
+    // Two tasks the worker does and fails: one says a non-zero exit, one is done with `failed`.
+    const { task: a } = await c.ok("task", { action: "add", title: "run the tests" });
+    const { task: b } = await c.ok("task", { action: "add", title: "deploy" });
+    const { task: ok } = await c.ok("task", { action: "add", title: "lint" });
+    for (const t of [a, b, ok]) await worker.c.ok("task", { action: "claim", id: t.id });
+    await worker.c.ok("task", { action: "done", id: ok.id, result: "exit 0, no warnings" });
+    await worker.c.ok("task", { action: "done", id: a.id, result: "npm test: exit code 1 (3 failing)" });
+    await expect.poll(() => tabCount(page).textContent(), { timeout: WAIT }).toBe("1 failed");
+    const { task: failed } = await worker.c.ok("task", {
+      action: "done",
+      id: b.id,
+      result: "the host refused the upload",
+      failed: true,
+    });
+    expect(failed.result).toBe("failed: the host refused the upload");
+    await expect.poll(() => tabCount(page).textContent(), { timeout: WAIT }).toBe("2 failed");
+    expect(await tabCount(page).locator("..").getAttribute("aria-label")).toBe("Board: 2 failed");
+    for (const t of [a, b])
+      await item(page, t.id).locator(".badge.b-failed", { hasText: "failed" }).waitFor();
+    await item(page, ok.id).locator(".badge.b-done", { hasText: "done" }).waitFor();
+    expect(await item(page, a.id).locator(".task-actions").isHidden()).toBe(true); // done is done
+    await page.locator(".board-section.s-done h2", { hasText: "(2 failed)" }).waitFor();
+    await shot(page, "board-failed", true);
     expect(pageErrors(page)).toEqual([]);
   });
 });

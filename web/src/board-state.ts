@@ -6,7 +6,7 @@
  * changes what the board page and a job's page show), and after every (re)connection. Reads are
  * one at a time: a change during one is read by the next.
  */
-import { waitingOn } from "../../sdk/ts/protocol/board-view.js";
+import { taskFailed, waitingOn } from "../../sdk/ts/protocol/board-view.js";
 import { type BoardCounts, type BoardTask, get } from "./api.js";
 import type { Live } from "./live.js";
 
@@ -26,6 +26,16 @@ export function countWords(c: { open: number; blocked: number; claimed: number; 
     .filter((k) => c[k] > 0)
     .map((k) => `${c[k]} ${k}`)
     .join(" · ");
+}
+
+/**
+ * What on the board needs the user, for its tab's badge: the blocked tasks (the counts') and the
+ * failed ones (a done task whose result says so: board-view.ts). Finished tasks need no one.
+ */
+export function needWords(counts: BoardCounts | null, tasks: readonly BoardTask[] | null): string {
+  const failed = tasks?.filter(taskFailed).length ?? 0;
+  const blocked = counts?.blocked ?? 0;
+  return [blocked ? `${blocked} blocked` : "", failed ? `${failed} failed` : ""].filter(Boolean).join(" · ");
 }
 
 export class BoardState {

@@ -4,7 +4,7 @@
  * done and dropped, each oldest first. A token that may act adds tasks here, sends one to a
  * session (Assign) or drops one; a read-only one sees the same board without a control.
  */
-import { taskView } from "../../sdk/ts/protocol/board-view.js";
+import { taskFailed, taskView } from "../../sdk/ts/protocol/board-view.js";
 import type { BoardTask } from "./api.js";
 import { countWords } from "./board-state.js";
 import type { Ctx } from "./ctx.js";
@@ -75,7 +75,10 @@ class BoardView implements View {
   private render(): void {
     const { board } = this.ctx;
     const tasks = board.tasks;
-    this.summary.textContent = board.counts ? countWords(board.counts) || "empty" : "";
+    const failed = tasks?.filter(taskFailed).length ?? 0;
+    this.summary.textContent = board.counts
+      ? `${countWords(board.counts) || "empty"}${failed ? ` (${failed} failed)` : ""}`
+      : "";
     this.note.hidden = !!tasks && tasks.length > 0;
     this.note.textContent = !tasks
       ? board.error
@@ -106,9 +109,10 @@ class BoardView implements View {
       if (!same) list.replaceChildren(...els);
       empty.hidden = these.length > 0 || key === "dropped";
       if (key === "dropped") section.hidden = these.length === 0;
-      const blocked = these.filter((t) => taskView(t, tasks) === "blocked").length;
+      const marked = key === "done" ? "failed" : "blocked";
+      const odd = these.filter((t) => taskView(t, tasks) === marked).length;
       section.querySelector("h2")!.textContent =
-        `${SECTIONS.find((s) => s.key === key)!.title} · ${these.length}${blocked ? ` (${blocked} blocked)` : ""}`;
+        `${SECTIONS.find((s) => s.key === key)!.title} · ${these.length}${odd ? ` (${odd} ${marked})` : ""}`;
     }
     for (const id of [...this.items.keys()]) if (!seen.has(id)) this.items.delete(id);
     this.goToTask();

@@ -3,7 +3,7 @@
  * connection, read-only, Notify…, Dispatch, help), the banner that says the daemon is away or the login gone, and `main`.
  */
 import { canNotify, needYouCount, showCount } from "./attention.js";
-import { countWords } from "./board-state.js";
+import { needWords } from "./board-state.js";
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
 import { showFavicon } from "./favicon.js";
@@ -150,7 +150,7 @@ function bannerText(live: Live): (Node | string)[] | null {
 class PageFrame implements Frame {
   readonly main = h("main", { id: "main", tabindex: "-1" });
   private readonly parts: HeaderParts;
-  /** The board's counts beside its tab ("2 open · 1 claimed"), live from the `board` pushes. */
+  /** What on the board needs you, beside its tab ("1 blocked · 1 failed"), live from the `board` pushes. */
   private readonly boardCount = h("span", { class: "tab-count", hidden: true });
   private readonly navs = [
     h("a", { href: "#/", "data-nav": "jobs" }, "Jobs"),
@@ -215,12 +215,12 @@ class PageFrame implements Frame {
     }, 50);
   }
 
+  /** What on the board needs you (blocked, failed), not what is open or finished: the page says that. */
   private renderBoardCount(): void {
-    const counts = this.ctx.board.counts;
-    const words = counts ? countWords(counts) : "";
+    const words = needWords(this.ctx.board.counts, this.ctx.board.tasks);
     this.boardCount.hidden = !words;
     if (this.boardCount.textContent !== words) this.boardCount.textContent = words;
-    // Said whole to a screen reader: "Board: 2 open · 1 claimed".
+    // Said whole to a screen reader: "Board: 1 blocked · 1 failed".
     const tab = this.boardCount.parentElement;
     if (tab) tab.setAttribute("aria-label", words ? `Board: ${words}` : "Board");
   }

@@ -16,6 +16,7 @@ const BADGE: Record<TaskView, string> = {
   blocked: "b-attention",
   claimed: "b-working",
   done: "b-done",
+  failed: "b-failed",
   dropped: "b-ended",
 };
 
@@ -116,7 +117,7 @@ export class TaskItem {
 
   /** The buttons, drawn again only when what they offer changed (not to lose a choice half made). */
   private renderActions(view: TaskView): void {
-    if (this.ctx.readOnly() || view === "done" || view === "dropped") {
+    if (this.ctx.readOnly() || view === "done" || view === "failed" || view === "dropped") {
       this.actions.hidden = true;
       return;
     }

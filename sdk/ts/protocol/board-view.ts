@@ -1,16 +1,37 @@
 /**
  * What a task on the board means to the person (or agent) looking at it, the same on every face
  * (the hub's board, `roost tasks`, the example agents): an open task whose `after` still waits on
- * one that is neither done nor dropped is `blocked` (a claim of it is refused `blocked`).
+ * one that is neither done nor dropped is `blocked` (a claim of it is refused `blocked`); a done
+ * task whose result says it failed (`taskFailed`) is `failed`.
  *
  * The schema set is imported for its types alone.
  */
 import type { BoardTask } from "./ops/task.js";
 
-export const TASK_VIEWS = ["open", "blocked", "claimed", "done", "dropped"] as const;
+export const TASK_VIEWS = ["open", "blocked", "claimed", "done", "failed", "dropped"] as const;
 export type TaskView = (typeof TASK_VIEWS)[number];
 
-type TaskLike = Pick<BoardTask, "id" | "state" | "after">;
+type TaskLike = Pick<BoardTask, "id" | "state" | "after"> & { result?: string | null };
+
+/** A result that says the task failed: it begins with "failed" or "error" (what `done {failed: true}` keeps). */
+const FAILED_WORD = /^\s*(failed|failure|error)\b/i;
+/** A result that names an exit code: "exit 1", "exit code 2", "exited with 3", "exit status: 1". */
+const EXIT = /\bexit(?:ed)?(?:\s+with)?(?:\s+(?:code|status))?\s*[:=]?\s*(-?\d+)\b/gi;
+
+/** Whether a done task failed, as its result says: a first word of failure, or a non-zero exit. */
+export function taskFailed(task: Pick<BoardTask, "state"> & { result?: string | null }): boolean {
+  const result = task.result;
+  if (task.state !== "done" || !result) return false;
+  if (FAILED_WORD.test(result)) return true;
+  for (const m of result.matchAll(EXIT)) if (Number(m[1]) !== 0) return true;
+  return false;
+}
+
+/** A result kept for `done {failed: true}`: said to have failed, in its first word, as taskFailed reads it. */
+export function failedResult(result: string | null, max: number): string {
+  if (!result) return "failed";
+  return FAILED_WORD.test(result) ? result : `failed: ${result}`.slice(0, max);
+}
 
 /** Whether a task no longer holds others back: done or dropped (or gone from the board: only those go). */
 const settled = (t: Pick<BoardTask, "state"> | undefined) =>
@@ -25,6 +46,7 @@ export function waitingOn(task: TaskLike, board: readonly TaskLike[]): number[] 
 
 /** The task's state as shown: its own, `blocked` for an open one that waits on another. */
 export function taskView(task: TaskLike, board: readonly TaskLike[]): TaskView {
+  if (taskFailed(task)) return "failed";
   return task.state === "open" && waitingOn(task, board).length > 0 ? "blocked" : task.state;
 }
 

@@ -70,6 +70,7 @@ const STATE_COLOUR: Record<ReturnType<typeof taskView>, keyof Paint | null> = {
   blocked: "yellow",
   claimed: "cyan",
   done: "green",
+  failed: "red",
   dropped: "dim",
 };
 

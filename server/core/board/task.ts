@@ -3,7 +3,13 @@
  * (the hub's user, the concierge, a session after its report), the args each action needs, and
  * `assign`'s hand-over. The rules are board.ts's; the board as the daemon keeps it task-board.ts's.
  */
-import { type OpArgs, type OpResult, RoostError } from "../../../sdk/ts/protocol/index.js";
+import {
+  failedResult,
+  LIMITS,
+  type OpArgs,
+  type OpResult,
+  RoostError,
+} from "../../../sdk/ts/protocol/index.js";
 import type { Core } from "../core.js";
 import type { AgentConnection } from "../jobs/index.js";
 import { mustReadMessages, sessionNamed, sessionOf } from "../peers/index.js";
@@ -54,7 +60,11 @@ function actionOf(args: Args): BoardAction {
         after: (args.after ?? []).map(idOf),
       };
     case "done":
-      return { action: "done", id: idOf(needed(args, "id")), result: args.result ?? null };
+      return {
+        action: "done",
+        id: idOf(needed(args, "id")),
+        result: args.failed ? failedResult(args.result ?? null, LIMITS.taskResult) : (args.result ?? null),
+      };
     case "claim":
     case "release":
     case "drop":

@@ -52,6 +52,8 @@ export const task = {
     after: Type.Optional(Type.Array(TaskId, { maxItems: LIMITS.boardTasks })),
     /** `done`: */
     result: Type.Optional(nullable(Type.String({ maxLength: LIMITS.taskResult }))),
+    /** `done`: it failed; the result is kept saying so ("failed: …"), and the task shows `failed`. */
+    failed: Type.Optional(Type.Boolean()),
     /** `assign`: a session's id, or a name exactly one live session has. */
     to: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   }),
@@ -70,7 +72,7 @@ export type TaskAction =
   | { action: "list" }
   | { action: "add"; title: string; detail?: string | null; after?: (number | string)[] }
   | { action: "claim"; id: number | string }
-  | { action: "done"; id: number | string; result?: string | null }
+  | { action: "done"; id: number | string; result?: string | null; failed?: boolean }
   | { action: "release"; id: number | string }
   | { action: "drop"; id: number | string }
   | { action: "assign"; id: number | string; to: string };
