@@ -162,8 +162,12 @@ describe("the hub and the Python example agent", () => {
     const focused = await page.evaluate("document.activeElement?.dataset?.id");
     expect(focused).toBe(blocked.job.id);
     await page.keyboard.press("2");
+    // The keyboard goes on to the next row that needs you (round to the top): the failed one.
+    const next = await page.evaluate("document.activeElement?.dataset?.id");
+    expect(await page.locator(`li.row[data-id="${next}"] .name`).textContent()).toBe("broken build");
     await page.locator(`li.row[data-id="${blocked.job.id}"] .badge`, { hasText: "your turn" }).waitFor();
     expect(fs.readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("old\n");
+    await page.locator(`li.row[data-id="${blocked.job.id}"]`).focus();
 
     // Alt+↑ on the focused row moves it up, for the daemon too.
     await page.keyboard.press("Alt+ArrowUp");

@@ -6,6 +6,7 @@
  * has taken the answer or asks something else.
  */
 import { newRequestId, op, type Row } from "./api.js";
+import { conflictText, isConflict } from "./asked.js";
 import type { Ctx } from "./ctx.js";
 import { type Child, h } from "./dom.js";
 
@@ -16,6 +17,10 @@ export interface ChoicesHost {
   redraw(): void;
   setStatus(text: string, kind: "ok" | "error" | "busy"): void;
   setError(err: unknown): void;
+  /** An answer is going (`on`: the list holds the row in place), or did not go. */
+  answering(on: boolean): void;
+  /** Held in its place, answered: its choices stay disabled, even for a new question (rows-hold.ts). */
+  readonly held: boolean;
 }
 
 export class Choices {
@@ -50,7 +55,8 @@ export class Choices {
   /** Answers with the n-th choice (1-based), as a click on it would. */
   choose(n: number): void {
     const choice = this.host.row.choices?.[n - 1];
-    if (choice !== undefined && this.host.row.state === "blocked") void this.answer(choice);
+    if (choice !== undefined && this.host.row.state === "blocked")
+      void this.answer(choice, this.host.row.asked);
   }
 
   /** The question and its choices (a roomy row, a job's page). */
@@ -75,6 +81,7 @@ export class Choices {
     // The dense view hides the lead (a ✦ says whose it is), so the question keeps its room; the
     // accessible name is always the whole sentence.
     const label = [h("span", { class: "suggested-lead" }, "Concierge suggests: "), h("q", {}, s.text)];
+    const asked = this.host.row.asked; // what it asked as drawn: the answer goes to that or nowhere
     const name = `Concierge suggests: ${s.text}`;
     if (this.ctx.readOnly())
       return h("p", { class: "suggested muted small", title: s.why, "aria-label": name }, label);
@@ -86,8 +93,8 @@ export class Choices {
         "aria-label": name,
         "data-focus": "suggested",
         title: s.why ? `${s.why}: answer with it` : "answer with it",
-        disabled: this.answered !== null || this.busy,
-        onclick: () => void this.answer(s.text),
+        disabled: this.answered !== null || this.busy || this.host.held,
+        onclick: () => void this.answer(s.text, asked),
       },
       label,
     );
@@ -98,6 +105,7 @@ export class Choices {
     const row = this.host.row;
     if (row.state !== "blocked" || !row.choices?.length) return this.suggestion();
     const ro = this.ctx.readOnly();
+    const asked = row.asked; // what it asked as drawn: the answer goes to that or nowhere
     const choices = row.choices.map((c, i) =>
       ro
         ? h("li", { class: "choice-ro" }, c)
@@ -107,9 +115,9 @@ export class Choices {
               type: "button",
               class: `choice${this.answered === c ? " chosen" : ""}`,
               "data-focus": `choice-${i}`,
-              disabled: this.answered !== null || this.busy,
+              disabled: this.answered !== null || this.busy || this.host.held,
               "aria-keyshortcuts": i < 9 ? String(i + 1) : null,
-              onclick: () => void this.answer(c),
+              onclick: () => void this.answer(c, asked),
             },
             i < 9 ? h("kbd", { "aria-hidden": "true" }, String(i + 1)) : null,
             c,
@@ -130,8 +138,8 @@ export class Choices {
     this.ids.clear();
   }
 
-  private async answer(choice: string): Promise<void> {
-    if (this.answered !== null || this.busy) return;
+  private async answer(choice: string, asked: number | undefined): Promise<void> {
+    if (this.answered !== null || this.busy || this.host.held) return;
     let rid = this.ids.get(choice);
     if (!rid) {
       rid = newRequestId();
@@ -139,13 +147,16 @@ export class Choices {
     }
     const key = this.key;
     this.busy = true;
+    this.host.answering(true);
     this.host.redraw();
     this.host.setStatus(`Answering “${choice}”…`, "busy");
+    const id = this.host.row.id;
     try {
       const r = await op<{ seq?: number; duplicate?: boolean }>("reply", {
-        id: this.host.row.id,
+        id,
         text: choice,
         requestId: rid,
+        ...(asked !== undefined ? { ifAsked: asked } : {}),
       });
       if (key === this.key) {
         this.answered = choice;
@@ -153,7 +164,11 @@ export class Choices {
       }
       this.host.setStatus(r.duplicate ? `“${choice}” was already sent` : `Answered “${choice}”`, "ok");
     } catch (err) {
-      this.host.setError(err);
+      this.host.answering(false); // not answered: the row shows what it is now
+      if (isConflict(err)) {
+        this.ids.delete(choice); // an answer to the new question is a new action
+        this.host.setStatus(conflictText(id), "error");
+      } else this.host.setError(err);
     } finally {
       this.busy = false;
       this.host.redraw();

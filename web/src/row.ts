@@ -27,6 +27,8 @@ export interface RowViewOptions {
   select?: (id: string, range: boolean) => void;
   /** Folds or unfolds the row's children (tree.ts); absent, it has no toggle. */
   fold?: (id: string) => void;
+  /** An answer to it is going (`on`), or did not go: the list holds it in place (rows-hold.ts). */
+  answering?: (id: string, on: boolean) => void;
 }
 
 /** A click on these is theirs, not the row's (which selects a dense row). */
@@ -41,6 +43,8 @@ export class RowView implements ActionsHost, ChoicesHost {
   private readonly choices: Choices;
   private readonly check: HTMLInputElement | null = null;
   private selected = false;
+  /** Held in its place as answered (rows-hold.ts): marked so, its choices disabled. */
+  private answered = false;
   private tree: TreePlace = NO_TREE;
   private replyForm: ReplyForm | null = null;
   private renameForm: RenameForm | null = null;
@@ -96,6 +100,22 @@ export class RowView implements ActionsHost, ChoicesHost {
     if (changed) this.redraw();
   }
 
+  /** An answer to it is going (`on`), or did not go (the list holds it, or lets it go). */
+  answering(on: boolean): void {
+    this.opts.answering?.(this.row.id, on);
+  }
+
+  get held(): boolean {
+    return this.answered;
+  }
+
+  /** Drawn as answered while the list holds it. */
+  setAnswered(on: boolean): void {
+    if (on === this.answered) return;
+    this.answered = on;
+    this.redraw();
+  }
+
   setSelected(on: boolean): void {
     if (this.check) this.check.checked = on;
     if (on === this.selected) return;
@@ -121,6 +141,8 @@ export class RowView implements ActionsHost, ChoicesHost {
   openReply(): boolean {
     if (this.ctx.readOnly() || !isRunning(this.row)) return false;
     this.replyForm ??= new ReplyForm(this.row, {
+      asked: () => this.row.asked,
+      answering: (on) => this.answering(on),
       setStatus: (text, kind) => this.setStatus(text, kind),
       setError: (err) => this.setError(err),
       close: () => this.toggleReply(),
@@ -220,13 +242,14 @@ export class RowView implements ActionsHost, ChoicesHost {
     const { word, tone, exit } = stateOf(row);
     const dense = this.opts.dense ? " dense" : "";
     const child = this.tree.depth ? " child" : "";
-    this.el.className = `row${dense}${child} t-${tone}${word === "starting" ? " starting" : ""}${row.pinned ? " pinned" : ""}${this.selected ? " selected" : ""}${row.reachable === false ? " unreachable" : ""}`;
+    this.el.className = `row${dense}${child}${this.answered ? " answered" : ""} t-${tone}${word === "starting" ? " starting" : ""}${row.pinned ? " pinned" : ""}${this.selected ? " selected" : ""}${row.reachable === false ? " unreachable" : ""}`;
     this.el.title =
       row.reachable === false ? `${row.daemon} does not answer: the row as it was last seen` : "";
     const toggle = foldToggle(row, this.tree, this.opts.fold, !!this.opts.dense);
     const notes = treeNotes(this.tree);
     if (this.opts.dense) {
       replaceKeepingFocus(this.main, [this.check, lineCells(row, this.choices.buttons(), { toggle, notes })]);
+      this.markAnswered();
       return;
     }
     // A terminal's question is its screen's last line, which is its summary too: said once.
@@ -255,7 +278,14 @@ export class RowView implements ActionsHost, ChoicesHost {
       metaLine(row),
       this.opts.full ? detailsList(row) : null,
     ]);
+    this.markAnswered();
     this.renderActions();
+  }
+
+  /** A held answered row's badge says so, after its state. */
+  private markAnswered(): void {
+    const badge = this.answered ? this.main.querySelector(".badge") : null;
+    badge?.append(h("span", { class: "answered-tag" }, " · answered"));
   }
 
   private renderActions(): void {

@@ -14,6 +14,8 @@ import { h, reconcile } from "./dom.js";
 import { type Prefs, prefs, setFolded, setPrefs } from "./prefs.js";
 import { RowView } from "./row.js";
 import { RowDrag } from "./row-drag.js";
+import { emptyNote } from "./rows-empty.js";
+import { type Laid, RowsHold } from "./rows-hold.js";
 import { movedBy, orderWith, siblingOf } from "./rows-order.js";
 import { RowsToolbar } from "./rows-toolbar.js";
 import { Selection } from "./selection.js";
@@ -22,27 +24,6 @@ import type { View } from "./view.js";
 
 export function rowsView(ctx: Ctx): View {
   return new RowsView(ctx);
-}
-
-/** What the view shows when there are no jobs: a way to dispatch one, for who may. */
-function emptyNote(ctx: Ctx): HTMLElement {
-  return h(
-    "div",
-    { class: "empty" },
-    h("p", null, "No jobs yet."),
-    ctx.readOnly() ? null : dispatchHint(ctx),
-  );
-}
-
-function dispatchHint(ctx: Ctx): HTMLElement {
-  return h(
-    "p",
-    null,
-    h("button", { type: "button", class: "primary", onclick: () => ctx.openDispatch() }, "Dispatch a job"),
-    " or press ",
-    h("kbd", null, "d"),
-    ".",
-  );
 }
 
 /** How many rows one draw makes at most (about 10 ms of a slow machine's frame, in the dense view). */
@@ -63,8 +44,10 @@ class RowsView implements View {
   private drag: RowDrag | null = null;
   /** The rows as last drawn, in order (not those folded away). */
   private shown: Row[] = [];
-  /** Where each of them is in its tree. */
-  private placed: Placed[] = [];
+  /** Where each of them is in its tree, and the groups' headings, as last drawn. */
+  private laid: Laid = { placed: [], groups: new Map() };
+  /** Answered rows held in their place under the pointer (rows-hold.ts). */
+  private readonly hold = new RowsHold(this.list, () => this.queue());
   private layout: Pick<Prefs, "density" | "order">;
   /** The row focused last: the keyboard's, once the focus has left the rows. */
   private lastFocused: string | null = null;
@@ -155,7 +138,7 @@ class RowsView implements View {
 
   fold(open: boolean): void {
     const cur = this.current();
-    const at = cur && this.placed.find((p) => p.row.id === cur.row.id);
+    const at = cur && this.laid.placed.find((p) => p.row.id === cur.row.id);
     if (!at) return;
     if (at.children && at.folded === open) this.toggleFold(at.row.id);
     else if (!open && at.under) {
@@ -219,7 +202,7 @@ class RowsView implements View {
       order === "mine" && density === "roomy" && !this.ctx.readOnly()
         ? new RowDrag(this.list, {
             drop: (moved, over, after) => {
-              const beside = siblingOf(this.placed, moved, over);
+              const beside = siblingOf(this.laid.placed, moved, over);
               if (beside) this.placeBeside(moved, beside, after);
             },
           })
@@ -232,15 +215,13 @@ class RowsView implements View {
     const all = this.ctx.live.sorted();
     const filter = this.ctx.triage.filter;
     const matched = all.filter(matcher(filter));
-    const { placed, groups } = layTrees(
-      matched,
-      this.ctx.live.rows,
-      this.layout.order,
-      new Set(prefs().folded),
+    const laid = this.hold.arrange(
+      layTrees(matched, this.ctx.live.rows, this.layout.order, new Set(prefs().folded)),
     );
+    const { placed, groups } = laid;
+    this.laid = laid;
     const shown = placed.map((p) => p.row);
     this.shown = shown;
-    this.placed = placed;
     // A toggle's room before each name, while some row has one.
     this.list.classList.toggle(
       "trees",
@@ -295,6 +276,7 @@ class RowsView implements View {
       const had = this.views.get(row.id);
       if (had) {
         had.update(row);
+        had.setAnswered(this.hold.isHeld(row.id));
         return had;
       }
       if (budget <= 0) {
@@ -348,6 +330,7 @@ class RowsView implements View {
       move: this.layout.order === "mine" ? (id, delta) => this.move(id, delta) : undefined,
       select: (id, range) => this.select(id, range),
       fold: (id) => this.toggleFold(id),
+      answering: (id, on) => this.answering(id, on),
     });
     this.views.set(row.id, v);
     this.drag?.wire(v);
@@ -355,6 +338,24 @@ class RowsView implements View {
       this.lastFocused = row.id;
     });
     return v;
+  }
+
+  /**
+   * A row is being answered here (`on`), or its answer did not go: it holds its place, drawn as
+   * answered, and the keyboard goes on to the next row that needs you (rows-hold.ts).
+   */
+  private answering(id: string, on: boolean): void {
+    const v = this.views.get(id);
+    if (!on || !v) {
+      this.hold.letGo(id);
+      return;
+    }
+    const focused = v.el.contains(document.activeElement); // before the redraw disables the choice
+    this.hold.answering(id, this.laid);
+    v.setAnswered(true);
+    if (!focused) return;
+    const next = this.hold.nextNeeding(this.shown, id);
+    if (next) this.views.get(next)?.el.focus({ preventScroll: true });
   }
 
   /** Forgets the views of jobs that are gone (removed). */
@@ -370,7 +371,7 @@ class RowsView implements View {
 
   /** Moves a row by `delta` places among its siblings shown (its buttons, Alt+↑/↓), in your order. */
   private move(id: string, delta: number): void {
-    const to = movedBy(this.placed, id, delta);
+    const to = movedBy(this.laid.placed, id, delta);
     if (to) this.placeBeside(id, to.beside, to.after);
   }
 

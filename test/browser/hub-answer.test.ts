@@ -1,0 +1,153 @@
+/**
+ * An answer goes to the question it was drawn for, in a real browser against a real daemon
+ * (docs/hub.md, "Answering"): six blocked rows, two clicks 250 ms apart on the top row's first
+ * choice answer that row once (the answered row holds its place under the pointer, marked
+ * answered, its choices disabled; the keyboard goes on to the next blocked row; it moves once the
+ * pointer leaves), and no other row gets an answer; a question changed between the draw and the
+ * click is refused (`conflict`), said on the row, nothing sent, and the row drawn again with it.
+ */
+import type { Page, WebSocketRoute } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { agentProfile, until } from "../helpers/daemon.js";
+import { cleanDaemonPerFile, handled } from "../helpers/jobs.js";
+import { api, apiPost, apiRow, pageErrors, shot, WAIT } from "./browser.js";
+import { hubBrowser } from "./hub-setup.js";
+
+const openPage = hubBrowser({ viewport: { width: 1280, height: 900 } });
+const shared = cleanDaemonPerFile({ agentProfiles: { agent: agentProfile() } });
+
+/** The replies the daemon took for a job, as its feed has them. */
+async function replies(id: string): Promise<string[]> {
+  const { events } = await api(shared.d, `events?id=${id}`);
+  return events.filter((e: any) => e.kind === "reply").map((e: any) => e.text);
+}
+
+/** A job of the test agent, blocked on `question` with `choices`. */
+async function blockedJob(name: string, question: string, choices: string[]): Promise<string> {
+  const { job } = await shared.c.ok("dispatch", {
+    profile: "agent",
+    name,
+    cwd: shared.dir,
+    task: `block ${question}|${choices.join(",")}`,
+  });
+  await until(`${job.id} blocked`, async () => (await apiRow(shared.d, job.id)).question === question);
+  return job.id;
+}
+
+const rowAt = (page: Page, x: number, y: number) =>
+  page.evaluate(
+    ([px, py]) =>
+      (document.elementFromPoint(px!, py!)?.closest("li.row") as HTMLElement | null)?.dataset.id ?? null,
+    [x, y],
+  );
+
+describe("answering a moving list", () => {
+  const ids: string[] = [];
+  beforeAll(async () => {
+    for (let i = 1; i <= 6; i++) ids.push(await blockedJob(`deploy-${i}`, `Deploy deploy-${i}?`, ["y", "n"]));
+  }, 120000);
+
+  it("two clicks 250 ms apart on the top row's first choice answer that row once, and no other", async () => {
+    const { page } = await openPage(shared.d);
+    await expect
+      .poll(() => page.locator("li.row .badge", { hasText: "blocked" }).count(), { timeout: WAIT })
+      .toBe(6);
+    const order = await page
+      .locator("li.row")
+      .evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.id!));
+    const top = order[0]!;
+    const second = order[1]!;
+    const topRow = page.locator(`li.row[data-id="${top}"]`);
+    const box = (await topRow.locator("button.choice").first().boundingBox())!;
+    const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+    const before = await apiRow(shared.d, top);
+
+    const sent: Promise<unknown>[] = [];
+    page.on("request", (req) => {
+      if (req.url().endsWith("/api/reply")) sent.push(req.response());
+    });
+    const t0 = Date.now();
+    await page.mouse.click(x, y);
+    // The keyboard went on to the next row that needs you.
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.id)).toBe(
+      second,
+    );
+    // The user's pace, not a wait for anything.
+    await new Promise((r) => setTimeout(r, Math.max(0, 250 - (Date.now() - t0))));
+    await page.mouse.click(x, y);
+
+    // The answer reached the agent (after its task), which went to work: no longer blocked
+    await until("the top row's answer handled", () => handled(shared.d, top).length === 2);
+    await topRow.locator(".badge", { hasText: "working" }).waitFor({ timeout: WAIT });
+    await Promise.all(sent);
+    expect(sent.length).toBe(1); // the second click fell on a disabled choice: nothing went
+    expect(await replies(top)).toEqual(["y"]);
+    for (const id of ids.filter((i) => i !== top)) {
+      expect(await replies(id)).toEqual([]);
+      expect((await apiRow(shared.d, id)).state).toBe("blocked");
+    }
+    expect((await apiRow(shared.d, top)).asked).toBeGreaterThan(before.asked);
+
+    // It holds its place under the pointer, marked answered, its choices gone or disabled.
+    await topRow.locator(".answered-tag").waitFor();
+    expect(await rowAt(page, x, y)).toBe(top);
+    expect(await page.locator("li.row").first().getAttribute("data-id")).toBe(top);
+    await shot(page, "answered-held");
+
+    // The pointer leaves the list: after the settle, the answered row goes where it belongs.
+    await page.mouse.move(5, 5);
+    await expect
+      .poll(() => page.locator("li.row").first().getAttribute("data-id"), { timeout: WAIT })
+      .not.toBe(top);
+    await expect.poll(() => topRow.locator(".answered-tag").count()).toBe(0);
+    expect(pageErrors(page)).toEqual([]);
+  });
+
+  it("a question changed between the draw and the click: refused, said on the row, nothing sent, drawn again", async () => {
+    const id = await blockedJob("release", "Release to staging?", ["go", "wait"]);
+    const { page } = await openPage(shared.d);
+    // The page's pushes, held back while the test changes the question (as a slow network would).
+    let holding = false;
+    const held: (string | Buffer)[] = [];
+    let client: WebSocketRoute | null = null;
+    await page.routeWebSocket(/\/api\/subscribe/, (ws) => {
+      client = ws;
+      const server = ws.connectToServer();
+      server.onMessage((m) => {
+        if (holding) held.push(m);
+        else ws.send(m);
+      });
+    });
+    await page.reload();
+    const row = page.locator(`li.row[data-id="${id}"]`);
+    await row.getByText("Release to staging?").waitFor({ timeout: WAIT });
+    const drawn = (await apiRow(shared.d, id)).asked;
+
+    holding = true;
+    await apiPost(shared.d, "reply", { id, text: "block Release to production?|go,wait" });
+    await until(
+      `${id} asks of production`,
+      async () => (await apiRow(shared.d, id)).question === "Release to production?",
+    );
+    expect(await row.getByText("Release to staging?").count()).toBe(1); // the page still shows the old one
+
+    const answered = page.waitForResponse((r) => r.url().endsWith("/api/reply"));
+    await row.getByRole("button", { name: /go/ }).click();
+    const refused = await (await answered).json();
+    expect(refused).toMatchObject({ ok: false, code: "conflict" });
+    await row.getByText(`${id} now asks something else`).waitFor();
+    expect(await replies(id)).toEqual(["block Release to production?|go,wait"]); // the test's own, no other
+    expect((await apiRow(shared.d, id)).asked).toBeGreaterThan(drawn);
+
+    // The pushes arrive: the row is drawn with the new question, and its choice answers that.
+    holding = false;
+    for (const m of held.splice(0)) (client as WebSocketRoute | null)?.send(m);
+    await row.getByText("Release to production?").waitFor({ timeout: WAIT });
+    await shot(page, "answer-conflict");
+    await page.mouse.move(5, 5);
+    await row.getByRole("button", { name: /go/ }).click();
+    await until("the answer to production", async () => (await replies(id)).length === 2);
+    expect(await replies(id)).toEqual(["block Release to production?|go,wait", "go"]);
+    expect(pageErrors(page)).toEqual([]);
+  });
+});
