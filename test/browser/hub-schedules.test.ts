@@ -124,7 +124,9 @@ describe("the schedules view", () => {
     const other = page.locator('li.schedule[data-id="s2"]');
     await other.getByRole("heading", { name: "tidy up" }).waitFor();
     expect(await other.locator(".when").textContent()).toBe("every 2 hours");
-    expect(await other.locator(".next").textContent()).toMatch(/ UTC \(in (1|2) h( \d+ m)?\)$|UTC \(in \d+ m\)$/);
+    expect(await other.locator(".next").textContent()).toMatch(
+      / UTC \(in (1|2) h( \d+ m)?\)$|UTC \(in \d+ m\)$/,
+    );
     await c.ok("schedule-run", { id: "s1" });
     await expect.poll(() => run.count(), { timeout: WAIT }).toBe(2);
     await shot(page, "schedules");

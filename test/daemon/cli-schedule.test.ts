@@ -84,7 +84,9 @@ describe("roost schedule", () => {
     expect(words).toBe("Monday to Friday at 09:00, America/New_York time");
     expect(times).toHaveLength(3);
     for (const t of times)
-      expect(t).toMatch(/^ {2}(Mon|Tue|Wed|Thu|Fri) \d{1,2} \w{3} 09:00 America\/New_York \(in (\d+[smhd])+\)$/);
+      expect(t).toMatch(
+        /^ {2}(Mon|Tue|Wed|Thu|Fri) \d{1,2} \w{3} 09:00 America\/New_York \(in (\d+[smhd])+\)$/,
+      );
 
     expect(await ok(["schedule", "pause", "s1", "s2"], env)).toBe("paused s1\npaused s2\n");
     expect((await ok(["schedule"], env)).split("\n")[1]).toMatch(/ paused /);

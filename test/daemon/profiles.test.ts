@@ -20,6 +20,7 @@ describe("profiles that exist", () => {
           ghost: { command: ["roost-no-such-program-xyz"] },
           gone: { command: ["/nonexistent/dir/agent"] },
           shell: { command: ["/bin/sh"] },
+          there: { command: ["/bin/sh"], cwd: "/tmp" },
         },
       },
     });
@@ -28,6 +29,10 @@ describe("profiles that exist", () => {
     const byName = new Map(profiles.map((p: any) => [p.name, p]));
     expect(byName.get("py")).toMatchObject({ source: "roost.json", installed: true, missing: null });
     expect(byName.get("shell")).toMatchObject({ source: "roost.json", installed: true });
+    // Where a dispatch without a cwd runs its jobs: the profile's own, else the daemon's home.
+    expect(byName.get("there")).toMatchObject({ cwd: "/tmp", cwdIsHome: false });
+    const home = (byName.get("py") as { cwd: string; cwdIsHome: boolean }).cwd;
+    expect(byName.get("py")).toMatchObject({ cwdIsHome: true });
     expect(byName.get("example-py")).toMatchObject({ source: "built-in", installed: true });
     expect(byName.get("ghost")).toMatchObject({
       source: "roost.json",
@@ -50,6 +55,7 @@ describe("profiles that exist", () => {
     expect((await hub.ok("list")).rows).toEqual([]);
     const ok = await hub.ok("dispatch", { profile: "py" });
     expect(ok.job.profile).toBe("py");
+    expect(ok.job.cwd).toBe(home); // no cwd named: where `profiles` said
     expect((await hub.ok("list")).rows.map((r: any) => r.id)).toEqual([ok.job.id]);
   });
 });

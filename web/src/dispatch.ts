@@ -1,23 +1,27 @@
 /**
  * The dispatch dialog (`d`, "+ Dispatch"): the profile (the daemon's list), the task, a name, the
- * working directory, and whether it runs in roost's sandbox (ticked as its profile says). Sent again after a failure, the same form keeps its requestId: the daemon
+ * working directory (picked from the recent ones and the repositories seen, the default said:
+ * dispatch-where.ts), a worktree and its branch, and whether it runs in roost's sandbox (ticked as
+ * its profile says). Sent again after a failure, the same form keeps its requestId: the daemon
  * answers `duplicate` instead of starting a second job.
  */
 import { ActionId, failedText, op, type Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
+import { keepDir, WhereFields } from "./dispatch-where.js";
 import { h } from "./dom.js";
-import { cwdInput, labelled, nameInput, profileField, showProfiles } from "./launch-fields.js";
+import { labelled, nameInput, profileField, showProfiles } from "./launch-fields.js";
 import { displayName } from "./row-words.js";
 
-let dialog: HTMLDialogElement | null = null;
+let made: DispatchDialog | null = null;
 
 export function openDispatch(ctx: Ctx): void {
   if (ctx.readOnly()) return;
-  dialog ??= new DispatchDialog(ctx).el;
+  made ??= new DispatchDialog(ctx);
+  const dialog = made.el;
   document.body.append(dialog);
   const select = dialog.querySelector<HTMLSelectElement>("select[name=profile]")!;
   showProfiles(select, ctx.profiles);
-  sandboxAsProfileSays(dialog, ctx);
+  made.asProfileSays();
   dialog.showModal();
   select.focus();
 }
@@ -31,28 +35,30 @@ function sandboxAsProfileSays(dialog: HTMLDialogElement, ctx: Ctx): void {
 
 /**
  * The form's fields, as `dispatch` takes them: the task as typed, the rest trimmed, none empty;
- * the sandbox as ticked (said either way: unticked runs a sandboxed profile's job unconfined).
+ * the sandbox and the worktree as ticked (said either way: unticked runs a sandboxed profile's job
+ * unconfined, a worktree profile's where it is told).
  */
-function dispatchArgs(form: HTMLFormElement): Record<string, unknown> {
+function dispatchArgs(form: HTMLFormElement, where: WhereFields): Record<string, unknown> {
   const data = new FormData(form);
   const args: Record<string, unknown> = {
     profile: String(data.get("profile") ?? ""),
     sandbox: data.get("sandbox") === "on",
+    ...where.args(),
   };
-  for (const k of ["task", "name", "cwd"]) {
+  for (const k of ["task", "name"]) {
     const v = String(data.get(k) ?? "").trim();
     if (v) args[k] = k === "task" ? String(data.get(k)) : v;
   }
   return args;
 }
 
-function fields(): HTMLElement[] {
+function fields(where: WhereFields): HTMLElement[] {
   const field = labelled("dispatch");
   return [
     profileField(field),
     field("Task", h("textarea", { name: "task", rows: "4", placeholder: "What should it do?" })),
     field("Name", nameInput()),
-    field("Working directory", cwdInput("the daemon's default"), "An absolute path on the daemon's machine."),
+    ...where.fields(field),
     field(
       "Sandbox",
       h("input", { type: "checkbox", name: "sandbox" }),
@@ -67,13 +73,14 @@ class DispatchDialog {
   private readonly status = h("p", { class: "form-status", role: "status", "aria-live": "polite" });
   private readonly submit = h("button", { type: "submit", class: "primary" }, "Dispatch");
   private readonly requestId: ActionId;
+  private readonly where = new WhereFields();
 
   constructor(private readonly ctx: Ctx) {
     this.form = h(
       "form",
       { method: "dialog", class: "dispatch-form" },
       h("h2", { id: "dispatch-title" }, "Dispatch a job"),
-      fields(),
+      fields(this.where),
       this.status,
       h(
         "div",
@@ -84,9 +91,7 @@ class DispatchDialog {
     );
     this.el = h("dialog", { class: "dialog", "aria-labelledby": "dispatch-title" }, this.form);
     this.requestId = new ActionId(this.form);
-    this.form
-      .querySelector("select[name=profile]")!
-      .addEventListener("change", () => sandboxAsProfileSays(this.el, this.ctx));
+    this.form.querySelector("select[name=profile]")!.addEventListener("change", () => this.asProfileSays());
     this.form.querySelector("textarea")!.addEventListener("keydown", (ev) => {
       if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
         ev.preventDefault();
@@ -99,9 +104,19 @@ class DispatchDialog {
     });
   }
 
+  /** The boxes ticked as the chosen profile says, its default directory said, the places offered afresh. */
+  asProfileSays(): void {
+    sandboxAsProfileSays(this.el, this.ctx);
+    const name = this.form.querySelector<HTMLSelectElement>("select[name=profile]")!.value;
+    this.where.update(
+      this.ctx.profiles.find((p) => p.name === name),
+      this.ctx.live.rows.values(),
+    );
+  }
+
   private async send(): Promise<void> {
     const { status, submit } = this;
-    const args = dispatchArgs(this.form);
+    const args = dispatchArgs(this.form, this.where);
     args.requestId = this.requestId.get();
     submit.disabled = true;
     status.dataset.kind = "busy";
@@ -109,6 +124,7 @@ class DispatchDialog {
     try {
       const { job } = await op<{ job: Row; duplicate?: boolean }>("dispatch", args);
       this.requestId.done();
+      if (typeof args.cwd === "string") keepDir(args.cwd);
       this.sent(job);
     } catch (err) {
       status.dataset.kind = "error";

@@ -1,6 +1,6 @@
 /**
  * The choices the user makes once and keeps (the rows' layout and order, what to be notified of,
- * the parents folded), in this browser's localStorage. A browser that refuses storage (a private
+ * the parents folded, the directories dispatched to), in this browser's localStorage. A browser that refuses storage (a private
  * window's quota) gets the defaults, and the choice lasts as long as the page.
  */
 
@@ -13,6 +13,8 @@ export interface Prefs {
   notify: { need: boolean; turn: boolean; done: boolean };
   /** The parents folded (their children hidden), by job id; the latest last. */
   folded: string[];
+  /** The directories dispatched to from this browser, the latest first (dispatch-where.ts). */
+  dirs: string[];
 }
 
 const DEFAULTS: Prefs = {
@@ -20,6 +22,7 @@ const DEFAULTS: Prefs = {
   order: "state",
   notify: { need: true, turn: false, done: false },
   folded: [],
+  dirs: [],
 };
 
 /** How many folded parents are kept: ids of jobs long gone drop out, the oldest first. */
@@ -41,6 +44,7 @@ function load(): Prefs {
     order: saved.order === "mine" ? "mine" : DEFAULTS.order,
     notify: { ...DEFAULTS.notify, ...(typeof saved.notify === "object" ? saved.notify : {}) },
     folded: Array.isArray(saved.folded) ? saved.folded.filter((id) => typeof id === "string") : [],
+    dirs: Array.isArray(saved.dirs) ? saved.dirs.filter((d) => typeof d === "string") : [],
   };
 }
 

@@ -1,4 +1,5 @@
 /** `profiles` (protocol.md, "The hub's ops"): what `dispatch` takes, as roost.json defines it. */
+import os from "node:os";
 import type { OpResult } from "../../../sdk/ts/protocol/index.js";
 import { isAcp, speaksProtocol } from "../../config.js";
 import type { Core } from "../core.js";
@@ -19,6 +20,9 @@ export function profiles(core: Core): OpResult<"profiles"> {
         messages: p.messages === true,
         worktree: p.worktree ?? false,
         sandbox: p.sandbox ?? false,
+        // As dispatch's checkLaunch takes it: the profile's, else the home of the user roost runs as.
+        cwd: p.cwd ?? os.homedir(),
+        cwdIsHome: p.cwd === undefined,
         source: core.config.fromFile.has(name) ? ("roost.json" as const) : ("built-in" as const),
         installed: missing === null,
         missing,

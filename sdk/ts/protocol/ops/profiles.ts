@@ -23,6 +23,10 @@ export const profiles = {
          * (protocol.md, "The peer ops": Who takes them).
          */
         messages: Type.Boolean(),
+        /** Where its jobs run when `dispatch` names no `cwd`: its own `cwd`, else the daemon's home ($HOME). */
+        cwd: Type.String(),
+        /** That `cwd` is the daemon's home, not the profile's own: what the hub says ("the daemon's home"). */
+        cwdIsHome: Type.Boolean(),
         /** Where it is defined: roost's own, or the home's roost.json (which may replace one of roost's). */
         source: oneOf(["built-in", "roost.json"] as const),
         /** Its program is found and executable; `dispatch` refuses one that is not. */
