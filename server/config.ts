@@ -39,6 +39,9 @@ const Profile = Type.Object({
   // A terminal agent that reads what is typed into it as a message (an agent CLI's prompt): peer
   // items may be typed into it. Not a shell, nor a plain program, where typed text would run.
   messages: Type.Optional(Type.Boolean()),
+  // A scheduled run's job is stopped once its run is over (docs/protocol.md, "Schedules"); with
+  // keep, this profile's jobs stay, as a schedule's `keep` says for its own.
+  keep: Type.Optional(Type.Boolean()),
   // Each job of this profile in roost's sandbox (docs/security.md), unless its dispatch says
   // sandbox: false; `network: false` cuts its network, `writable` lists what it may write besides
   // its tree (the agent's own config and cache: `["~/.pi", "~/.cache"]`).

@@ -18,6 +18,7 @@ import type { Core } from "./core/core.js";
 import { Feed } from "./core/feed.js";
 import { connectionClosed } from "./core/jobs/agents.js";
 import { checkLaunch, dispatch } from "./core/jobs/dispatch.js";
+import { stop } from "./core/jobs/lifecycle.js";
 import { Registry } from "./core/jobs/registry.js";
 import { bwrapProgram } from "./core/jobs/sandbox.js";
 import { loadJobs, recordSetAside } from "./core/jobs/stored-jobs.js";
@@ -113,6 +114,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
         registry,
         dispatch: (args, actor) => dispatch(core, args, actor),
         checkLaunch: (args) => checkLaunch(core, args),
+        stop: (job, actor) => stop(core, job, actor),
+        keeps: (profile) => config.profiles.get(profile)?.keep === true,
       },
       clock,
     ),

@@ -11,6 +11,9 @@ export const RUN_OUTCOMES = ["started", "skipped", "failed"] as const;
 /** Runs missed while roost was not running: one `skipped` run saying how many, or one job for them all. */
 export const MISSED_RULES = ["skip", "once"] as const;
 
+/** Runs skipped in a row after which a schedule needs the user (its `needsYou`). */
+export const SCHEDULE_SKIPS_NEED = 3;
+
 /** A schedule's id: `s1`, `s2`, …, never reused. */
 export const ScheduleId = Type.String({ minLength: 1, maxLength: 64 });
 
@@ -26,6 +29,11 @@ export const ScheduleLaunch = Type.Object({
   cwd: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
   /** Each job in a git worktree of its own, on a new branch `roost/<job-id>` (docs/worktrees.md). */
   worktree: Type.Optional(Type.Boolean()),
+  /**
+   * Each job kept once its run is over (it came to rest, or said done), rather than stopped: the
+   * next runs skip while it runs. A profile's `keep` says the same for its jobs.
+   */
+  keep: Type.Optional(Type.Boolean()),
 });
 export type ScheduleLaunch = Static<typeof ScheduleLaunch>;
 
@@ -36,6 +44,11 @@ export const ScheduleRun = Type.Object({
   job: Type.Union([JobId, Type.Null()]),
   outcome: oneOf(RUN_OUTCOMES),
   why: Type.Optional(Type.String()),
+  /**
+   * A started run's end: when, and how ("came to rest; stopped", "said done; kept", "exited with
+   * code 3", "stopped", "removed"). Absent while its job still runs its task.
+   */
+  ended: Type.Optional(Type.Object({ at: Type.String(), how: Type.String() })),
 });
 export type ScheduleRun = Static<typeof ScheduleRun>;
 
@@ -58,6 +71,13 @@ export const Schedule = Type.Object({
   lastJob: Type.Union([JobId, Type.Null()]),
   /** The last 20 runs, oldest first. */
   runs: Type.Array(ScheduleRun),
+  /** Its runs skipped in a row, the last ones (a run that starts a job sets it back to 0). */
+  skips: Type.Integer(),
+  /**
+   * Why it needs the user, once SCHEDULE_SKIPS_NEED runs in a row were skipped ("skipped 3 times:
+   * j13 still running"); null otherwise. Raised once, as a feed entry and a notify event.
+   */
+  needsYou: Type.Union([Type.String(), Type.Null()]),
 });
 export type Schedule = Static<typeof Schedule>;
 

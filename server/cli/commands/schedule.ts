@@ -20,12 +20,17 @@ const nextWords = (s: Schedule) =>
       ? `${zonedClock(s.nextAt, s.timeZone)} ${s.timeZone} (${dueIn(s.nextAt)})`
       : "never";
 
-/** Its last run: "started j12 5m ago", "skipped 2h ago (still running)". */
+/**
+ * Its last run: "started j12 5m ago (came to rest; stopped)", "skipped 2h ago (still running)";
+ * once it needs the user, why: "needs you: skipped 3 times: j13 still running".
+ */
 function lastWords(s: Schedule): string {
+  if (s.needsYou) return `needs you: ${s.needsYou}`;
   const r = s.runs.at(-1);
   if (!r) return "-";
   const what = r.outcome === "started" ? `started ${r.job}` : r.outcome;
-  return `${what} ${ago(r.at)} ago${r.outcome !== "started" && r.why ? ` (${r.why})` : ""}`;
+  const why = r.outcome === "started" ? r.ended?.how : r.why;
+  return `${what} ${ago(r.at)} ago${why ? ` (${why})` : ""}`;
 }
 
 function list(schedules: Schedule[], env: NodeJS.ProcessEnv): void {
@@ -71,6 +76,7 @@ async function add({
       cwd: cwd === undefined ? process.cwd() : cwd.startsWith("~") ? cwd : path.resolve(cwd),
       ...(jobName !== undefined ? { name: jobName } : {}),
       ...(values.worktree ? { worktree: true } : {}),
+      ...(values.keep ? { keep: true } : {}),
     },
     ...(name !== undefined ? { name } : {}),
     ...(missed !== undefined ? { missed } : {}),
@@ -111,7 +117,10 @@ export const schedule: Command = {
     'was added), daily HH:MM, weekdays HH:MM or cron "m h dom mon dow", each optionally followed',
     "by tz Area/City (else the daemon's time zone). A run while its last job still runs is",
     "skipped; runs missed while roost was down are said as one skipped run (--missed once: one job",
-    "for them all). --json: {schedules} for the list, {schedule} for add, {job} for run.",
+    "for them all). A run is over when its job comes to rest (a terminal's prompt again, a protocol",
+    "agent's done) or ends: roost records it and stops the job, unless --keep (or its profile's",
+    '"keep": true). Three skips in a row and it needs you: LAST says why, until a run starts.',
+    "--json: {schedules} for the list, {schedule} for add, {job} for run.",
   ].join("\n"),
   options: {
     name: { type: "string", value: "N", help: "add: the schedule's name (default: the task's first words)" },
@@ -123,6 +132,7 @@ export const schedule: Command = {
     },
     cwd: { type: "string", value: "DIR", help: "add: where its jobs run (default: this directory)" },
     worktree: { type: "boolean", help: "add: each job in a git worktree of its own, on a branch roost/ID" },
+    keep: { type: "boolean", help: "add: keep each job once its run is over (default: it is stopped)" },
   },
   examples: [
     "roost schedule",

@@ -85,6 +85,7 @@ export function ended(
   try {
     core.registry.changed(job, true);
     core.peers.watches.changed(core, rec.id);
+    core.schedules.jobChanged(rec.id);
     core.worktrees.changed(job);
     core.board.sessionEnded(rec.id, endedWhy(job, stopped));
     const text = stopped ? "stopped" : (reason ?? `exited with code ${code}`);
@@ -152,6 +153,7 @@ export function remove(core: Core, job: LiveJob, actor: Actor, options: RemoveOp
       await removeWorktree(job.rec.id, wt, { force, deleteBranch: options.deleteBranch ?? false }, tree);
     core.worktrees.forget(job.rec.id);
     core.peers.watches.changed(core, job.rec.id, true); // "removed" is a stop, and an end
+    core.schedules.jobChanged(job.rec.id, true);
     core.store.deleteJob(job.rec.id);
     core.peers.watches.watcherRemoved(job.rec.id);
     core.registry.remove(job);

@@ -23,10 +23,11 @@ import type { ScheduleRecord } from "../../store/records.js";
 import type { Store } from "../../store/store.js";
 import type { Clock } from "../clock.js";
 import { type Actor, type Feed, ROOST } from "../feed.js";
-import { isEnded, type Registry } from "../jobs/index.js";
+import { isEnded, type LiveJob, type Registry } from "../jobs/index.js";
 import type { Pushes } from "../pushes.js";
 import { excerpt, messageOf, oneLine } from "../text.js";
 import { worktreeBase } from "../worktrees/index.js";
+import { type Following, following, needWords, runOver, skipsOf } from "./run-ends.js";
 import { dueRuns, stepsFor } from "./schedule-plan.js";
 import { parseWhen, type When } from "./when.js";
 
@@ -54,6 +55,12 @@ export interface ScheduleParts {
   pushes: Pick<Pushes, "schedule">;
   feed: Pick<Feed, "record">;
   registry: Pick<Registry, "find">;
+  /** Stops a job whose run is over (jobs/lifecycle.ts's `stop`). */
+  stop: (job: LiveJob, actor: Actor) => Promise<void>;
+  /** Whether roost.json's profile says `keep` (its jobs stay once their run is over). */
+  keeps: (profile: string) => boolean;
+  /** Said when a schedule comes to need the user (the notify hooks' `schedule-needs-you`). */
+  needsYou?: (schedule: Schedule) => void;
   dispatch: (args: OpArgs<"dispatch">, actor: Actor) => Promise<{ job: Row }>;
   checkLaunch: (args: Pick<OpArgs<"dispatch">, "profile" | "cwd" | "name">) => {
     cwd: string;
@@ -63,6 +70,8 @@ export interface ScheduleParts {
 
 export class Schedules {
   private readonly all = new Map<string, LiveSchedule>();
+  /** The jobs of runs not yet over, by job id: a row's change costs one lookup for the rest. */
+  private readonly running = new Map<string, Following & { s: LiveSchedule }>();
   private readonly store: ScheduleParts["store"];
 
   constructor(
@@ -82,7 +91,45 @@ export class Schedules {
 
   /** Arms every schedule with the next run kept: one due already (missed while down) fires at once. */
   start(): void {
-    for (const s of this.all.values()) this.arm(s);
+    for (const s of this.all.values()) {
+      this.arm(s);
+      // A run whose job still ran when roost stopped is followed again, from what its row says now.
+      const run = s.rec.runs.findLast((r) => r.outcome === "started");
+      if (run?.job && !run.ended) this.follow(s, run.job);
+    }
+  }
+
+  /**
+   * A job's row changed, or it was removed: if it is a scheduled run's, and the run is now over
+   * (run-ends.ts), the end is recorded and, at rest, the job is stopped unless kept.
+   */
+  jobChanged(id: string, removed = false): void {
+    const f = this.running.get(id);
+    if (!f) return;
+    const job = removed ? undefined : this.parts.registry.find(id);
+    const over = runOver(f, job);
+    if (!over) return;
+    this.running.delete(id);
+    const { s } = f;
+    if (this.all.get(s.rec.id) !== s) return; // removed meanwhile
+    const keep = s.rec.launch.keep === true || this.parts.keeps(job?.rec.profile ?? s.rec.launch.profile);
+    const how =
+      over.kind === "ended" ? over.words : `${over.words}; ${keep ? "kept (keep: true)" : "stopped"}`;
+    const run = s.rec.runs.findLast((r) => r.job === id && r.outcome === "started");
+    if (run) run.ended = { at: this.clock.now().toISOString(), how };
+    this.store.putSchedule(s.rec);
+    this.parts.pushes.schedule(s.rec.id, this.view(s));
+    const actor = { who: `schedule ${s.rec.id}`, whoId: null };
+    this.parts.feed.record(s.rec.id, "schedule", `${s.rec.name}: ${id}'s run is over: ${how}`, actor);
+    if (over.kind === "rest" && !keep && job)
+      this.parts.stop(job, actor).catch((err) => console.error(`roost: could not stop ${id}:`, err));
+  }
+
+  /** Follows a run's job until its run is over; one that ended already is recorded at once. */
+  private follow(s: LiveSchedule, id: string): void {
+    const job = this.parts.registry.find(id);
+    this.running.set(id, { s, ...(job ? following(job) : { typed: true, worked: false }) });
+    this.jobChanged(id, !job);
   }
 
   list(): Schedule[] {
@@ -117,6 +164,7 @@ export class Schedules {
       ...(checked.name !== null ? { name: checked.name } : {}),
       ...(args.launch.cwd !== undefined ? { cwd: checked.cwd } : {}),
       ...(args.launch.worktree !== undefined ? { worktree: args.launch.worktree } : {}),
+      ...(args.launch.keep !== undefined ? { keep: args.launch.keep } : {}),
     };
     const rec = this.store.createSchedule((num) => ({
       id: `s${num}`,
@@ -241,13 +289,21 @@ export class Schedules {
   /** Runs kept (the last LIMITS.scheduleRuns), written with its next run, pushed, in the feed. */
   private recordRuns(s: LiveSchedule, runs: ScheduleRun[], actor: Actor): void {
     if (this.all.get(s.rec.id) !== s) return; // removed while its job started
+    const needed = needWords(s.rec.runs);
     s.rec.runs = [...s.rec.runs, ...runs].slice(-LIMITS.scheduleRuns);
     const last = runs.at(-1);
     if (last) s.rec.lastAt = last.at;
     this.store.putSchedule(s.rec);
-    this.parts.pushes.schedule(s.rec.id, this.view(s));
+    const view = this.view(s);
+    this.parts.pushes.schedule(s.rec.id, view);
     for (const r of runs)
       this.parts.feed.record(s.rec.id, "schedule", `${s.rec.name}: ${runWords(r)}`, actor);
+    for (const r of runs) if (r.outcome === "started" && r.job) this.follow(s, r.job);
+    // Raised once, as the count reaches it: further skips say nothing new.
+    if (view.needsYou && !needed) {
+      this.parts.feed.record(s.rec.id, "schedule", `${s.rec.name}: needs you: ${view.needsYou}`, ROOST);
+      this.parts.needsYou?.(view);
+    }
   }
 
   /** A change of its own (added, paused, resumed): written, pushed, in the feed. */
@@ -273,6 +329,8 @@ export class Schedules {
       lastAt: rec.lastAt,
       lastJob: rec.lastJob,
       runs: rec.runs,
+      skips: skipsOf(rec.runs),
+      needsYou: needWords(rec.runs),
     };
   }
 }
