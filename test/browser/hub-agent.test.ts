@@ -53,6 +53,9 @@ describe("the hub and the Python example agent", () => {
 
     // Two quick clicks on "yes": one reply; the agent, done, waits for what comes next: your turn.
     await yes.dblclick();
+    // The answered row holds its place, marked answered, while the pointer is over the list.
+    await row.locator(".badge", { hasText: "answered" }).waitFor();
+    await page.mouse.move(5, 5);
     await row.locator(".badge", { hasText: "your turn" }).waitFor({ timeout: WAIT });
     await row.getByText("ran 4 steps: all done").waitFor();
     expect(fs.existsSync(path.join(dir, "scratch.txt"))).toBe(false);

@@ -78,7 +78,7 @@ describe("answering a moving list", () => {
 
     // The answer reached the agent (after its task), which went to work: no longer blocked
     await until("the top row's answer handled", () => handled(shared.d, top).length === 2);
-    await topRow.locator(".badge", { hasText: "working" }).waitFor({ timeout: WAIT });
+    await until("the top row working", async () => (await apiRow(shared.d, top)).state === "working");
     await Promise.all(sent);
     expect(sent.length).toBe(1); // the second click fell on a disabled choice: nothing went
     expect(await replies(top)).toEqual(["y"]);
@@ -88,8 +88,12 @@ describe("answering a moving list", () => {
     }
     expect((await apiRow(shared.d, top)).asked).toBeGreaterThan(before.asked);
 
-    // It holds its place under the pointer, marked answered, its choices gone or disabled.
-    await topRow.locator(".answered-tag").waitFor();
+    // It holds its place under the pointer, marked answered, its choices gone or disabled; the
+    // second click selected nothing.
+    await topRow.locator(".badge", { hasText: "answered" }).waitFor();
+    await expect.poll(() => topRow.locator(".q-text, button.choice:enabled").count()).toBe(0);
+    expect(await topRow.getAttribute("class")).toContain("answered");
+    expect(await page.locator("li.row.selected").count()).toBe(0);
     expect(await rowAt(page, x, y)).toBe(top);
     expect(await page.locator("li.row").first().getAttribute("data-id")).toBe(top);
     await shot(page, "answered-held");
@@ -99,7 +103,8 @@ describe("answering a moving list", () => {
     await expect
       .poll(() => page.locator("li.row").first().getAttribute("data-id"), { timeout: WAIT })
       .not.toBe(top);
-    await expect.poll(() => topRow.locator(".answered-tag").count()).toBe(0);
+    await topRow.locator(".badge", { hasText: "working" }).waitFor({ timeout: WAIT });
+    expect(await topRow.getAttribute("class")).not.toContain("answered");
     expect(pageErrors(page)).toEqual([]);
   });
 

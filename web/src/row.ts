@@ -84,7 +84,8 @@ export class RowView implements ActionsHost, ChoicesHost {
     if (select && opts.dense && !ctx.readOnly())
       this.el.addEventListener("click", (ev) => {
         const target = ev.target as Element;
-        if (target.closest(OWN_CLICKS) || !window.getSelection()?.isCollapsed) return;
+        // A held answered row takes no click: one meant for its choices selects nothing either.
+        if (target.closest(OWN_CLICKS) || !window.getSelection()?.isCollapsed || this.answered) return;
         select(this.row.id, ev.shiftKey);
       });
     this.choices.sync(row);
@@ -282,10 +283,15 @@ export class RowView implements ActionsHost, ChoicesHost {
     this.renderActions();
   }
 
-  /** A held answered row's badge says so, after its state. */
+  /** A held answered row's badge says so: in its place on a line (its state in its title), else after it. */
   private markAnswered(): void {
     const badge = this.answered ? this.main.querySelector(".badge") : null;
-    badge?.append(h("span", { class: "answered-tag" }, " · answered"));
+    if (!badge) return;
+    if (!this.opts.dense) badge.append(h("span", { class: "answered-tag" }, " · answered"));
+    else {
+      badge.setAttribute("title", `answered (now ${badge.textContent})`);
+      badge.textContent = "answered";
+    }
   }
 
   private renderActions(): void {
