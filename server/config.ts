@@ -27,6 +27,11 @@ const Profile = Type.Object({
   blockedPattern: Type.Optional(
     Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }))]),
   ),
+  // A terminal agent's row is `your turn` only while one of these (regular expressions) matches its
+  // cursor's line before the cursor: its prompt (docs/terminals.md); absent, roost's defaults.
+  promptPattern: Type.Optional(
+    Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }))]),
+  ),
   // How long without output before the row says idle (and a follow-up reply is typed).
   quietMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 600000 })),
   // The tools the agent holds and asks about through the row before they run (pi's extension
@@ -217,13 +222,15 @@ export const conciergeProfile = (): Profile => ({
   description: "roost's concierge: pi, woken by digests of what the sessions did",
 });
 
+/** A pattern or patterns of roost.json's, as a list (it takes one or several). */
+const listOf = (v: string | string[] | undefined): string[] => (v === undefined ? [] : [v].flat());
+
 /** The patterns of a profile, as a list (roost.json takes one or several). */
-export const blockedPatterns = (p: Profile): string[] =>
-  p.blockedPattern === undefined
-    ? []
-    : Array.isArray(p.blockedPattern)
-      ? p.blockedPattern
-      : [p.blockedPattern];
+export const blockedPatterns = (p: Profile): string[] => listOf(p.blockedPattern);
+
+/** A profile's own prompt patterns; undefined: roost's defaults (core/terminals/prompts.ts). */
+export const promptPatterns = (p: Profile): string[] | undefined =>
+  p.promptPattern === undefined ? undefined : listOf(p.promptPattern);
 
 /** What `approve` may name: a tool (`bash`, `roost_send`), or `*` for every one. */
 const TOOL_NAME = /^(\*|[A-Za-z0-9_.-]{1,100})$/;
@@ -301,11 +308,16 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
         throw new ConfigError(
           `${file}: agentProfiles.${name}.approve[${i}]: ${JSON.stringify(tool)} is not a tool's name (letters, digits, _ . -; or * for every tool)`,
         );
-    for (const pattern of blockedPatterns(profile)) {
-      try {
-        new RegExp(pattern);
-      } catch (err) {
-        throw new ConfigError(`${file}: agentProfiles.${name}.blockedPattern: ${(err as Error).message}`);
+    for (const [key, patterns] of [
+      ["blockedPattern", blockedPatterns(profile)],
+      ["promptPattern", promptPatterns(profile) ?? []],
+    ] as const) {
+      for (const pattern of patterns) {
+        try {
+          new RegExp(pattern);
+        } catch (err) {
+          throw new ConfigError(`${file}: agentProfiles.${name}.${key}: ${(err as Error).message}`);
+        }
       }
     }
   }

@@ -177,8 +177,8 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
 
   /** The job's screen now, with all its output so far taken in. */
   async screen(jobId: string): Promise<ScreenState> {
-    const { lines, cursorY, wrapped, busy, at } = await this.request("screen", { jobId });
-    return { jobId, lines, cursorY, wrapped, busy, at };
+    const { lines, cursorY, cursorX, wrapped, busy, at } = await this.request("screen", { jobId });
+    return { jobId, lines, cursorY, cursorX, wrapped, busy, at };
   }
 
   /**

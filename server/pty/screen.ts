@@ -131,7 +131,7 @@ export class Screen {
   }
 
   /** The visible rows as text; read it inside whenParsed for an exact answer. */
-  text(): { lines: string[]; cursorY: number; wrapped: number[] } {
+  text(): { lines: string[]; cursorY: number; cursorX: number; wrapped: number[] } {
     const buf = this.term.buffer.active;
     const lines: string[] = [];
     const wrapped: number[] = [];
@@ -142,7 +142,7 @@ export class Screen {
       const continued = buf.getLine(buf.baseY + y + 1)?.isWrapped === true;
       lines.push(line?.translateToString(!continued) ?? "");
     }
-    return { lines, cursorY: buf.cursorY, wrapped };
+    return { lines, cursorY: buf.cursorY, cursorX: buf.cursorX, wrapped };
   }
 
   /** The screen (scrollback, modes and cursor too) as ANSI; read it inside whenParsed. */

@@ -82,6 +82,8 @@ export interface ScreenState {
   lines: string[];
   /** The cursor's row within `lines`. */
   cursorY: number;
+  /** The cursor's column (a prompt is read up to it). Absent from a host before it was said. */
+  cursorX?: number;
   /**
    * The rows (indexes in `lines`) that continue the row above: a line wider than the terminal,
    * wrapped. Absent from a host before it was said.

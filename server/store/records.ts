@@ -32,6 +32,8 @@ export interface Launch {
   messages?: boolean;
   /** Reading the row from the screen (absent on jobs made before it existed). */
   blockedPatterns?: string[];
+  /** Its profile's own prompt patterns (docs/terminals.md); absent: roost's defaults. */
+  promptPatterns?: string[];
   quietMs?: number;
   /** Run in roost's sandbox (core/jobs/sandbox.ts); absent for a job run as the user, unconfined. */
   sandbox?: SandboxLaunch;

@@ -126,3 +126,75 @@ describe("view: the one word, on every face", () => {
     expect(said.map((e: any) => e.text)).toEqual(["your turn: rests"]);
   });
 });
+
+/** The `deliver` events a session got, in order. */
+const deliveries = (s: Session) => s.c.events.filter((e) => e.event === "deliver" && e.id === s.id);
+
+describe("no false your turn", () => {
+  it("a parent resting while its child works is waiting on it, and your turn once it hands back or ends", async () => {
+    const parent = await session("planner", { state: "working", status: "busy" });
+    const a = (await parent.c.ok("spawn", { profile: "inert", task: "first half", name: "half-a" })).job.id;
+    const b = (await parent.c.ok("spawn", { profile: "inert", task: "second half", name: "half-b" })).job.id;
+    // "waiting for helpers": as example_agent.py says it, its status `waiting`.
+    await parent.c.ok("report", {
+      id: parent.id,
+      token: parent.token,
+      report: { state: "working", status: "waiting", summary: "waiting for helpers" },
+    });
+    const waiting = await untilRow(hub, parent.id, "waiting on both", (r) => r.view === "waiting");
+    expect(waiting.waitingOn).toEqual([a, b]);
+    expect(await viewsOf(parent.id, "waiting")).toEqual(same("waiting"));
+    expect((await json(["ls", "--state", "idle", "--json"], d.env)).rows.map((r: any) => r.id)).not.toContain(
+      parent.id,
+    );
+
+    // One hands back (done): the parent still waits on the other.
+    const token = await until(`${a}'s token`, async () => {
+      const r = await row(hub, a);
+      const env = r.pid ? procEnv(r.pid) : {};
+      return env.ROOST_JOB_ID === a ? env.ROOST_JOB_TOKEN : undefined;
+    });
+    const child = await d.client();
+    await child.ok("hello", { protocol: 1, agent: { name: "raw", version: "0" }, capabilities: ["replies"] });
+    await child.ok("report", { id: a, token, report: { state: "working", status: "busy" } });
+    await child.ok("handback", { text: "first half done" });
+    await untilRow(hub, parent.id, "waiting on the other", (r) => r.waitingOn.length === 1);
+    expect((await row(hub, parent.id)).waitingOn).toEqual([b]);
+    expect((await row(hub, parent.id)).view).toBe("waiting");
+
+    // The other ends (stopped): the parent's turn is the user's again.
+    await hub.ok("stop", { id: b });
+    const turn = await untilRow(hub, parent.id, "your turn", (r) => r.view === "your turn");
+    expect(turn.waitingOn).toEqual([]);
+    expect(await viewsOf(parent.id, "your turn")).toEqual(same("your turn"));
+  });
+
+  it("a protocol agent that has not begun is starting, and a watch {when: idle} on it waits for a rest after work", async () => {
+    const watcher = await session("watcher", { state: "working", status: "busy" });
+    const { job } = await watcher.c.ok("spawn", { profile: "inert", task: "look around", name: "newborn" });
+    // Before its first report (its screen read): starting, not your turn.
+    expect((await row(hub, job.id)).view).toBe("starting");
+    expect((await watcher.c.ok("watch", { id: job.id, when: "idle" })).fired).toBe(false);
+
+    const token = await until(`${job.id}'s token`, async () => {
+      const r = await row(hub, job.id);
+      const env = r.pid ? procEnv(r.pid) : {};
+      return env.ROOST_JOB_ID === job.id ? env.ROOST_JOB_TOKEN : undefined;
+    });
+    const agent = await d.client();
+    await agent.ok("hello", { protocol: 1, agent: { name: "raw", version: "0" }, capabilities: ["replies"] });
+    const say = (report: Record<string, unknown>) =>
+      agent.ok("report", { id: job.id, token, report: { summary: "newborn", ...report } });
+    // pi's first report: working, waiting, nothing done. Still starting; the watch holds.
+    await say({ state: "working", status: "waiting" });
+    expect(await viewsOf(job.id, "starting")).toEqual(same("starting"));
+    expect((await row(hub, job.id)).begun).toBe(false);
+    await say({ state: "working", status: "busy", summary: "reading" });
+    expect((await row(hub, job.id)).view).toBe("working");
+    await say({ state: "done", status: "idle", summary: "read it all" });
+    // The watch's first and only notice is the rest after the work.
+    const notice = await watcher.c.waitFor(() => deliveries(watcher)[0], "the watch's notice");
+    expect(notice.text).toContain(`${job.id} "newborn" is your turn: read it all (your watch: idle)`);
+    expect(deliveries(watcher)).toHaveLength(1);
+  });
+});

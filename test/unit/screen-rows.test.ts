@@ -3,6 +3,7 @@
  * screens written out by hand. test/terminals/terminals.test.ts holds them in real terminals.
  */
 import { describe, expect, it } from "vitest";
+import { DEFAULT_PROMPTS } from "../../server/core/terminals/prompts.js";
 import { compilePatterns, rowFromScreen } from "../../server/core/terminals/screen-rows.js";
 
 /** A screen whose cursor is on the last of `lines`. */
@@ -93,5 +94,50 @@ describe("a profile's own question", () => {
 
   it("is over once more than a few meaningful lines came after it", () => {
     expect(asked(row(["Apply? Press enter to accept", "one", "two", "three"], ["Press enter"]))).toBeNull();
+  });
+});
+
+describe("your turn: a prompt at the cursor (roost's default prompts)", () => {
+  const prompts = compilePatterns([...DEFAULT_PROMPTS]);
+  /** The status of a quiet screen whose cursor is at the end of its last line, `x` its column. */
+  const status = (lines: string[], x = lines.at(-1)!.length, wrapped?: number[]) =>
+    rowFromScreen(
+      { lines, cursorY: lines.length - 1, cursorX: x, busy: false, wrapped },
+      compilePatterns([]),
+      prompts,
+    ).status;
+
+  it("is idle at a shell's, Python's, Node's and the agent CLIs' prompts", () => {
+    // The host trims a row's trailing spaces: the cursor's column says where the prompt ends.
+    for (const [line, x] of [
+      ["user@host:~/src$", 17],
+      ["root@host:/# ", 13],
+      ["host%", 6],
+      ["~/src>", 7],
+      ["❯", 2],
+      [">>>", 4],
+      ["...", 4],
+      [">", 2],
+      ["│ >", 4],
+      ["architect>", 11],
+      ["›", 2],
+      [":", 1],
+      ["(END)", 5],
+    ] as const)
+      expect(status(["some output", line], x), line).toBe("idle");
+  });
+
+  it("is busy where no prompt is at the cursor: a program quiet at work, a line not yet a prompt", () => {
+    expect(status([">>> time.sleep(500)", ""])).toBe("busy");
+    expect(status(["$ sleep 100", ""])).toBe("busy");
+    expect(status(["progress: 50%"])).toBe("busy"); // no space after it: output, not a prompt
+    expect(status(["$ echo hi"], 2)).toBe("idle"); // the cursor after `$ `: typed text after it is not the prompt's
+    expect(status(["$ echo hi"], 9)).toBe("busy");
+  });
+
+  it("reads a wrapped line's prompt whole, and is as before when the host says no column", () => {
+    expect(status(["a very long prompt that wr", "aps$"], 5, [1])).toBe("idle");
+    const noColumn = rowFromScreen({ lines: ["", ""], cursorY: 1, busy: false }, [], prompts);
+    expect(noColumn.status).toBe("idle");
   });
 });

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type OpArgs, RoostError, type Row } from "../../../sdk/ts/protocol/index.js";
-import { blockedPatterns, jobCommand, type Profile, speaksProtocol } from "../../config.js";
+import { blockedPatterns, jobCommand, type Profile, promptPatterns, speaksProtocol } from "../../config.js";
 import { expandHome } from "../../paths.js";
 import { DEFAULT_QUIET_MS } from "../../pty/wire.js";
 import type { JobRecord, Launch, SandboxLaunch } from "../../store/records.js";
@@ -185,6 +185,7 @@ function launchOf(
     protocol: speaksProtocol(profile),
     messages: profile.messages === true,
     blockedPatterns: blockedPatterns(profile),
+    ...(profile.promptPattern !== undefined ? { promptPatterns: promptPatterns(profile) } : {}),
     quietMs: profile.quietMs ?? DEFAULT_QUIET_MS,
     ...(sandbox ? { sandbox } : {}),
   };

@@ -66,6 +66,8 @@ export interface LiveJob {
   quiet: Quiet | null;
   /** Its profile's `blockedPatterns`, compiled once it first shows a screen (screens.ts). */
   blockedPatterns: RegExp[] | null;
+  /** Its profile's prompt patterns (or roost's defaults), compiled likewise (screens.ts). */
+  promptPatterns: RegExp[] | null;
   /** Its terminal's own size: what it has with no viewer (viewers.ts). */
   ownSize: Size;
   /** The size last asked of the pty host for its terminal; null when not known (after a restart). */
@@ -102,6 +104,7 @@ const liveJob = (rec: JobRecord, pending: number, awaySince = Date.now()): LiveJ
   typing: new OneAtATime(),
   quiet: null,
   blockedPatterns: null,
+  promptPatterns: null,
   ownSize: START_SIZE,
   size: null,
   repliesInFlight: new Map(),

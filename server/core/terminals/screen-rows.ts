@@ -13,6 +13,8 @@ import { clip } from "../text.js";
 export interface ScreenView {
   lines: string[];
   cursorY: number;
+  /** The cursor's column; absent from a pty host of an older roost (then quiet is idle, as it was). */
+  cursorX?: number;
   busy: boolean;
   /** The rows (indexes in `lines`) that continue the row above: a line wider than the terminal. */
   wrapped?: number[];
@@ -50,8 +52,8 @@ export function compilePatterns(patterns: string[] | undefined): RegExp[] {
  * it, answered by Enter alone), or a meaningful line came after it (for a profile's patterns, more
  * than a few). A program that waits on a fresh empty line below its question still asks it.
  */
-export function rowFromScreen(view: ScreenView, patterns: RegExp[]): FullReport {
-  const { lines, cursorY } = logicalLines(view);
+export function rowFromScreen(view: ScreenView, patterns: RegExp[], prompts: RegExp[] = []): FullReport {
+  const { lines, cursorY, cursorX } = logicalLines(view);
   const at = Math.min(cursorY, lines.length - 1);
   const cursorLine = (lines[at] ?? "").trim();
   const asks = (line: string) => YES_NO.test(line) || patterns.some((p) => p.test(line));
@@ -87,7 +89,15 @@ export function rowFromScreen(view: ScreenView, patterns: RegExp[]): FullReport 
       choices: YES_NO.test(question) ? ["y", "n"] : null,
     };
   }
-  return { ...EMPTY_REPORT, state: "working", status: view.busy ? "busy" : "idle", summary };
+  // Idle (your turn) once quiet with a prompt at the cursor: a program quiet elsewhere is at work.
+  const idle = !view.busy && (cursorX === undefined || atPrompt(lines[at] ?? "", cursorX, prompts));
+  return { ...EMPTY_REPORT, state: "working", status: idle ? "idle" : "busy", summary };
+}
+
+/** A prompt shows at the cursor: the line up to the cursor (its spaces kept) matches one of `prompts`. */
+function atPrompt(line: string, cursorX: number, prompts: RegExp[]): boolean {
+  const before = line.padEnd(cursorX).slice(0, cursorX);
+  return prompts.some((p) => p.test(before));
 }
 
 /** The question the nearest lines ask, if any (`candidates`: the meaningful ones, nearest first). */
@@ -104,17 +114,23 @@ function answered(line: string): boolean {
   return !QUESTION_END.test(line.slice(end));
 }
 
-/** The screen's lines with each wrapped line whole again, and the cursor's among them. */
-function logicalLines(view: ScreenView): { lines: string[]; cursorY: number } {
+/**
+ * The screen's lines with each wrapped line whole again, and the cursor's among them: its line, and
+ * its column in that whole line (a row another continues keeps its trailing spaces, so lengths add).
+ */
+function logicalLines(view: ScreenView): { lines: string[]; cursorY: number; cursorX?: number } {
   if (!view.wrapped?.length) return view;
   const continues = new Set(view.wrapped);
   const lines: string[] = [];
   let cursorY = 0;
+  let cursorX = view.cursorX;
   for (let y = 0; y < view.lines.length; y++) {
     const line = view.lines[y] ?? "";
-    if (continues.has(y) && lines.length > 0) lines[lines.length - 1] += line;
+    const joined = continues.has(y) && lines.length > 0;
+    if (y === view.cursorY && joined && cursorX !== undefined) cursorX += lines[lines.length - 1]!.length;
+    if (joined) lines[lines.length - 1] += line;
     else lines.push(line);
     if (y === view.cursorY) cursorY = lines.length - 1;
   }
-  return { lines, cursorY };
+  return { lines, cursorY, cursorX };
 }

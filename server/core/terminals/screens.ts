@@ -4,6 +4,7 @@
  */
 import type { Core } from "../core.js";
 import { isEnded, screenSaid, setReport } from "../jobs/index.js";
+import { DEFAULT_PROMPTS } from "./prompts.js";
 import { compilePatterns, rowFromScreen, type ScreenView } from "./screen-rows.js";
 
 export function onScreen(core: Core, state: ScreenView & { jobId: string }): void {
@@ -11,7 +12,9 @@ export function onScreen(core: Core, state: ScreenView & { jobId: string }): voi
   if (!job || isEnded(job)) return;
   if (job.rec.kind === "terminal") {
     job.blockedPatterns ??= compilePatterns(job.rec.launch.blockedPatterns); // once per job
-    setReport(core, job, rowFromScreen(state, job.blockedPatterns)); // a screen that says the same changes nothing
+    job.promptPatterns ??= compilePatterns(job.rec.launch.promptPatterns ?? [...DEFAULT_PROMPTS]);
+    // A screen that says the same changes nothing.
+    setReport(core, job, rowFromScreen(state, job.blockedPatterns, job.promptPatterns));
   }
   if (!job.rec.launch.protocol) screenSaid(core, job, state);
 }
