@@ -46,10 +46,11 @@ export const branches = (dir: string) =>
 
 /**
  * A terminal job that runs its task (`argv`) as a shell snippet in its directory, then prints
- * "finished" and waits: its row says "your turn" once its screen is quiet.
+ * "finished" and a prompt, and waits: its row says "your turn" once its screen is quiet (at a
+ * prompt: a program quiet without one is at work, docs/terminals.md).
  */
 export const editorProfile = (extra: Record<string, unknown> = {}) => ({
-  command: ["sh", "-c", 'sh -c "$1"; echo finished; exec sleep 600', "editor"],
+  command: ["sh", "-c", 'sh -c "$1"; echo finished; printf "editor> "; exec sleep 600', "editor"],
   task: "argv",
   quietMs: 300,
   ...extra,
