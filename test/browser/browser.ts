@@ -54,10 +54,12 @@ export async function openHub(browser: Browser, d: TestDaemon, opts: HubOptions 
     colorScheme: opts.dark ? "dark" : "light",
   });
   context.setDefaultTimeout(WAIT);
-  if (opts.prefs)
-    await context.addInitScript(
-      `if (!localStorage.getItem("roost.prefs")) localStorage.setItem("roost.prefs", ${JSON.stringify(JSON.stringify(opts.prefs))});`,
-    );
+  // The preview pane (on by default on a wide screen) only where a test asks for it: a second
+  // drawing of the row focused would make the tests' locators of a row ambiguous.
+  const prefs = { preview: false, ...opts.prefs };
+  await context.addInitScript(
+    `if (!localStorage.getItem("roost.prefs")) localStorage.setItem("roost.prefs", ${JSON.stringify(JSON.stringify(prefs))});`,
+  );
   if (opts.notify) await context.addInitScript(RECORD_NOTIFICATIONS);
   const page = await context.newPage();
   const errors: string[] = [];

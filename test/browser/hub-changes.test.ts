@@ -68,7 +68,9 @@ describe("a job's Changes in the hub", () => {
     expect((await branch.innerText()).replace(/\s+/g, " ").trim()).toBe(`⎇ roost/${id} +2 −1`);
     await shot(page, "changes-row");
     // The dense line says it too, the branch in its title.
-    await page.evaluate(() => localStorage.setItem("roost.prefs", JSON.stringify({ density: "dense" })));
+    await page.evaluate(() =>
+      localStorage.setItem("roost.prefs", JSON.stringify({ density: "dense", preview: false })),
+    );
     await page.reload();
     const profile = page.locator(`li.row[data-id="${id}"] .cell-profile`);
     await profile.waitFor();

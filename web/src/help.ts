@@ -3,7 +3,7 @@ import { h } from "./dom.js";
 
 const SHORTCUTS: [string, string][] = [
   ["j / k, ↓ / ↑", "next / previous job"],
-  ["Enter", "open the focused job"],
+  ["Enter", "answer the focused job in the preview (a wide screen), else open it"],
   ["→ / ←", "show the jobs under the focused one, or hide them (then: to its parent)"],
   ["/", "filter the jobs (Esc clears)"],
   ["x", "select the focused job, or clear it (shift-click: a range)"],

@@ -15,6 +15,8 @@ export interface Prefs {
   folded: string[];
   /** The directories dispatched to from this browser, the latest first (dispatch-where.ts). */
   dirs: string[];
+  /** The preview pane beside the jobs, on a wide screen (preview-pane.ts). */
+  preview: boolean;
 }
 
 const DEFAULTS: Prefs = {
@@ -23,6 +25,7 @@ const DEFAULTS: Prefs = {
   notify: { need: true, turn: false, done: false },
   folded: [],
   dirs: [],
+  preview: true,
 };
 
 /** How many folded parents are kept: ids of jobs long gone drop out, the oldest first. */
@@ -45,6 +48,7 @@ function load(): Prefs {
     notify: { ...DEFAULTS.notify, ...(typeof saved.notify === "object" ? saved.notify : {}) },
     folded: Array.isArray(saved.folded) ? saved.folded.filter((id) => typeof id === "string") : [],
     dirs: Array.isArray(saved.dirs) ? saved.dirs.filter((d) => typeof d === "string") : [],
+    preview: saved.preview !== false,
   };
 }
 
@@ -60,8 +64,12 @@ export function setFolded(id: string, fold: boolean): Prefs {
   return setPrefs({ folded: folded.slice(-FOLDED_KEPT) });
 }
 
+/** Said on `window` when a choice changes, for the parts that follow one (the preview pane). */
+export const PREFS_EVENT = "roost:prefs";
+
 export function setPrefs(change: Partial<Prefs>): Prefs {
   current = { ...prefs(), ...change };
+  window.dispatchEvent(new Event(PREFS_EVENT));
   try {
     localStorage.setItem(KEY, JSON.stringify(current));
   } catch {

@@ -1,4 +1,4 @@
-/** The jobs view's note when there are no jobs: a way to dispatch one, for who may. */
+/** The jobs view's notes: no jobs (a way to dispatch one, for who may), or none the filter shows. */
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
 
@@ -20,5 +20,15 @@ function dispatchHint(ctx: Ctx): HTMLElement {
     " or press ",
     h("kbd", null, "d"),
     ".",
+  );
+}
+
+/** What the view shows when the filter hides every job: a way to clear it. */
+export function noneMatchNote(clear: () => void): HTMLElement {
+  return h(
+    "div",
+    { class: "empty none-match" },
+    h("p", null, "No job matches the filter."),
+    h("p", null, h("button", { type: "button", onclick: clear }, "Clear filter")),
   );
 }

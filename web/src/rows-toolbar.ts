@@ -3,9 +3,10 @@
  * profile), the order (what needs you first, or yours) and the layout (dense or roomy), and how
  * many rows the filter shows.
  */
+import type { Profile, Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
 import { counted, h } from "./dom.js";
-import { type Prefs, prefs } from "./prefs.js";
+import { type Prefs, prefs, setPrefs } from "./prefs.js";
 import { isFiltered, LOCAL_DAEMON, NO_FILTER, STATE_CHOICES } from "./triage.js";
 
 export interface ToolbarHost {
@@ -30,6 +31,13 @@ export interface Counts {
   remotes: { name: string; reachable: boolean }[];
 }
 
+/** The profile filter's choices: those of the rows and the daemon's, by name. */
+export function profileChoices(all: Row[], profiles: readonly Profile[]): string[] {
+  const names = new Set(all.map((r) => r.profile));
+  for (const p of profiles) names.add(p.name);
+  return [...names].sort();
+}
+
 const labelled = (label: string, control: HTMLElement) =>
   h("label", { class: "tool" }, h("span", { class: "tool-label" }, label), control);
 
@@ -45,6 +53,7 @@ export class RowsToolbar {
   private readonly order: HTMLSelectElement;
   private readonly density: HTMLButtonElement[];
   private readonly reset: HTMLButtonElement;
+  private readonly previewBtn: HTMLButtonElement;
   private readonly count = h("span", { class: "count muted" });
   private profilesShown = "";
 
@@ -117,6 +126,20 @@ export class RowsToolbar {
         d === "dense" ? "Dense" : "Roomy",
       ),
     );
+    this.previewBtn = h(
+      "button",
+      {
+        type: "button",
+        class: "seg preview-toggle",
+        "aria-pressed": String(prefs().preview),
+        title: "The row the keyboard is on, beside the list (a wide screen)",
+        onclick: () => {
+          const { preview } = setPrefs({ preview: !prefs().preview });
+          this.previewBtn.setAttribute("aria-pressed", String(preview));
+        },
+      },
+      "Preview",
+    );
     this.reset = h(
       "button",
       { type: "button", class: "ghost small", onclick: () => this.clearFilter() },
@@ -135,6 +158,7 @@ export class RowsToolbar {
       h("span", { class: "spacer" }),
       labelled("Sort", this.order),
       h("span", { class: "segs", role: "group", "aria-label": "Layout" }, this.density),
+      this.previewBtn,
     );
   }
 
@@ -163,6 +187,7 @@ export class RowsToolbar {
     for (const b of this.density)
       b.setAttribute("aria-pressed", String(b.textContent?.toLowerCase() === prefs().density));
     this.order.value = prefs().order;
+    this.previewBtn.setAttribute("aria-pressed", String(prefs().preview));
   }
 
   /** The daemon filter, shown once there are remotes: this daemon, then each remote (one not answering says so). */

@@ -12,12 +12,13 @@ import { BulkBar } from "./bulk.js";
 import type { Ctx } from "./ctx.js";
 import { h, reconcile } from "./dom.js";
 import { type Prefs, prefs, setFolded, setPrefs } from "./prefs.js";
+import { PreviewPane } from "./preview-pane.js";
 import { RowView } from "./row.js";
 import { RowDrag } from "./row-drag.js";
-import { emptyNote } from "./rows-empty.js";
+import { emptyNote, noneMatchNote } from "./rows-empty.js";
 import { type Laid, RowsHold } from "./rows-hold.js";
 import { movedBy, orderWith, siblingOf } from "./rows-order.js";
-import { RowsToolbar } from "./rows-toolbar.js";
+import { profileChoices, RowsToolbar } from "./rows-toolbar.js";
 import { Selection } from "./selection.js";
 import { isFiltered, matcher } from "./triage.js";
 import type { View } from "./view.js";
@@ -36,6 +37,7 @@ class RowsView implements View {
   private readonly list = h("ol", { class: "rows", "aria-label": "Jobs" });
   private readonly empty: HTMLElement;
   private readonly noneMatch: HTMLElement;
+  private readonly preview: PreviewPane;
   private readonly toolbar: RowsToolbar;
   private readonly bar: BulkBar;
   private readonly selection: Selection;
@@ -74,22 +76,15 @@ class RowsView implements View {
       selected: () => this.shown.filter((r) => this.selection.has(r.id)),
       clear: () => this.selection.all([], false),
     });
-    this.noneMatch = h(
-      "div",
-      { class: "empty none-match" },
-      h("p", null, "No job matches the filter."),
-      h(
-        "p",
-        null,
-        h("button", { type: "button", onclick: () => this.toolbar.clearFilter() }, "Clear filter"),
-      ),
-    );
+    this.noneMatch = noneMatchNote(() => this.toolbar.clearFilter());
+    this.preview = new PreviewPane(ctx, this.list);
     this.el = h("section", { class: "view rows-view", "aria-labelledby": "rows-title" }, [
       h("h1", { id: "rows-title", class: "sr-only" }, "Jobs"),
       this.toolbar.el,
       this.list,
       this.noneMatch,
       this.empty,
+      this.preview.el,
       ctx.readOnly() ? null : this.bar.el,
     ]);
     this.arrangeFor();
@@ -100,6 +95,13 @@ class RowsView implements View {
   dispose(): void {
     this.disposed = true;
     for (const off of this.offs) off();
+    this.preview.dispose();
+  }
+
+  /** Enter on a row: answered in the preview pane, where there is one (preview-pane.ts). */
+  enter(): boolean {
+    const cur = this.current();
+    return !!cur && this.preview.answer(cur.row.id);
   }
 
   current(): RowView | null {
@@ -247,7 +249,7 @@ class RowsView implements View {
       matched: matched.length,
       shown: shown.length,
       selected,
-      profiles: this.profiles(all),
+      profiles: profileChoices(all, this.ctx.profiles),
       remotes: [...this.ctx.live.remotes.values()],
     });
     this.toolbar.el.hidden = all.length === 0 && !isFiltered(filter);
@@ -314,13 +316,6 @@ class RowsView implements View {
     const text = `${state} · ${count}`;
     if (head.textContent !== text) head.textContent = text;
     return head;
-  }
-
-  /** The profile filter's choices: those of the rows and the daemon's, by name. */
-  private profiles(all: Row[]): string[] {
-    const names = new Set(all.map((r) => r.profile));
-    for (const p of this.ctx.profiles) names.add(p.name);
-    return [...names].sort();
   }
 
   /** A new row's view, with its grip and its focus remembered. */

@@ -51,7 +51,8 @@ export function bindShortcuts(ctx: Ctx, view: () => View | null): void {
         break;
       case "Enter":
         if (!(ev.target instanceof HTMLLIElement) || !cur) return;
-        location.hash = `#/jobs/${cur.row.id}`;
+        // With the preview pane (a wide screen), Enter answers there; else the job's page.
+        if (!view()?.enter?.()) location.hash = `#/jobs/${cur.row.id}`;
         break;
       case "r":
         // Only where there is a Reply: a running job's, for who may act.

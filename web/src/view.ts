@@ -14,6 +14,8 @@ export interface View {
   fold?(open: boolean): void;
   /** /: the filter's text field. */
   focusSearch?(): void;
+  /** Enter on a row: handled here (the preview pane's answer), or false: the job's page opens. */
+  enter?(): boolean;
   /** Esc: clears the selection; false when there was none. */
   clearSelection?(): boolean;
 }
