@@ -198,3 +198,20 @@ describe("no false your turn", () => {
     expect(deliveries(watcher)).toHaveLength(1);
   });
 });
+
+describe("after a daemon restart", () => {
+  it("a parent that said it waits for its helpers is still waiting on them, not starting", async () => {
+    const parent = await session("keeper", { state: "working", status: "busy" });
+    const { job } = await parent.c.ok("spawn", { profile: "inert", task: "keep at it", name: "kept" });
+    await parent.c.ok("report", {
+      id: parent.id,
+      token: parent.token,
+      report: { state: "working", status: "waiting", summary: "waiting for helper" },
+    });
+    await untilRow(hub, parent.id, "waiting", (r) => r.view === "waiting");
+    await d.restart();
+    hub = await d.client();
+    const after = await row(hub, parent.id);
+    expect(after).toMatchObject({ view: "waiting", waitingOn: [job.id], begun: true });
+  });
+});

@@ -145,7 +145,11 @@ export class Registry {
       this.jobs.set(rec.id, job);
       this.children.add(job);
     }
-    for (const job of this.jobs.values()) job.waitingOn = this.children.atWork(job.rec.id);
+    for (const job of this.jobs.values()) {
+      job.waitingOn = this.children.atWork(job.rec.id);
+      // A session that spawned has begun, whatever its last report said ("waiting for helpers").
+      if (this.children.any(job.rec.id)) job.begun = true;
+    }
   }
 
   all(): LiveJob[] {

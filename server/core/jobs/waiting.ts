@@ -59,6 +59,11 @@ export class Children {
     if (set.size === 0) this.byParent.delete(parent!);
   }
 
+  /** The job has children, at work or not. */
+  any(parentId: string): boolean {
+    return this.byParent.has(parentId);
+  }
+
   /** The ids of the job's children at work: running (or starting), and not handed back. */
   atWork(parentId: string): string[] {
     const ids: string[] = [];
