@@ -48,5 +48,16 @@ export default defineConfig({
     target: "es2022",
     sourcemap: false,
     chunkSizeWarningLimit: 1000,
+    // The service worker (src/sw.ts) is an entry of its own, `sw.js` beside index.html, so that
+    // its scope is the hub's and its name stays the same from one build to the next.
+    rollupOptions: {
+      input: {
+        index: path.resolve(import.meta.dirname, "index.html"),
+        sw: path.resolve(import.meta.dirname, "src/sw.ts"),
+      },
+      output: {
+        entryFileNames: (chunk) => (chunk.name === "sw" ? "sw.js" : "assets/[name]-[hash].js"),
+      },
+    },
   },
 });

@@ -8,6 +8,7 @@ import type { ViewState } from "../../sdk/ts/protocol/row-state.js";
 import type { Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
 import type { Live } from "./live.js";
+import { showNote } from "./notify.js";
 import { type Prefs, prefs } from "./prefs.js";
 import { displayName, needsYou, viewState } from "./row-words.js";
 
@@ -86,14 +87,9 @@ function notify(row: Row | "concierge", title: string, body: string, hash?: stri
   if (!canNotify() || Notification.permission !== "granted") return;
   if (document.visibilityState === "visible" && document.hasFocus()) return; // the page says it already
   const id = row === "concierge" ? row : row.id;
-  try {
-    const n = new Notification(title, { body, tag: `roost-${id}` });
-    n.onclick = () => {
-      window.focus();
-      location.hash = hash ?? `#/jobs/${id}`;
-      n.close();
-    };
-  } catch {
-    // some browsers only notify from a service worker
-  }
+  // A blocked row's through the service worker, its choices as actions (notify.ts).
+  void showNote(row === "concierge" ? null : row, title, body, `roost-${id}`, () => {
+    window.focus();
+    location.hash = hash ?? `#/jobs/${id}`;
+  });
 }

@@ -12,6 +12,7 @@ import { tickTimes } from "./dom.js";
 import { showFavicon } from "./favicon.js";
 import { buildFrame } from "./frame.js";
 import { Live } from "./live.js";
+import { registerWorker } from "./notify.js";
 import { Router } from "./router.js";
 import { bindShortcuts } from "./shortcuts.js";
 import { Triage } from "./triage.js";
@@ -43,6 +44,7 @@ async function loadWho(): Promise<void> {
     return;
   }
   if (!ctx.who.readOnly) {
+    registerWorker(); // its notifications answer: a page that may act
     try {
       ctx.profiles = (await get<{ profiles: Profile[] }>("profiles")).profiles;
     } catch {
