@@ -198,11 +198,13 @@ describe("messages between sessions", () => {
     expect(await messages(left.id).locator(`a[href="#/jobs/${left.id}"]`).count()).toBe(0);
     // Its watch not fired yet: on whom, for what, until when; the other job a link.
     const watching = page.getByRole("list", { name: "Its watches" });
-    // A watch lasts 12 h: "12 h" in its first second, "11 h" after (whole hours, rounded down).
+    // A watch lasts 12 h: "12 h" in its first second, "11 h 59 m" after (its minutes said too).
     await expect
       .poll(() => watching.locator("li").allTextContents(), { timeout: WAIT })
       .toEqual([
-        expect.stringMatching(new RegExp(`^right \\(${right.id}\\) has ended · expires in 1[12] h$`)),
+        expect.stringMatching(
+          new RegExp(`^right \\(${right.id}\\) has ended · expires in 1[12] h( \\d+ m)?$`),
+        ),
       ]);
     expect(await watching.locator(`a[href="#/jobs/${right.id}"]`).count()).toBe(1);
     await page.getByRole("heading", { name: /^Watching/ }).scrollIntoViewIfNeeded();
