@@ -41,6 +41,30 @@ const rowAt = (page: Page, x: number, y: number) =>
     [x, y],
   );
 
+/** The page's pushes, held back on demand while the test changes a row (as a slow network would). */
+async function holdPushes(page: Page): Promise<{ hold(): void; release(): void }> {
+  let holding = false;
+  const held: (string | Buffer)[] = [];
+  let client: WebSocketRoute | null = null;
+  await page.routeWebSocket(/\/api\/subscribe/, (ws) => {
+    client = ws;
+    const server = ws.connectToServer();
+    server.onMessage((m) => {
+      if (holding) held.push(m);
+      else ws.send(m);
+    });
+  });
+  return {
+    hold: () => {
+      holding = true;
+    },
+    release: () => {
+      holding = false;
+      for (const m of held.splice(0)) (client as WebSocketRoute | null)?.send(m);
+    },
+  };
+}
+
 describe("answering a moving list", () => {
   const ids: string[] = [];
   beforeAll(async () => {
@@ -111,24 +135,13 @@ describe("answering a moving list", () => {
   it("a question changed between the draw and the click: refused, said on the row, nothing sent, drawn again", async () => {
     const id = await blockedJob("release", "Release to staging?", ["go", "wait"]);
     const { page } = await openPage(shared.d);
-    // The page's pushes, held back while the test changes the question (as a slow network would).
-    let holding = false;
-    const held: (string | Buffer)[] = [];
-    let client: WebSocketRoute | null = null;
-    await page.routeWebSocket(/\/api\/subscribe/, (ws) => {
-      client = ws;
-      const server = ws.connectToServer();
-      server.onMessage((m) => {
-        if (holding) held.push(m);
-        else ws.send(m);
-      });
-    });
+    const pushes = await holdPushes(page);
     await page.reload();
     const row = page.locator(`li.row[data-id="${id}"]`);
     await row.getByText("Release to staging?").waitFor({ timeout: WAIT });
     const drawn = (await apiRow(shared.d, id)).asked;
 
-    holding = true;
+    pushes.hold();
     await apiPost(shared.d, "reply", { id, text: "block Release to production?|go,wait" });
     await until(
       `${id} asks of production`,
@@ -145,14 +158,44 @@ describe("answering a moving list", () => {
     expect((await apiRow(shared.d, id)).asked).toBeGreaterThan(drawn);
 
     // The pushes arrive: the row is drawn with the new question, and its choice answers that.
-    holding = false;
-    for (const m of held.splice(0)) (client as WebSocketRoute | null)?.send(m);
+    pushes.release();
     await row.getByText("Release to production?").waitFor({ timeout: WAIT });
     await shot(page, "answer-conflict");
     await page.mouse.move(5, 5);
     await row.getByRole("button", { name: /go/ }).click();
     await until("the answer to production", async () => (await replies(id)).length === 2);
     expect(await replies(id)).toEqual(["block Release to production?|go,wait", "go"]);
+    expect(pageErrors(page)).toEqual([]);
+  });
+
+  it("the reply box: a message begun for one question, sent after the row asks another, is refused and said; sent again, it goes", async () => {
+    const id = await blockedJob("notes", "Keep the old notes?", ["y", "n"]);
+    const { page } = await openPage(shared.d);
+    const pushes = await holdPushes(page);
+    await page.reload();
+    const row = page.locator(`li.row[data-id="${id}"]`);
+    await row.getByText("Keep the old notes?").waitFor({ timeout: WAIT });
+    await row.focus();
+    await page.keyboard.press("r");
+    const box = row.getByRole("textbox", { name: "Reply to notes" });
+    await box.fill("keep them, and tag them old");
+
+    pushes.hold();
+    await apiPost(shared.d, "reply", { id, text: "block Delete the new notes?|y,n" });
+    await until(
+      `${id} asks of the new notes`,
+      async () => (await apiRow(shared.d, id)).question === "Delete the new notes?",
+    );
+    await box.press("Enter");
+    await row.getByText(`${id} now asks something else`).waitFor();
+    expect(await replies(id)).toEqual(["block Delete the new notes?|y,n"]);
+    expect(await box.inputValue()).toBe("keep them, and tag them old"); // kept, to send again
+
+    pushes.release();
+    await row.getByText("Delete the new notes?").waitFor({ timeout: WAIT });
+    await box.press("Enter");
+    await until("the reply sent", async () => (await replies(id)).length === 2);
+    expect(await replies(id)).toEqual(["block Delete the new notes?|y,n", "keep them, and tag them old"]);
     expect(pageErrors(page)).toEqual([]);
   });
 });

@@ -325,6 +325,30 @@ describe("concierge-reply", () => {
     );
   });
 
+  it("with ifAsked (the asked its digest showed): a question changed since is refused conflict, nothing sent; suggest too", async () => {
+    const a = await sess("asker");
+    await blockedOn(a, "Run the migration?", ["yes", "no"]);
+    const c = await conciergeOn(d, hub);
+    await hub.ok("concierge", { action: "answer", answer: "always" });
+    const read = (await row(hub, a.id)).asked;
+    await blockedOn(a, "And drop the old table?", ["yes", "no"]);
+    const now = (await row(hub, a.id)).asked;
+    expect(now).toBeGreaterThan(read);
+    expectError(
+      await c.c.request("concierge-suggest", { id: a.id, text: "yes", ifAsked: read }),
+      "conflict",
+      `${a.id} now asks something else`,
+    );
+    expectError(
+      await c.c.request("concierge-reply", { id: a.id, text: "yes", ifAsked: read }),
+      "conflict",
+      `${a.id} now asks something else`,
+    );
+    expect(await row(hub, a.id)).toMatchObject({ pending: 0, lastSeq: 0, suggested: null, asked: now });
+    const { answered } = await c.c.ok("concierge-reply", { id: a.id, text: "no", ifAsked: now });
+    expect(answered).toMatchObject({ question: "And drop the old table?", text: "no" });
+  });
+
   it("answers in the user's place: a reply by the concierge, taken once; the status's answered; undo steers the session to disregard it", async () => {
     const a = await sess("asker");
     await blockedOn(a, "Run the migration?", ["yes", "no"]);

@@ -92,10 +92,16 @@ describe("a program that asks (y/n)", () => {
     expect(blocked.waitingFor).toBe("question");
     const feed = (await c.ok("events", { id: job.id })).events;
     expect(feed.some((e: any) => e.kind === "state" && e.text === "blocked: Continue? (y/n)")).toBe(true);
-    await c.ok("reply", { id: job.id, text: "y" });
+    // The question read from its screen moved `asked`: an answer drawn before it is refused.
+    expect(blocked.asked).toBeGreaterThan(0);
+    expect((await c.request("reply", { id: job.id, text: "y", ifAsked: blocked.asked - 1 })).code).toBe(
+      "conflict",
+    );
+    await c.ok("reply", { id: job.id, text: "y", ifAsked: blocked.asked });
     const after = await untilRow(c, job.id, "going on", (r) => r.summary === "going on: step two");
     expect(after.state).toBe("working");
     expect(after.question).toBeNull();
+    expect(after.asked).toBeGreaterThan(blocked.asked + 1); // answered, then its question gone
   });
 
   it("a profile's own blockedPattern marks its question", async () => {
