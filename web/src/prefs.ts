@@ -7,8 +7,8 @@
 export interface Prefs {
   /** One line a row, the screen's width used; or the roomy cards, with their actions. */
   density: "dense" | "roomy";
-  /** What needs you first (then your order within a state); or your order alone. */
-  order: "state" | "mine";
+  /** What needs you first (then your order within a state); your order alone; or by repository. */
+  order: "state" | "mine" | "repo";
   /** What raises a notification: needs you (blocked, failed, a new question), your turn, done. */
   notify: { need: boolean; turn: boolean; done: boolean };
   /** The parents folded (their children hidden), by job id; the latest last. */
@@ -17,6 +17,8 @@ export interface Prefs {
   dirs: string[];
   /** The preview pane beside the jobs, on a wide screen (preview-pane.ts). */
   preview: boolean;
+  /** Ended rows (done, stopped) fold away this many minutes after they ended; 0: never (rows-tidy.ts). */
+  foldEnded: number;
 }
 
 const DEFAULTS: Prefs = {
@@ -26,6 +28,7 @@ const DEFAULTS: Prefs = {
   folded: [],
   dirs: [],
   preview: true,
+  foldEnded: 10,
 };
 
 /** How many folded parents are kept: ids of jobs long gone drop out, the oldest first. */
@@ -44,11 +47,13 @@ function load(): Prefs {
   }
   return {
     density: saved.density === "roomy" ? "roomy" : DEFAULTS.density,
-    order: saved.order === "mine" ? "mine" : DEFAULTS.order,
+    order: saved.order === "mine" || saved.order === "repo" ? saved.order : DEFAULTS.order,
     notify: { ...DEFAULTS.notify, ...(typeof saved.notify === "object" ? saved.notify : {}) },
     folded: Array.isArray(saved.folded) ? saved.folded.filter((id) => typeof id === "string") : [],
     dirs: Array.isArray(saved.dirs) ? saved.dirs.filter((d) => typeof d === "string") : [],
     preview: saved.preview !== false,
+    foldEnded:
+      typeof saved.foldEnded === "number" && saved.foldEnded >= 0 ? saved.foldEnded : DEFAULTS.foldEnded,
   };
 }
 

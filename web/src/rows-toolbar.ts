@@ -7,6 +7,7 @@ import type { Profile, Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
 import { counted, h } from "./dom.js";
 import { type Prefs, prefs, setPrefs } from "./prefs.js";
+import { ClearEnded } from "./rows-tidy.js";
 import { isFiltered, LOCAL_DAEMON, NO_FILTER, STATE_CHOICES } from "./triage.js";
 
 export interface ToolbarHost {
@@ -14,6 +15,8 @@ export interface ToolbarHost {
   selectAll(on: boolean): void;
   /** The order or the layout changed. */
   setLayout(change: Partial<Pick<Prefs, "density" | "order">>): void;
+  /** Draw the rows again (when ended rows fold changed). */
+  refresh(): void;
 }
 
 /**
@@ -38,6 +41,13 @@ export function profileChoices(all: Row[], profiles: readonly Profile[]): string
   return [...names].sort();
 }
 
+/** When ended rows fold away: [minutes, label]; 0 is never. */
+const FOLD_CHOICES: [number, string][] = [
+  [10, "ended: fold after 10 min"],
+  [60, "ended: fold after 1 h"],
+  [0, "ended: never fold"],
+];
+
 const labelled = (label: string, control: HTMLElement) =>
   h("label", { class: "tool" }, h("span", { class: "tool-label" }, label), control);
 
@@ -54,6 +64,8 @@ export class RowsToolbar {
   private readonly density: HTMLButtonElement[];
   private readonly reset: HTMLButtonElement;
   private readonly previewBtn: HTMLButtonElement;
+  private readonly foldEnded: HTMLSelectElement;
+  private readonly clearEnded: ClearEnded;
   private readonly count = h("span", { class: "count muted" });
   private profilesShown = "";
 
@@ -112,7 +124,23 @@ export class RowsToolbar {
       },
       h("option", { value: "state", selected: prefs().order === "state" }, "needs you first"),
       h("option", { value: "mine", selected: prefs().order === "mine" }, "your order"),
+      h("option", { value: "repo", selected: prefs().order === "repo" }, "by repository"),
     );
+    this.foldEnded = h(
+      "select",
+      {
+        class: "fold-ended",
+        title: "When ended jobs (done, stopped) fold away into one line",
+        onchange: () => {
+          setPrefs({ foldEnded: Number(this.foldEnded.value) });
+          host.refresh();
+        },
+      },
+      FOLD_CHOICES.map(([m, label]) =>
+        h("option", { value: String(m), selected: prefs().foldEnded === m }, label),
+      ),
+    );
+    this.clearEnded = new ClearEnded(() => ctx.live.sorted());
     this.density = (["dense", "roomy"] as const).map((d) =>
       h(
         "button",
@@ -156,6 +184,8 @@ export class RowsToolbar {
       this.reset,
       this.count,
       h("span", { class: "spacer" }),
+      ctx.readOnly() ? null : this.clearEnded.el,
+      labelled("Ended", this.foldEnded),
       labelled("Sort", this.order),
       h("span", { class: "segs", role: "group", "aria-label": "Layout" }, this.density),
       this.previewBtn,
@@ -187,6 +217,7 @@ export class RowsToolbar {
     for (const b of this.density)
       b.setAttribute("aria-pressed", String(b.textContent?.toLowerCase() === prefs().density));
     this.order.value = prefs().order;
+    this.clearEnded.update();
     this.previewBtn.setAttribute("aria-pressed", String(prefs().preview));
   }
 

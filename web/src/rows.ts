@@ -6,7 +6,7 @@
  * rows a draw, so 500 rows come in a few frames and stay smooth.
  */
 
-import { type Group, layTrees, type Placed } from "../../sdk/ts/protocol/tree.js";
+import type { Group, Placed } from "../../sdk/ts/protocol/tree.js";
 import { op, type Row } from "./api.js";
 import { BulkBar } from "./bulk.js";
 import type { Ctx } from "./ctx.js";
@@ -18,6 +18,7 @@ import { RowDrag } from "./row-drag.js";
 import { emptyNote, noneMatchNote } from "./rows-empty.js";
 import { type Laid, RowsHold } from "./rows-hold.js";
 import { movedBy, orderWith, siblingOf } from "./rows-order.js";
+import { laidOut, RowsTidy } from "./rows-tidy.js";
 import { profileChoices, RowsToolbar } from "./rows-toolbar.js";
 import { Selection } from "./selection.js";
 import { isFiltered, matcher } from "./triage.js";
@@ -38,6 +39,7 @@ class RowsView implements View {
   private readonly empty: HTMLElement;
   private readonly noneMatch: HTMLElement;
   private readonly preview: PreviewPane;
+  private readonly tidy = new RowsTidy(() => this.render());
   private readonly toolbar: RowsToolbar;
   private readonly bar: BulkBar;
   private readonly selection: Selection;
@@ -71,6 +73,7 @@ class RowsView implements View {
         );
       },
       setLayout: (change) => this.setLayout(change),
+      refresh: () => this.render(),
     });
     this.bar = new BulkBar(ctx, {
       selected: () => this.shown.filter((r) => this.selection.has(r.id)),
@@ -96,6 +99,7 @@ class RowsView implements View {
     this.disposed = true;
     for (const off of this.offs) off();
     this.preview.dispose();
+    this.tidy.dispose();
   }
 
   /** Enter on a row: answered in the preview pane, where there is one (preview-pane.ts). */
@@ -198,7 +202,7 @@ class RowsView implements View {
   private arrangeFor(): void {
     const { density, order } = this.layout;
     this.el.classList.toggle("dense", density === "dense");
-    this.list.classList.toggle("by-state", order === "state");
+    this.list.classList.toggle("by-state", order !== "mine");
     // Dragging is for your own order, on the cards (a line is too thin a target).
     this.drag =
       order === "mine" && density === "roomy" && !this.ctx.readOnly()
@@ -217,8 +221,9 @@ class RowsView implements View {
     const all = this.ctx.live.sorted();
     const filter = this.ctx.triage.filter;
     const matched = all.filter(matcher(filter));
+    const { kept, line } = this.tidy.fold(matched, filter); // ended rows folded away (rows-tidy.ts)
     const laid = this.hold.arrange(
-      layTrees(matched, this.ctx.live.rows, this.layout.order, new Set(prefs().folded)),
+      laidOut(kept, this.ctx.live.rows, this.layout.order, new Set(prefs().folded)),
     );
     const { placed, groups } = laid;
     this.laid = laid;
@@ -231,7 +236,7 @@ class RowsView implements View {
     );
     const active = document.activeElement as HTMLElement | null;
     const { want, drawn, pending } = this.elements(placed, groups);
-    reconcile(this.list, want);
+    reconcile(this.list, line ? [...want, line] : want);
     if (pending) this.queue();
     this.dropGone(all);
     // Moving an element takes the focus from it: it goes back where it was.
