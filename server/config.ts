@@ -7,6 +7,7 @@ import path from "node:path";
 import Type, { type Static } from "typebox";
 import { ANSWER_POLICIES, oneOf } from "../sdk/ts/protocol/index.js";
 import { readOwn, UnsafeHome } from "./home.js";
+import { hookProblem, NotifyHook } from "./notify-config.js";
 import { LOCAL_DAEMON, PI_EXTENSION } from "./paths.js";
 import { isSecretName, secretsIn } from "./secrets.js";
 import { compileCheck } from "./validate.js";
@@ -103,6 +104,8 @@ const ConfigSchema = Type.Object({
       leaseMs: Type.Optional(Type.Integer({ minimum: 1000, maximum: 3600000 })),
     }),
   ),
+  // Hooks that get a POST when a row needs the user, or a schedule does (docs/notify.md).
+  notify: Type.Optional(Type.Array(NotifyHook, { maxItems: 20 })),
 });
 /** `profiles`: a Map, so that a name from a request ("__proto__", "toString") finds only a profile. */
 export type Config = Static<typeof ConfigSchema> & {
@@ -257,6 +260,8 @@ export function secretsOf(config: Static<typeof ConfigSchema>): ConfigSecret[] {
       ...carried(`remotes[${i}].url`, r.url),
     ]),
     ...(config.board ? carried("board.url", config.board.url) : []),
+    // A hook's url is its credential (a Slack webhook's path, an ntfy topic): whole.
+    ...(config.notify ?? []).map((h, i) => ({ where: `notify[${i}].url`, value: h.url })),
     ...Object.entries(config.agentProfiles ?? {}).flatMap(([name, p]) => [
       ...p.command.flatMap((arg, i) => carried(`agentProfiles.${name}.command[${i}]`, arg)),
       ...Object.entries(p.env ?? {}).flatMap(([key, value]) => {
@@ -320,6 +325,10 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
         }
       }
     }
+  }
+  for (const [i, hook] of (config.notify ?? []).entries()) {
+    const problem = hookProblem(hook, i);
+    if (problem) throw new ConfigError(`${file}: ${problem}`);
   }
   const seen = new Set<string>();
   for (const [i, r] of (config.remotes ?? []).entries()) {

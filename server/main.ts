@@ -22,6 +22,7 @@ import { stop } from "./core/jobs/lifecycle.js";
 import { Registry } from "./core/jobs/registry.js";
 import { bwrapProgram } from "./core/jobs/sandbox.js";
 import { loadJobs, recordSetAside } from "./core/jobs/stored-jobs.js";
+import { Notify } from "./core/notify/notify.js";
 import { Foreground, foregroundGraceMs } from "./core/peers/foreground.js";
 import { sendItem } from "./core/peers/peer-items.js";
 import { PeerRules } from "./core/peers/peer-rules.js";
@@ -96,6 +97,12 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const jobSockets = new JobSockets(paths, (caller, op, args) => runOp(core, caller, op, args), {
     onClosed: (conn) => connectionClosed(core, conn.state),
   });
+  // roost.json's hooks: sent on as rows and schedules come to need the user, never waited for.
+  const notify = new Notify(config.notify ?? [], {
+    hubUrl: () => hubUrl,
+    feed,
+    redact: (t) => secrets.redact(t),
+  });
   const core: Core = {
     config,
     paths,
@@ -116,9 +123,11 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
         checkLaunch: (args) => checkLaunch(core, args),
         stop: (job, actor) => stop(core, job, actor),
         keeps: (profile) => config.profiles.get(profile)?.keep === true,
+        needsYou: (schedule) => notify.scheduleNeedsYou(schedule),
       },
       clock,
     ),
+    notify,
     peers: {
       rules: new PeerRules(
         store.peerItemsSince(new Date(Date.now() - LIMITS.duplicateMs).toISOString()),

@@ -19,6 +19,7 @@ import { log } from "./commands/log.js";
 import { ls } from "./commands/ls.js";
 import { mcp } from "./commands/mcp.js";
 import { merge } from "./commands/merge.js";
+import { notify } from "./commands/notify.js";
 import { pi } from "./commands/pi.js";
 import { profiles } from "./commands/profiles.js";
 import { remote } from "./commands/remote.js";
@@ -73,6 +74,7 @@ const COMMANDS: readonly Command[] = [
   mcp,
   events,
   schedule,
+  notify,
   open,
   token,
   remote,

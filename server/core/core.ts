@@ -9,6 +9,7 @@ import type { Clock } from "./clock.js";
 import type { Concierge } from "./concierge/index.js";
 import type { Feed } from "./feed.js";
 import type { Registry } from "./jobs/index.js";
+import type { Notify } from "./notify/index.js";
 import type { Foreground, PeerRules, Watches } from "./peers/index.js";
 import type { Pushes } from "./pushes.js";
 import type { Remotes } from "./remotes.js";
@@ -64,6 +65,8 @@ export interface Core {
   /** The one timer for every due thing, and the time by it (clock.ts). */
   clock: Clock;
   schedules: Schedules;
+  /** roost.json's notify hooks, told of each row that changes and each schedule that needs the user. */
+  notify: Notify;
   /** The peers' state: the message rules' memory, the watches, foreground pis' grace timers. */
   peers: { rules: PeerRules; watches: Watches; foreground: Foreground };
   /** The task board. */

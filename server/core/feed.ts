@@ -42,7 +42,9 @@ export type FeedKind =
   // the concierge's (core/concierge/concierge.ts): `why` what it said or did (`info`, `need`,
   // `answer`, `suggest`, `undo`, `on`, `off`) or what became of a standing order (`order`,
   // `order-kept`, `order-dropped`); `id` the session it is about, else the concierge's job
-  | "concierge";
+  | "concierge"
+  // a notify hook given up (core/notify/notify.ts): `id` "notify", the text naming the hook by its place
+  | "notify";
 
 export class Feed {
   /** Who learns of each entry as it is recorded, in the daemon (the concierge's digests). */

@@ -25,6 +25,7 @@ import { helloOp } from "./hello.js";
 import { inputOp } from "./input.js";
 import { listOp } from "./list.js";
 import { mergeOp } from "./merge.js";
+import { notifyTestOp } from "./notify-test.js";
 import { type OpOutcome, outcomeOfThrown } from "./outcome.js";
 import { peer_registerOp } from "./peer_register.js";
 import { peersOp } from "./peers.js";
@@ -127,6 +128,7 @@ const defs = [
   whoamiOp,
   tokenOp,
   remotesReloadOp,
+  notifyTestOp,
 ] as unknown as OpDef<OpName>[];
 
 // Every op of the schema set has its handler, and no handler is without its schema.

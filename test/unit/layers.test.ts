@@ -47,6 +47,7 @@ const BASE = [
   "server/detached.ts",
   "server/faces/ordered-answers.ts", // no imports: the pty host keeps its answers in order with it too
   "server/home.ts",
+  "server/notify-config.ts",
   "server/paths.ts",
   "server/secrets.ts",
   "server/stalls.ts",

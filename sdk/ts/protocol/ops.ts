@@ -24,6 +24,7 @@ import { hello } from "./ops/hello.js";
 import { input } from "./ops/input.js";
 import { list } from "./ops/list.js";
 import { merge } from "./ops/merge.js";
+import { notifyTest } from "./ops/notify-test.js";
 import { peer_register } from "./ops/peer_register.js";
 import { peers } from "./ops/peers.js";
 import { pending } from "./ops/pending.js";
@@ -100,6 +101,8 @@ export const OPS = {
   // -- HTTP tokens (http.md), and roost.json's remotes (fleet.md): on the unix socket only, the owner's --
   token,
   "remotes-reload": remotesReload,
+  // -- roost.json's notify hooks (notify.md): on the unix socket only, the owner's --
+  "notify-test": notifyTest,
   // -- a job's live terminal (`roost attach`; the hub's terminal view) --
   attach,
   detach,

@@ -86,6 +86,7 @@ export function ended(
     core.registry.changed(job, true);
     core.peers.watches.changed(core, rec.id);
     core.schedules.jobChanged(rec.id);
+    core.notify.rowChanged(() => core.registry.row(job));
     core.worktrees.changed(job);
     core.board.sessionEnded(rec.id, endedWhy(job, stopped));
     const text = stopped ? "stopped" : (reason ?? `exited with code ${code}`);

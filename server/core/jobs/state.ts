@@ -28,6 +28,7 @@ export function setReport(core: Core, job: LiveJob, next: FullReport): "content"
   else core.registry.noted(job, false);
   core.peers.watches.changed(core, job.rec.id);
   core.schedules.jobChanged(job.rec.id); // a scheduled run's job at rest ends its run
+  core.notify.rowChanged(() => core.registry.row(job));
   core.worktrees.changed(job);
   const stateChanged =
     previous?.state !== next.state || (next.state === "blocked" && previous?.question !== next.question);
