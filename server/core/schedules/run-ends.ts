@@ -5,8 +5,8 @@
  * (`your turn` again: its prompt is back); a protocol agent's once it says `done`; any job's once
  * it ends (exits, is stopped or removed). And the skips a schedule counts, and what it then says.
  */
-import { SCHEDULE_SKIPS_NEED, type ScheduleRun, viewState } from "../../../sdk/ts/protocol/index.js";
-import type { LiveJob } from "../jobs/index.js";
+import { SCHEDULE_SKIPS_NEED, type ScheduleRun } from "../../../sdk/ts/protocol/index.js";
+import { type LiveJob, viewOf } from "../jobs/index.js";
 
 /** A run's job, followed until its run is over. */
 export interface Following {
@@ -21,14 +21,6 @@ export type Over = { kind: "rest"; words: string } | { kind: "ended"; words: str
 
 /** A job starting its run: a task given as an argument is "typed" from the start. */
 export const following = (job: LiveJob): Following => ({ typed: job.pending === 0, worked: false });
-
-const viewOf = (job: LiveJob) =>
-  viewState({
-    life: job.rec.life,
-    exitCode: job.rec.exitCode,
-    state: job.rec.report?.state ?? "working",
-    status: job.rec.report?.status ?? null,
-  });
 
 /**
  * Whether the run of `job` (undefined: removed) is over now; `f` is brought up to date. The
