@@ -29,6 +29,8 @@ export class RowsHold {
   private frozen: Laid | null = null;
   private lastAnswer = 0;
   private timer: number | undefined;
+  /** A touch leaves `:hover` on what it tapped: for a finger, the settle alone ends the hold. */
+  private touch = false;
 
   /** `release`: the hold is over, draw the list as it is. */
   constructor(
@@ -36,6 +38,9 @@ export class RowsHold {
     private readonly release: () => void,
   ) {
     list.addEventListener("pointerleave", () => this.check());
+    list.addEventListener("pointerdown", (ev) => {
+      this.touch = ev.pointerType === "touch";
+    });
   }
 
   /** A row is being answered, in the layout drawn (`laid`). */
@@ -93,7 +98,7 @@ export class RowsHold {
   private check(): void {
     window.clearTimeout(this.timer);
     if (this.held.size === 0) return;
-    if (this.list.matches(":hover")) return; // pointerleave looks again
+    if (!this.touch && this.list.matches(":hover")) return; // pointerleave looks again
     const left = SETTLE_MS - (performance.now() - this.lastAnswer);
     if (left > 0) {
       this.timer = window.setTimeout(() => this.check(), left);
