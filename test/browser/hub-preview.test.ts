@@ -3,7 +3,8 @@
  * is on shows beside the list, live (a shell job's terminal; a protocol agent's question with its
  * choices and what it did); j / k move it; Enter answers there (a choice focused, Enter on it sends
  * it); Esc goes back to the row in the list, the list where it was, scrolled as it was; on a
- * narrower screen there is no pane and Enter opens the job's page. Screenshot: preview-pane.
+ * narrower screen there is no pane and Enter opens the job's page. Screenshots: preview-pane (a
+ * terminal), preview-pane-question (a protocol agent's question).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -68,6 +69,7 @@ describe("the preview pane", () => {
     await expect.poll(() => title(page)).toBe("asks first");
     await page.locator(".preview .choices button", { hasText: "yes" }).waitFor();
     await page.locator(".preview ol.feed li").first().waitFor(); // what it did
+    await shot(page, "preview-pane-question");
 
     // j again: the shell, its terminal live in the pane.
     await page.keyboard.press("j");
