@@ -2,6 +2,7 @@
  * The page's frame: the header (views, the task board's counts, jobs that need you, the
  * connection, read-only, Notify…, Dispatch, help), the banner that says the daemon is away or the login gone, and `main`.
  */
+
 import { canNotify, needYouCount, showCount } from "./attention.js";
 import { needWords } from "./board-state.js";
 import type { Ctx } from "./ctx.js";
@@ -10,6 +11,7 @@ import { showFavicon } from "./favicon.js";
 import { openHelp } from "./help.js";
 import type { Live } from "./live.js";
 import { openNotifySettings } from "./notify-settings.js";
+import { followScheduleNeeds } from "./schedule-needs.js";
 
 export type Nav = "jobs" | "events" | "board" | "schedules" | "concierge";
 
@@ -152,11 +154,13 @@ class PageFrame implements Frame {
   private readonly parts: HeaderParts;
   /** What on the board needs you, beside its tab ("1 blocked · 1 failed"), live from the `board` pushes. */
   private readonly boardCount = h("span", { class: "tab-count", hidden: true });
+  /** The schedules that need you (three skips in a row), beside their tab: schedule-needs.ts. */
+  private readonly scheduleCount = h("span", { class: "tab-count", hidden: true });
   private readonly navs = [
     h("a", { href: "#/", "data-nav": "jobs" }, "Jobs"),
     h("a", { href: "#/events", "data-nav": "events" }, "Events"),
     h("a", { href: "#/board", "data-nav": "board" }, "Board", this.boardCount),
-    h("a", { href: "#/schedules", "data-nav": "schedules" }, "Schedules"),
+    h("a", { href: "#/schedules", "data-nav": "schedules" }, "Schedules", this.scheduleCount),
     h("a", { href: "#/concierge", "data-nav": "concierge" }, "Concierge"),
   ];
   private readonly banner = h("div", { class: "banner", role: "alert", hidden: true });
@@ -165,6 +169,15 @@ class PageFrame implements Frame {
   constructor(private readonly ctx: Ctx) {
     this.parts = headerParts(ctx);
     ctx.triage.subscribe(this.render);
+    followScheduleNeeds(ctx, (n) => {
+      const words = n ? `${n} need${n === 1 ? "s" : ""} you` : "";
+      this.scheduleCount.hidden = !words;
+      this.scheduleCount.textContent = words;
+      this.scheduleCount.parentElement?.setAttribute(
+        "aria-label",
+        words ? `Schedules: ${words}` : "Schedules",
+      );
+    });
     const skipToMain = (ev: Event) => {
       ev.preventDefault();
       this.main.focus();

@@ -114,7 +114,9 @@ class SchedulesView implements View {
         h("h2", { id: `schedule-${s.id}-name`, class: "name" }, s.name),
         h("span", { class: "muted small" }, s.id),
         s.paused ? h("span", { class: "badge b-ended" }, "paused") : null,
+        s.needsYou ? h("span", { class: "badge b-failed needs-you" }, "needs you") : null,
       ),
+      s.needsYou ? h("p", { class: "needs-you-why" }, `Needs you: ${s.needsYou}`) : null,
       h("p", { class: "when" }, s.words),
       h("p", { class: "next" }, nextRun(s)),
       h(
@@ -187,6 +189,7 @@ class SchedulesView implements View {
             h("span", { class: `badge ${OUTCOME_TONES[r.outcome]}` }, r.outcome),
             r.job ? this.jobLink(r.job) : null,
             r.why ? h("span", { class: "why muted" }, r.why) : null,
+            r.ended ? h("span", { class: "why muted" }, `over: ${r.ended.how}`) : null,
           ),
         ),
     );
