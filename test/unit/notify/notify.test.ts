@@ -11,9 +11,22 @@ import { Notify } from "../../../server/core/notify/index.js";
 import { wants } from "../../../server/notify-config.js";
 
 let hits = 0;
+/** What `/ok` was sent; anything else is answered 503. */
+const taken: { path: string; body: any }[] = [];
 const server = http.createServer((req, res) => {
-  hits++;
-  req.resume().on("end", () => res.writeHead(503).end());
+  let raw = "";
+  req.setEncoding("utf8").on("data", (s: string) => {
+    raw += s;
+  });
+  req.on("end", () => {
+    if (req.url?.startsWith("/ok")) {
+      taken.push({ path: req.url, body: JSON.parse(raw) });
+      res.writeHead(200).end();
+    } else {
+      hits++;
+      res.writeHead(503).end();
+    }
+  });
 });
 let base = "";
 beforeAll(async () => {
@@ -53,6 +66,37 @@ describe("notify", () => {
       `notify[0] (json, ${new URL(base).host}): gave up on a blocked event after 3 attempts: answered 503 Service Unavailable`,
     );
     expect(said[0]).not.toContain("s3cret");
+  });
+
+  it("a schedule that needs you: its own event, with the schedule and a link to the Schedules page", async () => {
+    const notify = new Notify(
+      [
+        { url: `${base}/ok/json`, events: ["schedule"] },
+        { url: `${base}/ok/ntfy/topic`, format: "ntfy", events: ["blocked"] },
+        { url: `${base}/ok/slack`, format: "slack" },
+      ],
+      {
+        hubUrl: async () => "http://127.0.0.1:7777/",
+        feed: { record: () => ({}) as never },
+        redact: (t) => t,
+      },
+    );
+    const schedule = { id: "s2", name: "nightly", needsYou: "skipped 3 times: j13 still running" } as never;
+    notify.scheduleNeedsYou(schedule);
+    await expect.poll(() => taken.length, { timeout: 5000 }).toBe(2);
+    // The ntfy hook asks for blocked alone: a test sent after shows it had nothing before.
+    await notify.test();
+    expect(taken.filter((t) => t.path === "/ok/ntfy").map((t) => t.body.tags)).toEqual([["bell"]]);
+    const json = taken.find((t) => t.path === "/ok/json")!.body;
+    expect(json).toEqual({
+      event: "schedule-needs-you",
+      row: null,
+      schedule,
+      link: "http://127.0.0.1:7777/#/schedules",
+    });
+    expect(taken.find((t) => t.path === "/ok/slack")!.body.text).toBe(
+      'schedule s2 "nightly" needs you: skipped 3 times: j13 still running',
+    );
   });
 
   it("a hook's events: none listed is every one; a kind's word stands for its events; test always", () => {
