@@ -155,7 +155,7 @@ describe("notify hooks", () => {
     });
     await until("done on the ntfy hook", () => hooks.at("/ntfy").length === 2);
     expect(hooks.at("/ntfy")[1]!.body).toMatchObject({
-      title: `${agent.id} "deploy-3" is done`,
+      title: `${agent.id} "deploy-3" is your turn`,
       message: "deployed",
     });
     // The same state said again sends nothing; a new question sends again (and shows the first did not).

@@ -158,6 +158,7 @@ export function remove(core: Core, job: LiveJob, actor: Actor, options: RemoveOp
     core.store.deleteJob(job.rec.id);
     core.peers.watches.watcherRemoved(job.rec.id);
     core.registry.remove(job);
+    core.notify.forget(job.rec.id);
     await core.jobSockets.close(job.rec.id);
     fs.rmSync(jobDir(core.paths, job.rec.id), { recursive: true, force: true });
     const kept = wt && !options.deleteBranch ? ` (its branch ${wt.branch} kept)` : "";

@@ -69,6 +69,11 @@ export class Notify {
     void this.send({ event: event!, row: r, ...words }, `#/jobs/${encodeURIComponent(r.id)}`);
   }
 
+  /** A job was removed: its last event is forgotten (a row id is never used again). */
+  forget(id: string): void {
+    this.last.delete(id);
+  }
+
   /** A schedule came to need the user (schedules.ts says it once). */
   scheduleNeedsYou(s: Schedule): void {
     if (!this.active) return;

@@ -93,5 +93,7 @@ export function rowWords(event: NotifyEvent, row: Row): { title: string; message
     };
   }
   if (event === "failed") return { title: `${who} failed`, message: row.error ?? row.summary ?? "" };
-  return { title: `${who} is done`, message: row.summary ?? "" };
+  // An agent that said done and stays for more is shown `your turn`: the title says what the hub shows.
+  const word = row.view === "your turn" ? "is your turn" : "is done";
+  return { title: `${who} ${word}`, message: row.summary ?? "" };
 }
