@@ -59,6 +59,10 @@ describe("the preview pane", () => {
       await c.ok("dispatch", { profile: "quick", name: `quick ${i}`, task: "x", cwd: dir });
     await untilRow(c, asks.job.id, "blocked", (r) => r.state === "blocked");
 
+    // The shell's own size, before any browser shows it.
+    const own = await c.ok("attach", { id: shell.job.id });
+    await c.ok("detach", { id: shell.job.id });
+
     const { page } = await hub(d);
     const list = page.locator("ol.rows");
     await list.locator("li.row").nth(31).waitFor();
@@ -76,6 +80,13 @@ describe("the preview pane", () => {
     await expect.poll(() => title(page)).toBe("a shell");
     await page.locator(".preview .xterm-rows", { hasText: "preview-marker" }).waitFor();
     await shot(page, "preview-pane");
+    // A glance keeps the job's own size: the shell, asked through the pane, says it was not resized.
+    await page.locator(".preview .xterm-helper-textarea").focus();
+    await page.keyboard.type("stty size");
+    await page.keyboard.press("Enter");
+    await page.locator(".preview .xterm-rows", { hasText: `${own.rows} ${own.cols}` }).waitFor();
+    await page.keyboard.press("Control+BracketRight"); // out of the terminal
+    await page.keyboard.press("Escape"); // and back to the list
 
     // Far down the list, scrolled: Enter on an ended row (nothing to answer) and Esc keep it all.
     for (let i = 0; i < 25; i++) await page.keyboard.press("j");

@@ -141,7 +141,8 @@ export class PreviewPane {
       body.append(h("p", { class: "muted small" }, "Loading the terminal…"));
       void import("./terminal.js").then(({ TerminalView }) => {
         if (this.id !== row.id || this.disposed || !body.isConnected) return;
-        this.term = new TerminalView(row.id, this.ctx.readOnly());
+        // At the job's own size: a glance never resizes the job (its page does).
+        this.term = new TerminalView(row.id, this.ctx.readOnly(), false);
         body.replaceChildren(this.term.el);
       });
       return;

@@ -1,7 +1,9 @@
 /**
  * A job's live terminal (xterm.js over `/api/jobs/<id>/terminal`): the screen as it is, then its
  * output; keys typed into it go to the job; it is fitted to its box and the job's terminal resized
- * to match. A read-only viewer watches at the job's own size and sends nothing.
+ * to match. A read-only viewer watches at the job's own size and sends nothing; a glance (the
+ * preview pane) types but keeps the job's size, so that moving through forty rows never reflows
+ * forty agents' screens.
  */
 import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
@@ -32,6 +34,8 @@ export class TerminalView {
   constructor(
     private readonly id: string,
     private readonly readOnly: boolean,
+    /** Fit the job's terminal to this box (a job's page); false: watch at the job's own size. */
+    private readonly resizes = true,
   ) {
     this.box = h("div", { class: "term-box" });
     this.note = h("p", { class: "term-note", role: "status" });
@@ -135,16 +139,17 @@ export class TerminalView {
       return true;
     });
     if (this.readOnly) return;
+    term.onData((data) => this.send({ op: "input", args: { data } }));
+    if (!this.resizes) return;
     const fit = new FitAddon();
     this.fit = fit;
     term.loadAddon(fit);
-    term.onData((data) => this.send({ op: "input", args: { data } }));
     term.onResize(({ cols, rows }) => this.send({ op: "resize", args: { cols, rows } }));
     this.queueFit();
   }
 
   private queueFit(): void {
-    if (this.fitQueued || this.readOnly) return;
+    if (this.fitQueued || this.readOnly || !this.resizes) return;
     this.fitQueued = true;
     requestAnimationFrame(() => {
       this.fitQueued = false;
