@@ -139,7 +139,7 @@ export class RemoteChecks {
     }
     const check = this.results[op];
     if (!check) return { ok: false, why: `it answered ${op}, which is not sent on to it` };
-    const checked = check(body.result);
+    const checked = check(withViews(body.result));
     if (!checked.ok) return { ok: false, why: `its answer to ${op}: ${checked.message}` };
     const result = checked.value as { rows?: unknown; job?: unknown };
     const rows = [...(Array.isArray(result.rows) ? result.rows : []), ...(result.job ? [result.job] : [])];
@@ -221,6 +221,15 @@ export const theirWords = (v: unknown): string =>
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A relayed op's result with its rows (`list`'s, `respawn`'s `job`) given their `view` as a pushed row's is. */
+function withViews(result: unknown): unknown {
+  if (!isRecord(result)) return result;
+  const out = { ...result };
+  if (Array.isArray(out.rows)) out.rows = out.rows.map(withView);
+  if ("job" in out) out.job = withView(out.job);
+  return out;
+}
 
 /**
  * A row of a remote of an older roost lacks `view`, `waitingOn` and `begun`: it waits on none, has
