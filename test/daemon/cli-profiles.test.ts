@@ -61,6 +61,8 @@ describe("roost profiles", () => {
       source: "roost.json",
       installed: true,
       missing: null,
+      cwd: d.env.HOME,
+      cwdIsHome: true,
     });
     expect(byName.get("ghost")).toMatchObject({
       source: "roost.json",

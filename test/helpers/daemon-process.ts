@@ -97,6 +97,7 @@ export class DaemonProcess {
   /** The pty host, the jobs it holds (they outlive the daemon by design) and the home: gone. */
   protected removeAll(): void {
     killPtyHost(this.home);
-    fs.rmSync(this.home, { recursive: true, force: true });
+    // Retried: a job killed a moment ago may still be closing a file in its folder (ENOTEMPTY).
+    fs.rmSync(this.home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
 }

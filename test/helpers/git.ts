@@ -50,7 +50,13 @@ export const branches = (dir: string) =>
  * prompt: a program quiet without one is at work, docs/terminals.md).
  */
 export const editorProfile = (extra: Record<string, unknown> = {}) => ({
-  command: ["sh", "-c", 'sh -c "$1"; echo finished; printf "editor> "; exec sleep 600', "editor"],
+  // At its prompt after the task, and again after each line typed to it (a reply), as an agent CLI is.
+  command: [
+    "sh",
+    "-c",
+    'sh -c "$1"; echo finished; printf "editor> "; while read -r line; do printf "editor> "; done',
+    "editor",
+  ],
   task: "argv",
   quietMs: 300,
   ...extra,

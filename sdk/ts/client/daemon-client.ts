@@ -133,6 +133,10 @@ export class DaemonClient {
   remotesReload() {
     return this.call("remotes-reload", {});
   }
+  /** A test event sent once to each of roost.json's notify hooks (the owner's socket only): see docs/notify.md. */
+  notifyTest() {
+    return this.call("notify-test", {});
+  }
   /** HTTP tokens and login links (the owner's socket only): see docs/http.md. */
   token(args: OpArgs<"token">) {
     return this.call("token", args);

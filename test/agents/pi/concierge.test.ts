@@ -94,7 +94,9 @@ describe("roost's concierge, on pi", { timeout: 4 * PI_WAIT }, () => {
     expect(suggested.suggested).toMatchObject({ text: "yes", why: "a dev database" });
     const woken = w.model.requestsFor("m1")[2]!;
     expect(lastText(woken)).toMatch(/^\[roost digest: from roost, not the user;/);
-    expect(lastText(woken)).toContain(`${asker} "migrator" (quiet) blocked: Run the migration? [yes | no]`);
+    expect(lastText(woken)).toContain(
+      `${asker} "migrator" (quiet) blocked (asked 1): Run the migration? [yes | no]`,
+    );
     expect(agent.events.filter((e) => e.event === "deliver")).toEqual([]); // a suggestion only
 
     // answer: always, and the user asks it to answer: the session takes the answer, once.

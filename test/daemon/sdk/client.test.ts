@@ -62,6 +62,7 @@ describe("DaemonClient", () => {
     expect(made.link).toMatch(new RegExp(`^${d.url}login\\?token=`));
     expect((await c.token({ action: "list" })).tokens).toEqual([made.token]);
     expect(await speak("remotes-reload", () => c.remotesReload())).toEqual({ remotes: [] });
+    expect(await speak("notify-test", () => c.notifyTest())).toEqual({ hooks: [] }); // none in roost.json
     const { schedule } = await speak("schedule-add", () =>
       c.scheduleAdd({
         when: "daily 07:00",

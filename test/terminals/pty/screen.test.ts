@@ -1,4 +1,5 @@
 // The pty host's headless screen of each job: screen events and the screen op. Build first.
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -51,17 +52,20 @@ describe("pty host screens", { timeout: 20_000 }, () => {
     });
     await until("the shell quiet", () => events.find((e) => !e.busy));
     const from = events.length;
-    // A command that prints nothing and runs until the test says.
+    // A command that prints nothing and runs until the test says: one process reading a fifo (a
+    // loop of sleeps would hand the foreground back to the shell between them, and a quiet spell
+    // that happened to look then would rightly find the shell at its prompt).
     const gate = path.join(h.home(), "gate");
-    await c.write("sh", `while [ ! -e ${gate} ]; do sleep 0.05; done; echo sl''ept\r`);
+    execFileSync("mkfifo", [gate]);
+    await c.write("sh", `cat ${gate} > /dev/null; echo sl''ept\r`);
     await until("the command on the screen", () =>
-      events.slice(from).find((e) => e.lines.join("").includes("done;")),
+      events.slice(from).find((e) => e.lines.join("").includes("/dev/null;")),
     );
     await quietSpellPassed(c, "later", 200);
     await quietSpellPassed(c, "later2", 200); // twice: the first quiet spell, and one past it
     expect(events.slice(from).filter((e) => !e.busy)).toEqual([]); // the command holds the terminal
     expect((await c.screen("sh")).busy).toBe(true);
-    fs.writeFileSync(gate, "");
+    fs.writeFileSync(gate, "go\n"); // cat reads it and ends
     const quiet = await until("quiet again", () => events.slice(from).find((e) => !e.busy), 10_000);
     expect(quiet.lines).toContain("slept"); // not before the command ended
   });
