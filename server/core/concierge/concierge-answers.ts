@@ -72,6 +72,13 @@ export async function answer(
       "bad_request",
       `${job.rec.id} does not wait for a question (it is ${row.view}): the concierge answers only a question a session waits on; suggest instead`,
     );
+  // A dialog (a permission to grant) or a first prompt is the user's to answer, whatever the
+  // policy: only a question the agent asked (`waitingFor: "question"`) may be answered in their place.
+  if (row.waitingFor !== "question")
+    throw new RoostError(
+      "bad_request",
+      `${job.rec.id} waits for ${row.waitingFor === null ? "something it did not name" : `a ${row.waitingFor}`} (waitingFor: ${row.waitingFor ?? "null"}), not a question: only the user answers that; the concierge answers only waitingFor "question" (suggest instead)`,
+    );
   const why = args.why?.trim() || `answered by the concierge (policy: ${policy})`;
   const r = await reply(
     core,

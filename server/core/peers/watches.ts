@@ -121,7 +121,12 @@ export class Watches {
     await sendItem(core, watcher, {
       peer: { kind: "notice", from: { id: w.target, name: w.targetName }, relation: "roost" },
       text,
-      feed: { kind: "notice", text: `${w.targetName} ${now} (watch: ${w.when})`, actor: ROOST },
+      // By roost, caused by the watched session: the entry carries its id (`whoId`).
+      feed: {
+        kind: "notice",
+        text: `${w.targetName} ${now} (watch: ${w.when})`,
+        actor: { who: ROOST.who, whoId: w.target },
+      },
       by: null,
     });
   }
