@@ -24,6 +24,8 @@ export interface ExitInfo {
   exitCode: number | null;
   signal: number | null;
   at?: string;
+  /** How many processes the job left, ended by the pty host once its own ended (server/pty/leftovers.ts). */
+  leftovers?: number;
 }
 
 /** What the daemon needs of the pty host (server/pty/client.ts): jobs' terminals, held apart. */

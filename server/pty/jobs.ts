@@ -5,6 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { type IPty, spawn as ptySpawn } from "@lydell/node-pty";
 import { openOwn } from "../home.js";
+import { endLeftovers, newRunMark, RUN_VARIABLE, startOf } from "./leftovers.js";
 import { log } from "./log.js";
 import { jobIdOf, type Msg } from "./params.js";
 import { hasEnded, jobRunsInForeground } from "./processes.js";
@@ -41,6 +42,9 @@ export interface Job {
   slave: number | null;
   /** Its process has ended and its terminal is being read to the end (see drain); null before. */
   drain: Drain | null;
+  /** This run's mark (`ROOST_RUN`), and when its process started: what is left of it at its end (leftovers.ts). */
+  readonly mark: string;
+  readonly startedAt: number;
 }
 
 /** A job whose process ended: the tail of its output that may be the start of DRAINED, held back. */
@@ -128,8 +132,10 @@ export class Jobs {
       onFlow: (paused) => this.flow(job, paused),
     });
     let p: IPty;
+    const mark = newRunMark();
+    const env = { ...spec.env, [RUN_VARIABLE]: mark };
     try {
-      p = ptySpawn(resolved, spec.args, { name: "xterm-256color", cwd, cols, rows, env: spec.env });
+      p = ptySpawn(resolved, spec.args, { name: "xterm-256color", cwd, cols, rows, env });
     } catch (err) {
       screen.dispose();
       throw err;
@@ -149,6 +155,8 @@ export class Jobs {
       wrappers: spec.wrappers,
       slave: holdSlave(p),
       drain: null,
+      mark,
+      startedAt: startOf(p.pid),
     };
     earlier?.screen.dispose();
     this.jobs.set(jobId, job); // replaces an unforgotten exit of an earlier run of this job
@@ -298,19 +306,24 @@ export class Jobs {
   }
 
   // node-pty reports the exit only after the last output it read, so the transcript is complete.
-  private onExit(job: Job, exit: ExitInfo): void {
+  private onExit(job: Job, ended: ExitInfo): void {
     // A wrapped job (roost's sandbox: bubblewrap, and its init as pid 1 of the job's pid namespace)
     // is over when bubblewrap is: what is left of its process group goes too. Its init ignores
     // every signal but SIGKILL (a namespace's init does), and bubblewrap's own "die with parent"
     // misses an init it had not finished setting up when a stop came (a stop as the job started).
     if (job.wrappers > 0) killGroup(job.pid);
+    // What the job left running (its children, moved out of its group or not) goes with it.
+    const leftovers = endLeftovers(job.pid, job.mark, job.startedAt);
+    const exit = leftovers > 0 ? { ...ended, leftovers } : ended;
     job.pty = null;
     job.input?.close();
     job.input = null;
     job.exit = exit;
     job.transcript?.close();
     job.transcript = null;
-    log(`job ${job.jobId} pid ${job.pid} exited code ${exit.exitCode} signal ${exit.signal}`);
+    log(
+      `job ${job.jobId} pid ${job.pid} exited code ${exit.exitCode} signal ${exit.signal}; ${exit.leftovers ?? 0} leftover processes ended`,
+    );
     try {
       writeExitFile(path.join(this.home, "jobs", job.jobId), exit);
     } catch (err) {

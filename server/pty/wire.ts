@@ -54,6 +54,8 @@ export interface ExitInfo {
   signal: number | null;
   /** ISO timestamp of when the host saw the exit. */
   at: string;
+  /** How many processes of the job were left once its own had ended, and were ended (leftovers.ts); absent for none. */
+  leftovers?: number;
 }
 
 export interface JobExit extends ExitInfo {

@@ -47,7 +47,7 @@ export function onExit(core: Core, info: ExitInfo): void {
   const job = core.registry.find(info.jobId);
   if (!job || isEnded(job)) return;
   const code = info.signal ? 128 + info.signal : info.exitCode;
-  ended(core, job, code, null, info.at);
+  ended(core, job, code, null, info.at, info.leftovers ?? 0);
 }
 
 export function ended(
@@ -56,6 +56,7 @@ export function ended(
   code: number | null,
   reason: string | null,
   at?: string,
+  leftovers = 0,
 ): void {
   const rec = job.rec;
   const stoppedBy = job.stopping;
@@ -91,7 +92,7 @@ export function ended(
     core.board.sessionEnded(rec.id, endedWhy(job, stopped));
     const text = stopped ? "stopped" : (reason ?? `exited with code ${code}`);
     core.viewers.ended(rec.id, text);
-    core.feed.record(rec.id, stopped ? "stop" : "exit", text, stoppedBy ?? ROOST);
+    core.feed.record(rec.id, stopped ? "stop" : "exit", text + leftoversText(leftovers), stoppedBy ?? ROOST);
   } finally {
     for (const resolve of job.exitWaiters.splice(0)) resolve();
   }
@@ -102,6 +103,10 @@ export function ended(
     .then((t) => t.forget(rec.id))
     .catch(() => {});
 }
+
+/** What the feed adds about the processes a job left, which the pty host ended with it. */
+const leftoversText = (n: number): string =>
+  n === 0 ? "" : `; ${n} leftover ${n === 1 ? "process" : "processes"} ended`;
 
 /** How a session ended, as the board says why its claims went. */
 function endedWhy(job: LiveJob, stopped: boolean): string {

@@ -91,8 +91,10 @@ function readExitFile(core: Core, jobId: string): ExitInfo | null {
       exitCode: number | null;
       signal: number | null;
       at?: string;
+      leftovers?: number;
     };
-    return { jobId, exitCode: data.exitCode, signal: data.signal, at: data.at };
+    const leftovers = Number.isInteger(data.leftovers) ? data.leftovers : undefined;
+    return { jobId, exitCode: data.exitCode, signal: data.signal, at: data.at, leftovers };
   } catch {
     return null;
   }
