@@ -44,11 +44,23 @@ import uuid
 from collections import deque
 from typing import Any, Callable, Deque, Dict, List, Optional
 
-__all__ = ["RoostAgent", "RoostHub", "RoostError", "Reply", "PROTOCOL", "LIMITS", "ERROR_CODES", "DISCONNECTED"]
+__all__ = [
+    "RoostAgent",
+    "RoostHub",
+    "RoostError",
+    "Reply",
+    "PROTOCOL",
+    "LIMITS",
+    "ERROR_CODES",
+    "DISCONNECTED",
+    "fit_report",
+    "truncate",
+]
 
 PROTOCOL = 1
 
-#: The report's field limits (docs/protocol.md, ``report``), in characters.
+#: The report's field limits (docs/protocol.md, ``report``; roost's own for model and thinking), in
+#: UTF-16 units as the daemon counts them: the same as LIMITS in sdk/ts/protocol/limits.ts.
 LIMITS = {
     "summary": 500,
     "question": 2000,
@@ -58,7 +70,37 @@ LIMITS = {
     "error": 1000,
     "name": 200,
     "model": 200,
+    "thinking": 100,
+    "prLinks": 50,
+    "prLink": 2000,
+    "remoteAt": 2000,
 }
+
+#: Every report field but ``state``: what a report leaves out is sent null (NULL_REPORT_FIELDS in
+#: sdk/ts/protocol/limits.ts).
+REPORT_FIELDS = (
+    "status",
+    "waitingFor",
+    "summary",
+    "question",
+    "choices",
+    "tool",
+    "error",
+    "name",
+    "model",
+    "thinking",
+    "context",
+    "usage",
+    "prLinks",
+    "remoteAt",
+    "attachSignal",
+    "attachRepaint",
+    "agentItems",
+)
+
+#: The text fields cut to their limit, and the lists cut to theirs (each item to the second).
+_CUT_FIELDS = ("summary", "question", "tool", "error", "name", "model", "thinking", "remoteAt")
+_CUT_LISTS = (("choices", "choices", "choice"), ("prLinks", "prLinks", "prLink"))
 
 #: The daemon's error codes, as ``RoostError.code`` has them (docs/protocol.md, "Error codes";
 #: the same list as ERROR_CODES in sdk/ts/protocol/errors.ts, which a test holds this to).
@@ -132,11 +174,59 @@ def _env(name: str, old: str) -> Optional[str]:
     return os.environ.get(old) or None
 
 
-def _cut(value: Any, limit: int) -> Optional[str]:
+def _units(text: str) -> int:
+    """Its length in UTF-16 units, as the daemon (JavaScript) counts it."""
+    return sum(2 if ord(ch) > 0xFFFF else 1 for ch in text)
+
+
+def truncate(text: str, limit: int) -> str:
+    """At most ``limit`` UTF-16 units, never half a surrogate pair, "…" when cut: ``truncate`` of
+    sdk/ts/agent/report-fit.ts, unit for unit (test/fixtures/report-fit.json holds both to it)."""
+    if _units(text) <= limit:
+        return text
+    kept = []
+    used = 0
+    for ch in text:
+        size = 2 if ord(ch) > 0xFFFF else 1
+        if used + size > limit - 1:
+            break
+        kept.append(ch)
+        used += size
+    cut = "".join(kept)
+    if cut and 0xD800 <= ord(cut[-1]) <= 0xDBFF:
+        cut = cut[:-1]  # a lone high surrogate, as JavaScript's slice would leave it: dropped
+    return cut + "\u2026"
+
+
+def _js_string(value: Any) -> str:
+    """``String(value)`` as JavaScript says it, for a list's items that are not strings."""
+    if isinstance(value, str):
+        return value
     if value is None:
-        return None
-    text = value if isinstance(value, str) else str(value)
-    return text[:limit]
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def fit_report(report: Dict[str, Any]) -> Dict[str, Any]:
+    """The full snapshot the wire carries (``fitReport`` of sdk/ts/agent/report-fit.ts, field for
+    field): every field present (null when left out), each text within its limit (cut with "…"),
+    ``choices`` and ``prLinks`` to their count and each item to its length. A value that is not a
+    string is left as it is (the daemon names it); ``state`` and what the protocol bounds otherwise
+    (``context``, ``usage``, ...) go as they are."""
+    fitted = {key: None for key in REPORT_FIELDS}  # type: Dict[str, Any]
+    fitted.update(report)
+    for key in _CUT_FIELDS:
+        if isinstance(fitted.get(key), str):
+            fitted[key] = truncate(fitted[key], LIMITS[key])
+    for key, count, each in _CUT_LISTS:
+        value = fitted.get(key)
+        if isinstance(value, (list, tuple)):
+            fitted[key] = [truncate(_js_string(v), LIMITS[each]) for v in list(value)[: LIMITS[count]]]
+    return fitted
 
 
 def _args(args: Dict[str, Any], **optional: Any) -> Dict[str, Any]:
@@ -283,31 +373,31 @@ class RoostAgent(object):
         error: Optional[str] = None,
         name: Optional[str] = None,
         model: Optional[str] = None,
+        thinking: Optional[str] = None,
         **extra: Any
     ) -> None:
         """Sets the job's row: a full snapshot (what is left out is null). Returns at once; the
-        first report connects. Extra keyword arguments are sent as report fields as they are."""
-        cut_choices = None
-        if choices is not None:
-            cut_choices = [_cut(c, LIMITS["choice"]) for c in list(choices)[: LIMITS["choices"]]]
-        snapshot = {
+        first report connects. Extra keyword arguments are sent as report fields by their wire
+        names (``prLinks``, ``remoteAt``, ``context``, ``usage``, ...). Every field is fitted to its
+        limit as the TypeScript client fits it (``fit_report``): one long value is cut, never the
+        reason the daemon refuses the whole report."""
+        fields = {
             "state": state,
             "status": status,
             "waitingFor": waiting_for,
-            "summary": _cut(summary, LIMITS["summary"]),
-            "question": _cut(question, LIMITS["question"]),
-            "choices": cut_choices,
-            "tool": _cut(tool, LIMITS["tool"]),
-            "error": _cut(error, LIMITS["error"]),
-            "name": _cut(name, LIMITS["name"]),
-            "model": _cut(model, LIMITS["model"]),
+            "summary": summary,
+            "question": question,
+            "choices": choices,
+            "tool": tool,
+            "error": error,
+            "name": name,
+            "model": model,
+            "thinking": thinking,
         }  # type: Dict[str, Any]
-        snapshot.update(extra)
+        fields.update(extra)
         # The client's to say: items come as such only to an on_item handler.
-        if self.on_item is not None:
-            snapshot["agentItems"] = True
-        else:
-            snapshot.pop("agentItems", None)
+        fields["agentItems"] = True if self.on_item is not None else None
+        snapshot = fit_report(fields)
         with self._lock:
             if self._closed:
                 return

@@ -430,16 +430,26 @@ export function boardRules(store: string, board: () => Promise<Record<string, un
         expect((await taskOk(hub, { action: "assign", id, to: b.id })).task.assigned.id).toBe(b.id);
       });
 
-      it("a session not reached (20 items waiting: full) is not handed the task", async () => {
+      it("a session not reached (20 items waiting: full) is not handed the task: sent false, saying why", async () => {
         const a = await sess("swamped");
         const s = await sess("sender");
         for (let i = 0; i < LIMITS.peerItemsWaiting; i++)
           await s.c.ok("send", { to: a.id, text: `item ${i}` });
         const id = await added(hub, "no room");
-        expectError(await task(hub, { action: "assign", id, to: a.id }), "full", "20 peer items waiting");
+        const r = await taskOk(hub, { action: "assign", id, to: a.id });
+        expect(r.sent).toBe(false);
+        expect(r.reason).toContain(`${a.id} was not reached (full)`);
+        expect(r.reason).toContain("20 peer items waiting");
+        expect(r.task).toMatchObject({ id, state: "open", assigned: null });
         expect((await inBoard(id)).assigned).toBeNull();
-        // Nothing is on its way: a second try is not refused as one.
-        expectError(await task(hub, { action: "assign", id, to: a.id }), "full");
+        // Nothing is on its way: a second try is not refused as one; the concierge's says the same.
+        expect((await taskOk(hub, { action: "assign", id, to: a.id })).sent).toBe(false);
+        expect((await taskOk(concierge.c, { action: "assign", id, to: a.id })).sent).toBe(false);
+        expect(await taskEntries(hub, id)).toEqual([`add: #${id} no room`]);
+        // Nothing was left on its way: the task may be handed to another at once.
+        const b = await sess("roomy");
+        expect((await taskOk(hub, { action: "assign", id, to: b.id })).sent).toBe("delivered");
+        expect((await nextDelivery(b, 1)).text).toContain(`#${id} no room`);
       });
     });
 

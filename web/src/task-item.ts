@@ -188,10 +188,13 @@ export class TaskItem {
     const name = this.ctx.live.rows.get(to);
     const sent = await this.act({ action: "assign", id: this.task.id, to }, "Sending…");
     if (!sent) return;
-    const where = (sent as { sent?: string }).sent ?? "sent";
+    const { sent: where = "sent", reason } = sent as { sent?: string | false; reason?: string };
     this.chosen = "";
     this.renderActions(this.shownView());
-    this.say(`Sent to ${name ? displayName(name) : to}: ${where}`, "ok");
+    const who = name ? displayName(name) : to;
+    // Not reached (its session has 20 items waiting, or went): the task stays unassigned.
+    if (where === false) this.say(`Not sent to ${who}: ${reason ?? "not reached"}`, "error");
+    else this.say(`Sent to ${who}: ${where}`, "ok");
   }
 
   private async drop(): Promise<void> {

@@ -115,6 +115,8 @@ function said(args: TaskAction, result: OpResult<"task">): string {
         ? `added ${name}, after ${t.after.map((a) => `#${a}`).join(", ")}`
         : `added ${name}`;
     case "assign": {
+      if (result.sent === false)
+        return `${name} not sent to ${args.to}: ${clean(result.reason ?? "not reached")}`;
       const to = t?.assigned ? `${clean(t.assigned.name)} (${t.assigned.id})` : args.to;
       return `${name} sent to ${to}: ${result.sent ?? "sent"}`;
     }

@@ -74,16 +74,26 @@ function actionOf(args: Args): BoardAction {
   }
 }
 
-const answer = (core: Core, done: Step, sent?: OpResult<"task">["sent"]): OpResult<"task"> => ({
+type Sent = Pick<OpResult<"task">, "sent" | "reason">;
+
+const answer = (core: Core, done: Step, sent: Sent = {}): OpResult<"task"> => ({
   tasks: core.board.tasks,
   ...(done.task ? { task: done.task } : {}),
-  ...(sent ? { sent } : {}),
+  ...sent,
 });
+
+/**
+ * Why a hand-over's message did not reach its session: it was refused there (`full`: 20 items
+ * waiting), or the session went meanwhile (`not_found`). The action is answered, `sent: false`
+ * saying so, not failed: the board's side (the task stays unassigned) is what it says.
+ */
+const NOT_REACHED: readonly string[] = ["full", "not_found"];
 
 /**
  * Hands an open task to a session: its message first (through the peers' one way), then, once it
  * reached the session, the task marked `assigned`. Meanwhile the hand-over is on its way, and a
- * second one of the same task is refused; one whose message was not saved hands nothing over.
+ * second one of the same task is refused; one whose message was not saved hands nothing over, and
+ * answers `sent: false` with the reason.
  */
 async function assign(core: Core, actor: BoardActor, id: number, to: string): Promise<OpResult<"task">> {
   mayHandOut(actor, "assign");
@@ -93,12 +103,16 @@ async function assign(core: Core, actor: BoardActor, id: number, to: string): Pr
     throw new RoostError("unsupported", "the concierge takes no tasks: assign it to a session");
   mustReadMessages(receiver, "a task's hand-over");
   const started = await core.board.apply(actor, { action: "assign", id, to: ref });
-  let sent: OpResult<"task">["sent"];
+  let sent: Sent;
   try {
-    sent = await sendAssignment(core, actor, receiver, started.task!);
+    sent = { sent: await sendAssignment(core, actor, receiver, started.task!) };
   } catch (err) {
-    await core.board.apply(actor, { action: "handed", id, to: ref, reached: false });
-    throw err;
+    const back = await core.board.apply(actor, { action: "handed", id, to: ref, reached: false });
+    if (!(err instanceof RoostError) || !NOT_REACHED.includes(err.code)) throw err;
+    return answer(core, back, {
+      sent: false,
+      reason: `${ref.id} was not reached (${err.code}): ${err.message}`,
+    });
   }
   return answer(core, await core.board.apply(actor, { action: "handed", id, to: ref, reached: true }), sent);
 }

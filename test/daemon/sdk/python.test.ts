@@ -159,27 +159,31 @@ describe("the Python client", () => {
       const r = await rowOf(c, id);
       return r.summary?.startsWith("xxx") && r.pending === 0 ? r : null;
     });
-    expect(row.summary).toBe("x".repeat(500));
+    // Cut as the TypeScript client cuts (report-fit.test.ts holds the two to one list of cases):
+    // to one unit under the limit, then "…".
+    const cut = (c: string, n: number) => `${c.repeat(n - 1)}…`;
+    expect(row.summary).toBe(cut("x", 500));
     await c.ok("reply", { id, text: "big" });
     const big = await until("every field cut", async () => {
       const r = await rowOf(c, id);
       return r.state === "failed" ? r : null;
     });
-    expect(big.summary).toBe("s".repeat(500));
-    expect(big.question).toBe("q".repeat(2000));
+    expect(big.summary).toBe(cut("s", 500));
+    expect(big.question).toBe(cut("q", 2000));
     expect(big.choices).toHaveLength(20);
-    expect(big.choices[0]).toBe(`c0${"c".repeat(198)}`);
-    expect(big.tool).toBe("t".repeat(100));
-    expect(big.error).toBe("e".repeat(1000));
-    expect(big.name).toBe("n".repeat(200));
+    expect(big.choices[0]).toBe(`c0${"c".repeat(197)}…`);
+    expect(big.tool).toBe(cut("t", 100));
+    expect(big.error).toBe(cut("e", 1000));
+    expect(big.name).toBe(cut("n", 200));
     expect(big.life).toBe("running");
-    // Characters are code points, as the daemon counts them: 500 of two UTF-16 units each pass.
+    // Counted in UTF-16 units, the tighter count (the daemon counts code points): 600 characters of
+    // two units each are cut to 249 and "…".
     await c.ok("reply", { id, text: "wide 600" });
     const wide = await until("the wide summary", async () => {
       const r = await rowOf(c, id);
       return r.state === "working" && r.pending === 0 ? r : null;
     });
-    expect(wide.summary).toBe("\u{1F600}".repeat(500));
+    expect(wide.summary).toBe(`${"\u{1F600}".repeat(249)}…`);
   });
 
   it("lives through a daemon restart: reconnects, says hello, reports, takes the next reply once", async () => {

@@ -11,7 +11,10 @@ export const TASK_ACTIONS = ["list", "add", "claim", "done", "release", "drop", 
 export const TASK_STATES = ["open", "claimed", "done", "dropped"] as const;
 /** Why a task changed: its `task` feed entry's `why`. */
 export const TASK_WHYS = ["add", "claim", "release", "done", "drop", "assign"] as const;
-/** Where `assign`'s message went: to a connected agent, waiting for the session, or its job started for it. */
+/**
+ * Where `assign`'s message went: to a connected agent, waiting for the session, or its job started
+ * for it; `false` when it did not reach the session (the task stays unassigned, `reason` says why).
+ */
 export const TASK_SENT = ["delivered", "queued", "started"] as const;
 
 /** A task's id: a positive integer, or a string of digits (a CLI's argument, a query parameter). */
@@ -62,8 +65,10 @@ export const task = {
     tasks: Type.Array(BoardTask),
     /** The task the action was about, as it is now. */
     task: Type.Optional(BoardTask),
-    /** `assign`: where its message went. */
-    sent: Type.Optional(oneOf(TASK_SENT)),
+    /** `assign`: where its message went, or `false`: it did not reach the session. */
+    sent: Type.Optional(Type.Union([oneOf(TASK_SENT), Type.Literal(false)])),
+    /** `assign` with `sent: false`: why the session was not reached (the refusal's code and words). */
+    reason: Type.Optional(Type.String()),
   }),
 } as const;
 
