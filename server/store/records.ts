@@ -139,7 +139,8 @@ export interface WatchRecord {
   watcher: string;
   target: string;
   targetName: string;
-  when: "idle" | "ended";
+  /** `handback` (and `ended`) on its own children: `target` is then the watcher itself. */
+  when: "idle" | "ended" | "handback";
   at: string;
   expiresAt: string;
 }

@@ -62,6 +62,40 @@ describe("concierge-reply answers a question only", () => {
   });
 });
 
+describe("an answer says who gave it", () => {
+  it("the concierge's delivery says answeredBy concierge with its why, after a reconnect too; the user's says none", async () => {
+    const a = await sess("asker");
+    const c = await conciergeOn(d, hub);
+    await hub.ok("concierge", { action: "answer", answer: "routine" });
+    await blockedOn(a, "Run the migration?", ["yes", "no"]);
+    await c.c.ok("concierge-reply", { id: a.id, text: "yes", why: "routine: a dev database" });
+    const got = await nextDelivery(a, 1);
+    expect(got).toMatchObject({ text: "yes", answeredBy: "concierge", why: "routine: a dev database" });
+    expect(got.kind).toBeUndefined();
+    // Kept with the reply: sent again on a new connection, it says the same.
+    a.c.close();
+    const again = await session(d, hub, "asker", { id: a.id });
+    expect(await nextDelivery(again, 1)).toMatchObject({
+      seq: got.seq,
+      answeredBy: "concierge",
+      why: "routine: a dev database",
+    });
+    await again.c.ok("ack", { id: a.id, token: again.token, seq: got.seq });
+    // Without a policy's words: the policy is its why.
+    await blockedOn(again, "And the docs?", ["yes", "no"]);
+    await c.c.ok("concierge-reply", { id: a.id, text: "no" });
+    expect(await nextDelivery(again, 2)).toMatchObject({
+      answeredBy: "concierge",
+      why: "answered by the concierge (policy: routine)",
+    });
+    await hub.ok("reply", { id: a.id, text: "mine" });
+    const user = await nextDelivery(again, 3);
+    expect(user.text).toBe("mine");
+    expect(user.answeredBy).toBeUndefined();
+    expect(user.why).toBeUndefined();
+  });
+});
+
 describe("a notice's feed entry", () => {
   it("is by roost, with whoId the watched session whose change caused it", async () => {
     const w = await sess("watcher");

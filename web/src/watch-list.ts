@@ -8,7 +8,9 @@ import type { Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
 
-const WORDS = { idle: "is next idle", ended: "has ended" } as const;
+const WORDS = { idle: "is next idle", ended: "has ended", handback: "have handed back" } as const;
+/** A watch on its own children (`watch {children: true}`): its `id` is the row's own. */
+const CHILDREN_WORDS = { idle: "are in", ended: "have all ended", handback: "are all in" } as const;
 
 export class WatchList {
   readonly el = h("section", { class: "watches-section", "aria-labelledby": "watches-title", hidden: true });
@@ -35,11 +37,14 @@ export class WatchList {
     this.list.replaceChildren(
       ...row.watches.map((w) => {
         const other = this.ctx.live.rows.get(w.id);
+        const own = w.id === row.id;
         return h(
           "li",
           { class: "watch" },
-          h("a", { href: `#/jobs/${encodeURIComponent(w.id)}` }, other ? other.name || w.id : w.name),
-          ` (${w.id}) ${WORDS[w.when]}`,
+          own
+            ? "its children"
+            : h("a", { href: `#/jobs/${encodeURIComponent(w.id)}` }, other ? other.name || w.id : w.name),
+          own ? ` ${CHILDREN_WORDS[w.when]}` : ` (${w.id}) ${WORDS[w.when]}`,
           h(
             "span",
             { class: "muted small", title: w.expiresAt },

@@ -15,6 +15,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { DeliverEvent } from "../protocol/index.js";
+import { batchText, ITEM_BATCHES } from "../protocol/text.js";
 import { findJob, findSocket, type JobEnv } from "./job-env.js";
 import type { AgentReport } from "./report-fit.js";
 import { Reporter, type ReporterOptions } from "./reporter.js";
@@ -70,6 +71,16 @@ export interface Reply {
   from?: { id: string; name: string };
   /** The sender as this session sees it: `parent`, `child`, `peer`, `concierge`; a notice's `roost`. */
   relation?: NonNullable<DeliverEvent["relation"]>;
+  /**
+   * Several items that came as one delivery (handbacks close together, a fan-in's with its notice):
+   * each as it would have come alone; `text` is theirs all, `seq` the last's. Only those not
+   * finished before (a delivery sent again after a restart may bring more than it did).
+   */
+  items?: NonNullable<DeliverEvent["items"]>;
+  /** A reply the concierge gave in the user's place: `concierge` (else the user answered). */
+  answeredBy?: NonNullable<DeliverEvent["answeredBy"]>;
+  /** Why the concierge answered so (with `answeredBy: "concierge"`). */
+  why?: string;
 }
 
 /** A peer item, as `onItem` gets it: a message (`send`), a child's `report` (`handback`), a watch's `notice`. */
@@ -146,7 +157,8 @@ export class RoostAgent extends SessionOps {
       this.log("ROOST_JOB_DIR is not set: finished replies are remembered in memory only");
     this.finished = this.readLastSeq();
     this.seen = this.finished;
-    const capabilities = ["report", "replies", ...(this.onItem ? ["agent-items"] : [])];
+    // Several items as one delivery (`items`): `deliver` hands them on as one.
+    const capabilities = ["report", "replies", ITEM_BATCHES, ...(this.onItem ? ["agent-items"] : [])];
     const reporter: ReporterOptions = {
       job,
       agent: { name: opts.name, version: opts.version },
@@ -265,6 +277,14 @@ export class RoostAgent extends SessionOps {
     if (event.kind !== undefined) reply.kind = event.kind;
     if (event.from !== undefined) reply.from = event.from;
     if (event.relation !== undefined) reply.relation = event.relation;
+    if (event.answeredBy !== undefined) reply.answeredBy = event.answeredBy;
+    if (event.why !== undefined) reply.why = event.why;
+    if (event.items) {
+      // Sent again, a batch may bring items finished before (by agent.json): those are left out.
+      const items = event.items.filter((i) => i.seq > this.finished);
+      reply.items = items;
+      reply.text = batchText(items);
+    }
     this.queue.push(reply);
     try {
       this.onArrive(reply);

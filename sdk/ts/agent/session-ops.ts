@@ -56,6 +56,14 @@ export abstract class SessionOps {
     return this.call("watch", { id, when }) as Promise<OpResult<"watch">>;
   }
 
+  /**
+   * One `notice`, once the last of this session's children is in (`handback`: handed back or
+   * ended; `ended`: ended); their handbacks meanwhile come with it, as one delivery.
+   */
+  watchChildren(when: "handback" | "ended"): Promise<OpResult<"watch">> {
+    return this.call("watch", { children: true, when }) as Promise<OpResult<"watch">>;
+  }
+
   // ---- the task board (`task {action, ...}`; docs/protocol.md, "The task board") ---------
 
   /** Every task on the board, oldest first (done and dropped ones too). */

@@ -83,15 +83,20 @@ export class Inbox {
       });
       return;
     }
-    if (this.questions.answer(reply.text) || this.command(reply.text)) {
+    if (this.questions.answer(reply.text, reply.answeredBy, reply.why) || this.command(reply.text)) {
       this.takers.took(reply.seq);
       return;
     }
+    // The concierge's words in the user's place say so: the model knows who answered.
+    const text =
+      reply.answeredBy === "concierge"
+        ? `[roost: the concierge answered in the user's place (${reply.why ?? "the user's policy"})]\n${reply.text}`
+        : reply.text;
     this.push({
       seq: reply.seq,
       deliverAs,
-      send: (d) => this.pi.sendUserMessage(reply.text, { deliverAs: d }),
-      is: (m) => m.role === "user" && fullText(m) === reply.text,
+      send: (d) => this.pi.sendUserMessage(text, { deliverAs: d }),
+      is: (m) => m.role === "user" && fullText(m) === text,
     });
   }
 

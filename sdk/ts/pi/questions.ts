@@ -7,12 +7,25 @@
 import type { PiContext } from "./pi-api.js";
 import type { PiRow } from "./row.js";
 
+/** An answer, and who gave it: the user (through roost or in pi), or the concierge in their place (why). */
+export interface Answer {
+  text: string;
+  by: "user" | "concierge";
+  why?: string;
+}
+
+/** What the model is told of an answer: who gave it (the concierge with its reason), and what. */
+export const answerText = (a: Answer): string =>
+  a.by === "concierge"
+    ? `The concierge answered in the user's place (${a.why ?? "the user's policy"}): ${a.text}`
+    : `The user answered: ${a.text}`;
+
 interface Question {
   text: string;
   choices: string[];
   ctx: PiContext;
   /** Settles the question: an answer, or null when it was dismissed (in pi, or the tool aborted). */
-  settle: (answer: string | null) => void;
+  settle: (answer: Answer | null) => void;
   /** Dismisses the terminal's dialog once roost's reply has answered. */
   dialog: AbortController;
 }
@@ -28,6 +41,11 @@ export class Questions {
    * dismissed: the user escaped pi's dialog, or `signal` (the tool's) aborted.
    */
   ask(text: string, choices: string[], ctx: PiContext, signal?: AbortSignal): Promise<string | null> {
+    return this.answerOf(text, choices, ctx, signal).then((a) => a?.text ?? null);
+  }
+
+  /** As `ask`, with who answered. */
+  answerOf(text: string, choices: string[], ctx: PiContext, signal?: AbortSignal): Promise<Answer | null> {
     return new Promise((resolve) => {
       const q: Question = {
         text,
@@ -52,11 +70,14 @@ export class Questions {
     });
   }
 
-  /** A reply of the user's: the answer to the question on the row, if there is one (true: taken). */
-  answer(text: string): boolean {
+  /**
+   * A reply through roost (the user's, or the concierge's in their place): the answer to the
+   * question on the row, if there is one (true: taken).
+   */
+  answer(text: string, by: Answer["by"] = "user", why?: string): boolean {
     const q = this.queue[0];
     if (!q) return false;
-    q.settle(text.trim());
+    q.settle({ text: text.trim(), by, ...(why === undefined ? {} : { why }) });
     return true;
   }
 
@@ -81,7 +102,7 @@ export class Questions {
     dialog.then(
       // Dismissed by roost's answer (aborted): that answer stands. Escaped by the user: dismissed.
       (answer) => {
-        if (!q.dialog.signal.aborted) q.settle(answer ?? null);
+        if (!q.dialog.signal.aborted) q.settle(answer == null ? null : { text: answer, by: "user" });
       },
       () => {},
     );

@@ -7,7 +7,7 @@
 import type { RoostAgent } from "../agent/index.js";
 import { boardAction, boardText, peerLine, refusal } from "../agent/tool-text.js";
 import type { PiContext, PiTool, PiToolResult } from "./pi-api.js";
-import type { Questions } from "./questions.js";
+import { answerText, type Questions } from "./questions.js";
 
 export type Params = Record<string, unknown>;
 
@@ -139,17 +139,25 @@ export function roostTools(agent: RoostAgent, questions: Questions): PiTool[] {
         name: "roost_watch",
         label: "roost watch",
         description:
-          "Be told once (a notice message) when a session next stops (when: idle: done, a question, failed, stopped) or has ended (when: ended).",
-        promptSnippet: "Be told when another session stops or ends",
+          "Be told once (a notice message) when a session next stops (when: idle: done, a question, failed, stopped) or has ended (when: ended). children true (no id): when the last of your children is in (when: handback or ended); their handbacks come with that notice, as one message, so end your turn and wait for it.",
+        promptSnippet: "Be told when another session stops or ends, or when all your children are in",
         parameters: schema(
           {
-            id: str("the session's id or name"),
-            when: { type: "string", enum: ["idle", "ended"], description: "idle or ended" },
+            id: str("the session's id or name (not with children)"),
+            children: { type: "boolean", description: "true: all your children, not one session" },
+            when: {
+              type: "string",
+              enum: ["idle", "ended", "handback"],
+              description: "idle or ended; with children, handback or ended",
+            },
           },
-          ["id", "when"],
+          ["when"],
         ),
       },
-      (p) => agent.watch(String(p.id), p.when === "ended" ? "ended" : "idle"),
+      (p) =>
+        p.children === true
+          ? agent.watchChildren(p.when === "ended" ? "ended" : "handback")
+          : agent.watch(String(p.id), p.when === "ended" ? "ended" : "idle"),
     ),
     tool(
       {
@@ -193,10 +201,8 @@ export function roostTools(agent: RoostAgent, questions: Questions): PiTool[] {
       },
       async (p, _id, ctx, signal) => {
         const choices = Array.isArray(p.choices) ? p.choices.map(String).filter(Boolean) : [];
-        const answer = await questions.ask(String(p.question), choices, ctx, signal);
-        return answer === null
-          ? "The user dismissed the question without answering."
-          : `The user answered: ${answer}`;
+        const answer = await questions.answerOf(String(p.question), choices, ctx, signal);
+        return answer === null ? "The user dismissed the question without answering." : answerText(answer);
       },
     ),
   ];

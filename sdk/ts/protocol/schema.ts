@@ -122,7 +122,8 @@ export const PeerText = Type.String({ minLength: 1, maxLength: LIMITS.peerText }
 export const Watching = Type.Object({
   id: JobId,
   name: Type.String(),
-  when: Type.Union([Type.Literal("idle"), Type.Literal("ended")]),
+  /** `handback`: a watch on its own children (`watch {children: true}`), its `id` the watcher's own. */
+  when: Type.Union([Type.Literal("idle"), Type.Literal("ended"), Type.Literal("handback")]),
   expiresAt: Type.String(),
 });
 export type Watching = Static<typeof Watching>;
@@ -223,6 +224,18 @@ export type ResponseEnvelope =
   | { id: number | string | null; ok: true; result: unknown }
   | { id: number | string | null; ok: false; error: string; code: string };
 
+/** One item of a delivery that brings several (`items`): as it would have come alone. */
+export const BatchedItem = Type.Object({
+  seq: Type.Integer({ minimum: 1 }),
+  text: Type.String(),
+  kind: Type.Optional(oneOf(ITEM_KINDS)),
+  from: Type.Optional(Type.Object({ id: JobId, name: Type.String() })),
+  relation: Type.Optional(oneOf(RELATIONS)),
+});
+export type BatchedItem = Static<typeof BatchedItem>;
+/** Who answered a reply: the user, or the concierge in their place. */
+export const ANSWERED_BY = ["user", "concierge"] as const;
+
 export const DeliverEvent = Type.Object({
   event: Type.Literal("deliver"),
   id: JobId,
@@ -232,8 +245,15 @@ export const DeliverEvent = Type.Object({
   kind: Type.Optional(oneOf(ITEM_KINDS)),
   from: Type.Optional(Type.Object({ id: JobId, name: Type.String() })),
   relation: Type.Optional(oneOf(RELATIONS)),
-  /** A digest's reason: `events` (what happened), `order` (a standing order is due). */
+  /**
+   * A digest's reason: `events` (what happened), `order` (a standing order is due); a reply the
+   * concierge gave in the user's place (`answeredBy: "concierge"`), its reason.
+   */
   why: Type.Optional(Type.String()),
+  /** Several items at once (to an agent that said `item-batches`): `seq` is the last's, `text` theirs all (`batchText`). */
+  items: Type.Optional(Type.Array(BatchedItem)),
+  /** A reply's answerer: `concierge` when the concierge answered in the user's place; absent, the user. */
+  answeredBy: Type.Optional(oneOf(ANSWERED_BY)),
 });
 export type DeliverEvent = Static<typeof DeliverEvent>;
 export const RowEvent = Type.Object({ event: Type.Literal("row"), row: Row });

@@ -15,3 +15,19 @@ export function oneLine(s: string): string {
       .trim()
   );
 }
+
+/** The capability (hello's) of an agent that takes several items as one delivery (`items`). */
+export const ITEM_BATCHES = "item-batches";
+
+/**
+ * The text of a delivery that brings several items (docs/protocol.md, "The peer ops": Batches): a line that says
+ * how many, then each item's own text (its envelope first), a blank line between. One function, so
+ * that a client that drops the items it had finished says the rest as the daemon would.
+ */
+export function batchText(items: readonly { text: string }[]): string {
+  if (items.length === 1) return items[0]!.text;
+  return [
+    `[roost: ${items.length} items at once, each with its own first line]`,
+    ...items.map((i) => i.text),
+  ].join("\n\n");
+}

@@ -85,6 +85,7 @@ export async function answer(
     { id: job.rec.id, text: args.text, ifAsked: args.ifAsked },
     actorOf(core, concierge),
     why,
+    { why },
   );
   const answered: ConciergeAnswer = {
     id: job.rec.id,

@@ -11,7 +11,7 @@ export { checkName } from "./names.js";
 export { newJobRecord } from "./new-job.js";
 export { missingProgram } from "./programs.js";
 export { EMPTY_REPORT, type LiveJob, type Registry, type Size } from "./registry.js";
-export { sendPending, sendSaved } from "./replies.js";
+export { hold, releaseHeld, sendPending, sendSaved, takesBatches } from "./replies.js";
 export { reply } from "./reply.js";
 export { respawn } from "./respawn.js";
 export { start } from "./start.js";

@@ -91,6 +91,17 @@ export interface LiveJob {
   handedBack: boolean;
   /** Its children at work, as its row shows them (waiting.ts; kept in step by `noted`). */
   waitingOn: string[];
+  /**
+   * Items saved and not yet sent, held to go with others as one delivery (replies.ts, "Batches"):
+   * their seqs, in order. In memory: a new connection is sent every pending item anyway.
+   */
+  held: number[];
+  /** The end of a handback's short wait for others (replies.ts), while one runs. */
+  heldTimer: NodeJS.Timeout | null;
+  /** The deliveries that brought several items, by the seq they went under: an exact ack of it takes them all. */
+  batches: Map<number, number[]>;
+  /** A watch on its own children waits (watches.ts keeps it): its children's handbacks are held until it fires. */
+  fanIn: boolean;
 }
 
 const liveJob = (rec: JobRecord, pending: number, awaySince = Date.now()): LiveJob => ({
@@ -113,6 +124,10 @@ const liveJob = (rec: JobRecord, pending: number, awaySince = Date.now()): LiveJ
   begun: begunAtStart(rec),
   handedBack: false,
   waitingOn: [],
+  held: [],
+  heldTimer: null,
+  batches: new Map(),
+  fanIn: false,
 });
 
 const REPORT_FLUSH_MS = 200;

@@ -10,16 +10,21 @@ import type { Actor } from "../feed.js";
 import { excerpt } from "../text.js";
 import { answered, mustStillAsk } from "./asked.js";
 import { isEnded, stop } from "./lifecycle.js";
-import { deliverEvent } from "./replies.js";
+import { deliverEvent, releaseHeld } from "./replies.js";
 import { start } from "./start.js";
 import { typePending } from "./typist.js";
 
-/** `why`: the feed entry's (the concierge's answer in the user's place says why it gave it). */
+/**
+ * `why`: the feed entry's (the concierge's answer in the user's place says why it gave it).
+ * `answer`: the concierge answered in the user's place: its reason is kept on the reply and goes
+ * with it (`answeredBy: "concierge"`, `why`), so that the agent knows who answered.
+ */
 export async function reply(
   core: Core,
   args: OpArgs<"reply">,
   actor: Actor,
   why?: string,
+  answer?: { why: string },
 ): Promise<OpResult<"reply">> {
   const job = core.registry.get(args.id);
   const rec = job.rec;
@@ -83,7 +88,12 @@ export async function reply(
     // A terminal agent's reply is typed by roost: a crash between its save and its typing types
     // it once after the restart, and a resend meanwhile finds its id on the reply.
     const typed = !rec.launch.protocol && job.link === null;
-    const seq = core.store.addReply(rec.id, { text: args.text, mode: args.mode ?? null, requestId });
+    const seq = core.store.addReply(rec.id, {
+      text: args.text,
+      mode: args.mode ?? null,
+      requestId,
+      why: answer?.why ?? null,
+    });
     core.store.updateJob(rec); // its `asked` in the reply's commit: a restart keeps it
     core.feed.record(rec.id, "reply", excerpt(args.text), actor, why);
     return { seq, typed };
@@ -106,7 +116,16 @@ export async function reply(
   if (isEnded(job)) {
     await start(core, job); // a reply to an ended job starts it again; it is delivered once it reports
   } else if (job.link) {
-    job.link.send(deliverEvent({ jobId: rec.id, seq, text: args.text, mode: args.mode ?? null }));
+    releaseHeld(core, job); // items held before it go first: the agent takes them in their order
+    job.link.send(
+      deliverEvent({
+        jobId: rec.id,
+        seq,
+        text: args.text,
+        mode: args.mode ?? null,
+        why: answer?.why ?? null,
+      }),
+    );
   } else if (typed) {
     await typePending(core, job);
   }

@@ -10,7 +10,7 @@ import type { PeerMeta } from "../../store/records.js";
 import type { Core } from "../core.js";
 import type { Actor } from "../feed.js";
 import type { LiveJob } from "../jobs/index.js";
-import { isEnded, sendSaved, typePending } from "../jobs/index.js";
+import { hold, isEnded, sendSaved, takesBatches, typePending } from "../jobs/index.js";
 
 export type Outcome = "delivered" | "queued";
 
@@ -140,6 +140,12 @@ export async function sendItem(core: Core, receiver: LiveJob, item: NewItem): Pr
   const record = core.store.pendingReplies(rec.id).find((r) => r.seq === seq);
   if (!record) return "delivered"; // taken already (a quick ack)
   if (receiver.link) {
+    // A handback to an agent that takes batches waits for its siblings (replies.ts: batches):
+    // `queued` while its parent waits on its children, else it goes within BATCH_MS.
+    if (item.peer.kind === "report" && takesBatches(receiver)) {
+      hold(core, receiver, record, receiver.fanIn);
+      return receiver.fanIn ? "queued" : "delivered";
+    }
     sendSaved(core, receiver, record);
     return "delivered";
   }

@@ -201,6 +201,26 @@ export const handback: PeerOp<"handback"> = async (core, conn, args) => {
 };
 
 export const watch: PeerOp<"watch"> = async (core, conn, args) => {
+  if (args.children) {
+    if (args.id !== undefined)
+      throw new RoostError("bad_request", "watch {children: true} is on your own children: leave out id");
+    if (args.when === "idle")
+      throw new RoostError("bad_request", 'watch {children: true} is for when: "handback" or "ended"');
+    const watcher = sessionOf(core, conn);
+    mustReadMessages(watcher, "a watch's notice");
+    const { fired, children } = await core.peers.watches.watchChildren(core, watcher, args.when);
+    return { ...refOf(core, watcher), when: args.when, fired, children };
+  }
+  if (args.id === undefined)
+    throw new RoostError(
+      "bad_request",
+      "watch needs the session's id (or children: true, for your own children)",
+    );
+  if (args.when === "handback")
+    throw new RoostError(
+      "bad_request",
+      'when: "handback" is for children: true; a session is watched "idle" or "ended"',
+    );
   const [watcher, target] = selfAndOther(core, conn, args.id, "watch");
   // A watch's only word is its notice: a watcher that cannot read one may not watch.
   mustReadMessages(watcher, "a watch's notice");

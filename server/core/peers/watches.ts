@@ -11,7 +11,8 @@ import type { Store } from "../../store/store.js";
 import type { Core } from "../core.js";
 import { ROOST } from "../feed.js";
 import type { LiveJob, Registry } from "../jobs/index.js";
-import { isEnded, viewOf } from "../jobs/index.js";
+import { isEnded, releaseHeld, viewOf } from "../jobs/index.js";
+import { excerpt } from "../text.js";
 import { sendItem } from "./peer-items.js";
 
 /** What `idle` waits for: any stop of the session's (its row's word, `viewState`). */
@@ -26,6 +27,10 @@ export function isSo(when: WatchRecord["when"], job: LiveJob | undefined): boole
   if (when === "ended") return isEnded(job);
   return STOPPED.has(viewOf(job));
 }
+
+/** A watch on the watcher's own children (`watch {children: true}`): kept with itself as its target. */
+const isFanIn = (w: Pick<WatchRecord, "watcher" | "target">): boolean => w.watcher === w.target;
+const FAN_IN_NAME = "its children";
 
 export class Watches {
   /** By the watched job's id: most jobs have none, and a change of theirs costs one lookup. */
@@ -68,7 +73,13 @@ export class Watches {
       });
       return true;
     }
-    const same = (w: WatchRecord) => w.target === target.rec.id && w.when === when;
+    this.keep(watcher, { watcher: watcher.rec.id, target: target.rec.id, targetName: name, when });
+    return false;
+  }
+
+  /** A watch kept (the same again renewed): at most LIMITS.watches a session. */
+  private keep(watcher: LiveJob, given: Omit<WatchRecord, "at" | "expiresAt">): void {
+    const same = (w: WatchRecord) => w.target === given.target && w.when === given.when;
     const mine = this.of(watcher.rec.id);
     if (!mine.some(same) && mine.length >= LIMITS.watches)
       throw new RoostError(
@@ -77,33 +88,78 @@ export class Watches {
       );
     const at = new Date();
     const w: WatchRecord = {
-      watcher: watcher.rec.id,
-      target: target.rec.id,
-      targetName: name,
-      when,
+      ...given,
       at: at.toISOString(),
       expiresAt: new Date(at.getTime() + LIMITS.watchMs).toISOString(),
     };
     this.store.putWatch(w);
     this.drop(w);
     this.add(w);
-    return false;
+  }
+
+  /**
+   * The children a watch on them still waits for: `handback`, those at work (not handed back with
+   * `done`, not ended: the row's `waitingOn`); `ended`, those not ended.
+   */
+  private waitedOn(watcher: LiveJob, when: WatchRecord["when"]): string[] {
+    if (when !== "ended") return watcher.waitingOn;
+    return this.registry
+      .all()
+      .filter((j) => j.rec.parent === watcher.rec.id && !isEnded(j))
+      .map((j) => j.rec.id);
+  }
+
+  /**
+   * `watch {children: true}`: one notice once the last of the watcher's children is in (`handback`:
+   * handed back or ended; `ended`: ended), or at once when none is at work. Meanwhile the children's
+   * handbacks are held (replies.ts: batches), to come with the notice as one delivery.
+   */
+  async watchChildren(
+    core: Core,
+    watcher: LiveJob,
+    when: WatchRecord["when"],
+  ): Promise<{ fired: boolean; children: string[] }> {
+    const children = [...this.waitedOn(watcher, when)];
+    const id = watcher.rec.id;
+    const w = { watcher: id, target: id, targetName: FAN_IN_NAME, when };
+    if (children.length === 0) {
+      await this.fire(core, { ...w, at: "", expiresAt: "" });
+      return { fired: true, children };
+    }
+    this.keep(watcher, w);
+    return { fired: false, children };
   }
 
   /** The job changed (its report, its life) or is about to be removed: the watches on it that are now so fire. */
   changed(core: Core, jobId: string, removed = false): void {
+    const parent = this.registry.find(jobId)?.rec.parent;
     const list = this.byTarget.get(jobId);
-    if (!list) return;
+    if (list) this.look(core, jobId, list, removed);
+    // A child's end may be the last its parent's watch on its children waits for.
+    const theirs = parent ? this.byTarget.get(parent)?.filter(isFanIn) : undefined;
+    if (parent && theirs?.length) this.look(core, parent, theirs, false);
+  }
+
+  private look(core: Core, jobId: string, list: WatchRecord[], removed: boolean): void {
     const job = removed ? undefined : this.registry.find(jobId);
     const now = new Date().toISOString();
     for (const w of [...list]) {
       if (w.expiresAt <= now) {
         this.forget(w);
+        if (isFanIn(w) && job) releaseHeld(core, job); // what it held goes, without a notice
         continue;
       }
-      if (!isSo(w.when, job)) continue;
+      const so = isFanIn(w) ? !job || this.waitedOn(job, w.when).length === 0 : isSo(w.when, job);
+      if (!so) continue;
       this.forget(w);
-      void this.fire(core, w, removed).catch((err) => console.error("roost: a watch's notice failed:", err));
+      const fire = () =>
+        void this.fire(core, w, removed).catch((err) =>
+          console.error("roost: a watch's notice failed:", err),
+        );
+      // A fan-in's notice goes after the item that brought its last child in (a handback saves its
+      // item after its row says done), so that the two go as one delivery.
+      if (isFanIn(w)) setImmediate(fire);
+      else fire();
     }
   }
 
@@ -111,6 +167,7 @@ export class Watches {
   private async fire(core: Core, w: WatchRecord, removed = false): Promise<void> {
     const watcher = this.registry.find(w.watcher);
     if (!watcher) return;
+    if (isFanIn(w)) return this.fireFanIn(core, watcher, w);
     const target = removed ? undefined : this.registry.find(w.target);
     // In the word its row shows (`view`): "is blocked", "is your turn" (never "done" for one still
     // running); or "is removed".
@@ -126,6 +183,40 @@ export class Watches {
         kind: "notice",
         text: `${w.targetName} ${now} (watch: ${w.when})`,
         actor: { who: ROOST.who, whoId: w.target },
+      },
+      by: null,
+    });
+  }
+
+  /**
+   * A fan-in's notice: each child, in its row's word and what it last said (those that ended
+   * before the watch was set left out). By roost, caused by the child that came in last (`whoId`).
+   */
+  private async fireFanIn(core: Core, watcher: LiveJob, w: WatchRecord): Promise<void> {
+    const kids = this.registry
+      .all()
+      .filter((j) => j.rec.parent === watcher.rec.id && (!isEnded(j) || (j.rec.endedAt ?? "") >= w.at));
+    const lines = kids.map((k) => {
+      const said = k.rec.report?.error ?? k.rec.report?.summary ?? null;
+      const now = k.handedBack ? "handed back" : `is ${viewOf(k)}`;
+      return `- ${k.rec.id} ${JSON.stringify(this.registry.nameOf(k))} ${now}${said ? `: ${excerpt(said, 200)}` : ""}`;
+    });
+    const last = kids.reduce<LiveJob | null>(
+      (a, k) => (a === null || k.rec.updatedAt > a.rec.updatedAt ? k : a),
+      null,
+    );
+    const head =
+      kids.length === 0
+        ? "none of your children is at work"
+        : `your ${kids.length === 1 ? "child is" : `${kids.length} children are`} in`;
+    const text = `${head} (your watch on your children: ${w.when})${lines.length ? `\n${lines.join("\n")}` : ""}`;
+    await sendItem(core, watcher, {
+      peer: { kind: "notice", from: { id: watcher.rec.id, name: FAN_IN_NAME }, relation: "roost" },
+      text,
+      feed: {
+        kind: "notice",
+        text: `${head} (watch on children: ${w.when})`,
+        actor: { who: ROOST.who, whoId: last?.rec.id ?? watcher.rec.id },
       },
       by: null,
     });
@@ -152,9 +243,11 @@ export class Watches {
   private showOn(watcher: string): void {
     const job = this.registry.find(watcher);
     if (!job) return;
-    job.watches = this.of(watcher)
+    const mine = this.of(watcher);
+    job.watches = mine
       .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
       .map((w) => ({ id: w.target, name: w.targetName, when: w.when, expiresAt: w.expiresAt }));
+    job.fanIn = mine.some(isFanIn);
     this.registry.noted(job, false);
   }
 
