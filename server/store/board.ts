@@ -62,6 +62,11 @@ export interface BoardStore {
    * runs); `null` for one of this daemon's, which the daemon judges itself.
    */
   elsewhereLive(id: string): boolean | null;
+  /**
+   * Whether a claimed task's claim was made under a lease that ran out (another daemon's, which
+   * stopped answering): what a release for that lost lease takes, and nothing else (pg-lease.ts).
+   */
+  lapsed(task: BoardTask): boolean;
   /** Calls `changed` with what other daemons changed, each time they do (and at each lease renewal). */
   watch(changed: (notes: BoardNote[]) => void): void;
   close(): Promise<void>;
@@ -93,6 +98,10 @@ export class SqliteBoard implements BoardStore {
 
   elsewhereLive(): null {
     return null; // every session on this board is this daemon's
+  }
+
+  lapsed(): boolean {
+    return false; // no lease: every claim here is this daemon's to judge
   }
 
   watch(): void {} // no one else writes it

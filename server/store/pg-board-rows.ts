@@ -29,8 +29,17 @@ const SETS = COLUMNS.slice(1)
   .map((c, i) => `${c} = $${i + 2}`)
   .join(", ");
 const VERSION = `$${COLUMNS.length + 1}`;
-/** One statement: the task as read (its version), and, to become claimed, every `after` over. */
-export const UPDATE_TASK = `UPDATE roost_board_tasks AS t SET ${SETS}, version = t.version + 1
+const EPOCH = `$${COLUMNS.length + 2}`;
+const OWNER = `$${COLUMNS.indexOf("owner_id") + 1}`;
+/**
+ * One statement: the task as read (its version), and, to become claimed, every `after` over. A
+ * claim (a task newly claimed, or by another owner) keeps the epoch of this daemon's lease
+ * (pg-lease.ts), the last parameter, renewed in the same transaction.
+ */
+export const UPDATE_TASK = `UPDATE roost_board_tasks AS t SET ${SETS}, version = t.version + 1,
+    claim_epoch = CASE WHEN $4::text <> 'claimed' THEN NULL
+      WHEN t.state <> 'claimed' OR t.owner_id IS DISTINCT FROM ${OWNER}::text THEN ${EPOCH}::bigint
+      ELSE t.claim_epoch END
   WHERE t.id = $1 AND t.version = ${VERSION}
     AND ($4::text <> 'claimed' OR NOT EXISTS (
       SELECT 1 FROM roost_board_tasks a WHERE a.id = ANY(t.after) AND a.state NOT IN ('done', 'dropped')))`;

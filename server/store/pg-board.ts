@@ -8,9 +8,13 @@
  *   new id only if `next_id` is still the one read. A write that finds the board changed writes
  *   nothing and throws `StaleBoard`: the daemon reads the board again and takes the step again, so
  *   of two daemons' claims of one task, one wins and the other is refused `conflict`.
- * - Each daemon holds a lease (`roost_board_daemons`), renewed every third of it. A claim is live
- *   while its session's daemon holds its lease (that daemon judges its own sessions, and releases
- *   the claims of those that end); a claim of a daemon whose lease ran out is released by any other.
+ * - Each daemon holds a lease (`roost_board_daemons`), renewed every third of it, and by every write
+ *   before what it writes: no claim is written under a lease that ran out. A claim is live while its
+ *   session's daemon holds its lease (that daemon judges its own sessions, and releases the claims
+ *   of those that end); the claims made under a lease that ran out are released by any other, and
+ *   only those: each claim keeps its lease's epoch, a fencing number (pg-lease.ts).
+ * - Every call is bounded in time (pg-calls.ts): a database that does not answer makes a step
+ *   `busy` within seconds, saying so, never a step that waits as long as it is away.
  * - A write says what it changed (its feed entries, `roost_board_changes`) and `NOTIFY`s; the
  *   others `LISTEN`, read the board again, put the entries in their own feeds and push `board`.
  *
@@ -19,11 +23,13 @@
  * (pg-board-rows.ts, with the task's row).
  */
 import pg from "pg";
-import { RoostError } from "../../sdk/ts/protocol/index.js";
+import { type BoardTask, RoostError } from "../../sdk/ts/protocol/index.js";
 import { ConfigError } from "../config.js";
 import { hideForms } from "../secrets.js";
 import { type BoardChange, type BoardNote, type BoardStore, StaleBoard, type StoredBoard } from "./board.js";
 import { BoardIds, daemonOf, INSERT_TASK, UPDATE_TASK } from "./pg-board-rows.js";
+import { PgCalls } from "./pg-calls.js";
+import { Leases, READ_LEASES, RENEW_LEASE, TAKE_LEASE } from "./pg-lease.js";
 import { PG_MIGRATIONS } from "./pg-migrations.js";
 
 export interface PgBoardOptions {
@@ -45,8 +51,8 @@ export class PgBoard implements BoardStore {
   /** Each task's version as last read or written. */
   private versions = new Map<number, number>();
   private nextId = 1;
-  /** The other daemons holding a lease, as last read. */
-  private live = new Set<string>();
+  /** Every daemon's lease, and each claim's epoch, as last read. */
+  private readonly leases = new Leases();
   private lastChange = 0;
   private listener: pg.Client | null = null;
   private renewal: NodeJS.Timeout | null = null;
@@ -58,11 +64,12 @@ export class PgBoard implements BoardStore {
 
   private readonly ids: BoardIds;
 
-  private constructor(
-    private readonly pool: pg.Pool,
-    private readonly opts: PgBoardOptions,
-  ) {
+  private readonly calls: PgCalls;
+
+  private constructor(private readonly opts: PgBoardOptions) {
     this.ids = new BoardIds(opts.name);
+    // Once the database answers again after it did not: the lease renewed, the board read again.
+    this.calls = new PgCalls(opts.url, () => void this.renew());
   }
 
   /**
@@ -70,19 +77,17 @@ export class PgBoard implements BoardStore {
    * daemon holds the name; throws when the database does not answer: the daemon then does not start.
    */
   static async open(opts: PgBoardOptions): Promise<PgBoard> {
-    const pool = new pg.Pool({ connectionString: opts.url, max: 4 });
-    // An idle connection that breaks (the server restarted) is dropped by the pool; the next
-    // query opens another. Without a listener node would throw it.
-    pool.on("error", (err) => console.error(`roost: the board's database: ${err.message}`));
-    const board = new PgBoard(pool, opts);
+    const board = new PgBoard(opts);
     try {
       await board.migrate();
       await board.takeLease();
-      const { rows } = await pool.query("SELECT coalesce(max(id), 0)::bigint AS id FROM roost_board_changes");
+      const { rows } = await board.calls.query(
+        "SELECT coalesce(max(id), 0)::bigint AS id FROM roost_board_changes",
+      );
       board.lastChange = Number(rows[0].id);
       await board.listen();
     } catch (err) {
-      await pool.end().catch(() => {});
+      await board.calls.close();
       if (err instanceof ConfigError) throw err;
       throw new Error(
         `the board's database ${hideForms(opts.url)} did not answer: ${(err as Error).message}`,
@@ -94,43 +99,31 @@ export class PgBoard implements BoardStore {
   }
 
   private async migrate(): Promise<void> {
-    const c = await this.pool.connect();
-    try {
-      await c.query("BEGIN");
-      await c.query("SELECT pg_advisory_xact_lock(7426901)"); // daemons starting at once: one migrates
-      await c.query("CREATE TABLE IF NOT EXISTS roost_board_version (version INTEGER NOT NULL)");
-      const { rows } = await c.query("SELECT version FROM roost_board_version");
-      let version = rows.length > 0 ? (rows[0].version as number) : 0;
-      if (rows.length === 0) await c.query("INSERT INTO roost_board_version VALUES (0)");
-      if (version > PG_MIGRATIONS.length)
-        throw new ConfigError(
-          `the board's database ${hideForms(this.opts.url)} is at version ${version}, newer than this roost knows (${PG_MIGRATIONS.length}): update roost`,
-        );
-      for (; version < PG_MIGRATIONS.length; version++) {
-        await c.query(PG_MIGRATIONS[version]!);
-        await c.query("UPDATE roost_board_version SET version = $1", [version + 1]);
-      }
-      await c.query("COMMIT");
-    } catch (err) {
-      await c.query("ROLLBACK").catch(() => {});
-      throw err;
-    } finally {
-      c.release();
-    }
+    await this.calls.transaction(
+      async (c) => {
+        await c.query("SELECT pg_advisory_xact_lock(7426901)"); // daemons starting at once: one migrates
+        await c.query("CREATE TABLE IF NOT EXISTS roost_board_version (version INTEGER NOT NULL)");
+        const { rows } = await c.query("SELECT version FROM roost_board_version");
+        let version = rows.length > 0 ? (rows[0].version as number) : 0;
+        if (rows.length === 0) await c.query("INSERT INTO roost_board_version VALUES (0)");
+        if (version > PG_MIGRATIONS.length)
+          throw new ConfigError(
+            `the board's database ${hideForms(this.opts.url)} is at version ${version}, newer than this roost knows (${PG_MIGRATIONS.length}): update roost`,
+          );
+        for (; version < PG_MIGRATIONS.length; version++) {
+          await c.query(PG_MIGRATIONS[version]!);
+          await c.query("UPDATE roost_board_version SET version = $1", [version + 1]);
+        }
+      },
+      (err) => err instanceof ConfigError,
+    );
   }
 
   /** This daemon's lease: taken if free, run out, or its own (the same machine and home). */
   private async takeLease(): Promise<void> {
-    const { rows } = await this.pool.query(
-      `INSERT INTO roost_board_daemons (name, instance, lease_until)
-         VALUES ($1, $2, now() + $3 * interval '1 millisecond')
-       ON CONFLICT (name) DO UPDATE SET instance = excluded.instance, lease_until = excluded.lease_until
-         WHERE roost_board_daemons.instance = excluded.instance OR roost_board_daemons.lease_until < now()
-       RETURNING name`,
-      [this.opts.name, this.opts.instance, this.opts.leaseMs],
-    );
+    const { rows } = await this.calls.query(TAKE_LEASE, this.leaseParams());
     if (rows.length === 0) {
-      const held = await this.pool.query("SELECT instance FROM roost_board_daemons WHERE name = $1", [
+      const held = await this.calls.query("SELECT instance FROM roost_board_daemons WHERE name = $1", [
         this.opts.name,
       ]);
       throw new ConfigError(
@@ -139,13 +132,19 @@ export class PgBoard implements BoardStore {
     }
   }
 
-  /** Renews the lease, then reads what others changed (and who still holds a lease). */
+  private leaseParams(): unknown[] {
+    return [this.opts.name, this.opts.instance, this.opts.leaseMs];
+  }
+
+  /**
+   * Renews the lease, then reads what others changed (and who still holds a lease). Skipped while
+   * the database is known not to answer: its probe renews it as soon as it does.
+   */
   private async renew(): Promise<void> {
+    if (!this.calls.answering || this.closed) return;
     try {
-      await this.pool.query(
-        "UPDATE roost_board_daemons SET lease_until = now() + $3 * interval '1 millisecond' WHERE name = $1 AND instance = $2",
-        [this.opts.name, this.opts.instance, this.opts.leaseMs],
-      );
+      const { rows } = await this.calls.query(RENEW_LEASE, this.leaseParams());
+      if (rows.length === 0) throw new Error(this.nameTaken());
       if (this.failing) console.error("roost: the board's database answers again");
       this.failing = false;
     } catch (err) {
@@ -159,7 +158,7 @@ export class PgBoard implements BoardStore {
 
   private async listen(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.opts.url });
+    const client = new pg.Client(this.calls.clientConfig());
     const lost = () => {
       if (this.listener !== client) return;
       this.listener = null;
@@ -197,7 +196,7 @@ export class PgBoard implements BoardStore {
       do {
         this.fetchAgain = false;
         try {
-          const { rows } = await this.pool.query(
+          const { rows } = await this.calls.query(
             "SELECT id, daemon, notes FROM roost_board_changes WHERE id > $1 ORDER BY id",
             [this.lastChange],
           );
@@ -219,17 +218,17 @@ export class PgBoard implements BoardStore {
   }
 
   async load(): Promise<StoredBoard> {
-    const results = (await this.query(
+    const results = (await this.calls.query(
       `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
        SELECT * FROM roost_board_tasks ORDER BY id;
        SELECT next_id FROM roost_board_meta;
-       SELECT name FROM roost_board_daemons WHERE lease_until > now();
+       ${READ_LEASES};
        COMMIT`,
     )) as unknown as pg.QueryResult[];
     const [, tasks, meta, daemons] = results;
     this.versions = new Map(tasks!.rows.map((r) => [Number(r.id), Number(r.version)]));
     this.nextId = Number(meta!.rows[0].next_id);
-    this.live = new Set(daemons!.rows.map((r) => r.name as string).filter((n) => n !== this.opts.name));
+    this.leases.read(daemons!.rows, tasks!.rows);
     return { tasks: tasks!.rows.map((r) => this.ids.taskHere(r)), nextId: this.nextId };
   }
 
@@ -238,64 +237,78 @@ export class PgBoard implements BoardStore {
   }
 
   private async write(change: BoardChange): Promise<void> {
-    const c = await this.connect();
     const written = new Map<number, number>();
     try {
-      await c.query("BEGIN");
-      const stale = (what: string) => {
-        throw new StaleBoard(what);
-      };
-      for (const id of change.removed) {
-        const r = await c.query("DELETE FROM roost_board_tasks WHERE id = $1 AND version = $2", [
-          id,
-          this.versions.get(id) ?? 0,
-        ]);
-        if (r.rowCount !== 1) stale(`#${id} changed`);
-      }
-      if (change.nextId !== this.nextId) {
-        const r = await c.query("UPDATE roost_board_meta SET next_id = $2 WHERE next_id = $1", [
-          this.nextId,
-          change.nextId,
-        ]);
-        if (r.rowCount !== 1) stale("a task was added");
-      }
-      for (const t of change.saved) {
-        const params = this.ids.taskParams(t);
-        const version = this.versions.get(t.id);
-        if (version === undefined) {
-          await c.query(INSERT_TASK, params);
-          written.set(t.id, 1);
-        } else {
-          const r = await c.query(UPDATE_TASK, [...params, version]);
-          if (r.rowCount !== 1) stale(`#${t.id} changed`);
-          written.set(t.id, version + 1);
-        }
-      }
-      const notes = change.notes.map((n) => this.ids.noteThere(n));
-      const { rows } = await c.query(
-        "INSERT INTO roost_board_changes (daemon, notes) VALUES ($1, $2) RETURNING id",
-        [this.opts.name, JSON.stringify(notes)],
+      await this.calls.transaction(
+        async (c) => this.written(c, change, written),
+        (err) => err instanceof StaleBoard,
       );
-      await c.query("DELETE FROM roost_board_changes WHERE id <= $1", [Number(rows[0].id) - CHANGES_KEPT]);
-      await c.query("SELECT pg_notify($1, $2)", [CHANNEL, this.opts.name]);
-      await c.query("COMMIT");
     } catch (err) {
-      await c.query("ROLLBACK").catch(() => {});
       if (err instanceof StaleBoard) throw err;
       // Another daemon's insert of the same id, between our read of next_id and ours: stale too.
       if ((err as { code?: string }).code === "23505") throw new StaleBoard("a task was added");
-      throw this.unanswered(err);
-    } finally {
-      c.release();
+      throw this.calls.failed(err);
     }
     for (const id of change.removed) this.versions.delete(id);
     for (const [id, v] of written) this.versions.set(id, v);
     this.nextId = change.nextId;
   }
 
+  /** The change's statements, in its transaction: the lease renewed first, so that a claim is made under it. */
+  private async written(c: pg.PoolClient, change: BoardChange, written: Map<number, number>): Promise<void> {
+    const lease = await c.query(RENEW_LEASE, this.leaseParams());
+    if (lease.rows.length === 0) throw new RoostError("busy", this.nameTaken());
+    const epoch = Number(lease.rows[0].epoch);
+    const stale = (what: string) => {
+      throw new StaleBoard(what);
+    };
+    for (const id of change.removed) {
+      const r = await c.query("DELETE FROM roost_board_tasks WHERE id = $1 AND version = $2", [
+        id,
+        this.versions.get(id) ?? 0,
+      ]);
+      if (r.rowCount !== 1) stale(`#${id} changed`);
+    }
+    if (change.nextId !== this.nextId) {
+      const r = await c.query("UPDATE roost_board_meta SET next_id = $2 WHERE next_id = $1", [
+        this.nextId,
+        change.nextId,
+      ]);
+      if (r.rowCount !== 1) stale("a task was added");
+    }
+    for (const t of change.saved) {
+      const params = this.ids.taskParams(t);
+      const version = this.versions.get(t.id);
+      if (version === undefined) {
+        await c.query(INSERT_TASK, params);
+        written.set(t.id, 1);
+      } else {
+        const r = await c.query(UPDATE_TASK, [...params, version, epoch]);
+        if (r.rowCount !== 1) stale(`#${t.id} changed`);
+        written.set(t.id, version + 1);
+      }
+    }
+    const notes = change.notes.map((n) => this.ids.noteThere(n));
+    const { rows } = await c.query(
+      "INSERT INTO roost_board_changes (daemon, notes) VALUES ($1, $2) RETURNING id",
+      [this.opts.name, JSON.stringify(notes)],
+    );
+    await c.query("DELETE FROM roost_board_changes WHERE id <= $1", [Number(rows[0].id) - CHANGES_KEPT]);
+    await c.query("SELECT pg_notify($1, $2)", [CHANNEL, this.opts.name]);
+  }
+
+  private nameTaken(): string {
+    return `this daemon's name on the board (${JSON.stringify(this.opts.name)}) was taken by another daemon while its lease had run out: give each daemon its own board.name`;
+  }
+
   elsewhereLive(id: string): boolean | null {
     const daemon = daemonOf(id);
-    return daemon === null ? null : this.live.has(daemon);
+    return daemon === null ? null : this.leases.live(daemon);
+  }
+
+  lapsed(task: BoardTask): boolean {
+    const daemon = task.owner ? daemonOf(task.owner.id) : null;
+    return daemon !== null && this.leases.lapsed(daemon, task);
   }
 
   async close(): Promise<void> {
@@ -304,29 +317,9 @@ export class PgBoard implements BoardStore {
     const listener = this.listener;
     this.listener = null;
     // The lease is left to run out: a daemon restarting takes it back, its sessions' claims kept.
-    await Promise.all([listener?.end().catch(() => {}), this.pool.end().catch(() => {})]);
-  }
-
-  private async query(text: string): Promise<unknown> {
-    try {
-      return await this.pool.query(text);
-    } catch (err) {
-      throw this.unanswered(err);
-    }
-  }
-
-  private async connect(): Promise<pg.PoolClient> {
-    try {
-      return await this.pool.connect();
-    } catch (err) {
-      throw this.unanswered(err);
-    }
-  }
-
-  private unanswered(err: unknown): RoostError {
-    return new RoostError(
-      "busy",
-      `the board's database ${hideForms(this.opts.url)} did not answer (${(err as Error).message}): try again once it does`,
-    );
+    await Promise.all([
+      Promise.race([listener?.end().catch(() => {}), new Promise((r) => setTimeout(r, 1000).unref())]),
+      this.calls.close(),
+    ]);
   }
 }

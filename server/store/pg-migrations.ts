@@ -46,4 +46,11 @@ export const PG_MIGRATIONS: readonly string[] = [
     notes JSONB NOT NULL
   );
   `,
+  // 2: the lease's fencing number (pg-lease.ts). A daemon's `epoch` goes up each time it takes its
+  // lease again after it ran out; a claim keeps the epoch it was made under, so that a release for
+  // a lost lease takes only the claims made under that lease. Claims from before have none (0).
+  `
+  ALTER TABLE roost_board_daemons ADD COLUMN epoch BIGINT NOT NULL DEFAULT 1;
+  ALTER TABLE roost_board_tasks ADD COLUMN claim_epoch BIGINT;
+  `,
 ];

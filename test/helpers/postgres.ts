@@ -17,6 +17,12 @@ export interface TestPostgres {
   /** Stops the server (`-m immediate`), its data kept, and starts it again. */
   stop(): void;
   start(): void;
+  /**
+   * Freezes the server (SIGSTOP of it and every process of its, by pid): its connections stay
+   * open and nothing answers, as a partition looks; `thaw` (SIGCONT) lets it go on.
+   */
+  freeze(): void;
+  thaw(): void;
   cleanup(): void;
 }
 
@@ -54,6 +60,34 @@ export async function startPostgres(): Promise<TestPostgres> {
   const stop = () => run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
   start();
   const url = (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`;
+  let frozen: number[] = [];
+  const thaw = () => {
+    for (const pid of frozen.splice(0)) {
+      try {
+        process.kill(pid, "SIGCONT");
+      } catch {
+        // ended meanwhile
+      }
+    }
+  };
+  /** The server's processes: the postmaster (its pid file's first line) and its children. */
+  const processes = (): number[] => {
+    const main = Number(fs.readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+    const children = fs
+      .readdirSync("/proc")
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          // The parent's pid is the fourth field, after the name in parentheses.
+          const stat = fs.readFileSync(`/proc/${p}/stat`, "utf8");
+          return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === main;
+        } catch {
+          return false; // gone meanwhile
+        }
+      })
+      .map(Number);
+    return [main, ...children];
+  };
   return {
     port,
     async database(name) {
@@ -68,8 +102,17 @@ export async function startPostgres(): Promise<TestPostgres> {
     },
     stop,
     start,
+    freeze() {
+      // The postmaster first, so that it starts no process after the children were listed.
+      const [main, ...children] = processes();
+      process.kill(main!, "SIGSTOP");
+      frozen = [main!, ...children, ...processes().slice(1)];
+      for (const pid of frozen) process.kill(pid, "SIGSTOP");
+    },
+    thaw,
     cleanup() {
       try {
+        thaw();
         stop();
       } catch {
         // stopped already

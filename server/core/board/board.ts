@@ -52,8 +52,11 @@ export type BoardAction =
   | { action: "assign"; id: number; to: Ref }
   /** The hand-over's message was saved for the session (`reached`), or was not. */
   | { action: "handed"; id: number; to: Ref; reached: boolean }
-  /** The session holds nothing any more (it failed, was stopped or removed, did not come back). */
-  | { action: "ended"; session: string; why: string };
+  /**
+   * The session holds nothing any more (it failed, was stopped or removed, did not come back); `only`:
+   * of its claims, those it says (a lost lease's release takes the claims made under that lease).
+   */
+  | { action: "ended"; session: string; why: string; only?: (task: BoardTask) => boolean };
 
 export interface Ctx {
   /** ISO time. */
@@ -171,7 +174,7 @@ export function step(board: Board, actor: BoardActor, action: BoardAction, ctx: 
     case "handed":
       return handed(board, actor, action, ctx);
     case "ended":
-      return ended(board, action.session, action.why);
+      return ended(board, action.session, action.why, action.only);
   }
 }
 
@@ -368,12 +371,12 @@ function handed(
   return { board: replace(cleared, next), task: next, changes: [change], tells: [] };
 }
 
-/** The session holds nothing more: each task it held is open again. */
-function ended(board: Board, session: string, why: string): Step {
+/** The session holds nothing more: each task it held (of them, those `only` says) is open again. */
+function ended(board: Board, session: string, why: string, only?: (task: BoardTask) => boolean): Step {
   let next = board;
   const changes: Change[] = [];
   for (const task of board.tasks) {
-    if (task.state !== "claimed" || task.owner?.id !== session) continue;
+    if (task.state !== "claimed" || task.owner?.id !== session || (only && !only(task))) continue;
     const open: BoardTask = { ...task, state: "open", owner: null, claimedAt: null };
     next = replace(next, open);
     changes.push({

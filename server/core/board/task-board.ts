@@ -138,9 +138,15 @@ export class TaskBoard {
       .then(() => {
         for (const n of notes) this.feed.record(n.about ?? "board", "task", n.text, n.actor, n.why);
         if (notes.length > 0) this.pushes.board(() => this.counts());
+        // Only the claims made under the lease that ran out, judged on the board as the release reads
+        // it: a claim made once its daemon took its lease again is that live daemon's.
         for (const id of this.holders())
           if (this.store.elsewhereLive(id) === false)
-            this.sessionEnded(id, "was on a daemon that stopped answering (its lease on the board ran out)");
+            this.sessionEnded(
+              id,
+              "was on a daemon that stopped answering (its lease on the board ran out)",
+              (t) => this.store.lapsed(t),
+            );
       })
       .catch((err) => console.error("roost: could not read the board again:", (err as Error).message));
   }
@@ -166,10 +172,10 @@ export class TaskBoard {
     return job.link !== null || Date.now() < job.awaySince + this.graceMs;
   }
 
-  /** The session holds nothing more (it failed, was stopped or removed, did not come back). */
-  sessionEnded(session: string, why: string): void {
+  /** The session holds nothing more (it failed, was stopped or removed, did not come back); `only`: of its claims, those. */
+  sessionEnded(session: string, why: string, only?: (task: BoardTask) => boolean): void {
     if (!this.board.tasks.some((t) => t.state === "claimed" && t.owner?.id === session)) return;
-    this.apply(ROOST, { action: "ended", session, why }).catch((err) =>
+    this.apply(ROOST, { action: "ended", session, why, ...(only ? { only } : {}) }).catch((err) =>
       console.error(`roost: could not release ${session}'s tasks:`, err),
     );
   }
