@@ -5,6 +5,7 @@
  * --json, and each wrong command line told what to fix before anything is sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import { deliveries, INERT, type Session, session } from "../helpers/board.js";
 import { json, needsBuild, ok, PLAIN_SHELL, roost } from "../helpers/cli.js";
 import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
@@ -94,6 +95,20 @@ describe("roost tasks", () => {
     expect(line).toMatch(
       new RegExp(`^#${task.id} +open +- +→ worker \\(${worker.id}\\) +rebase the branch$`),
     );
+  });
+
+  it("assign to a session it cannot reach (20 items waiting): not sent, saying why; the task stays open", async () => {
+    const swamped = await session(d, hub, "swamped");
+    for (let i = 0; i < LIMITS.peerItemsWaiting; i++)
+      await worker.c.ok("send", { to: swamped.id, text: `item ${i}` });
+    const { task } = await json(["tasks", "add", "no room for it"], env());
+    const said = await ok(["tasks", "assign", String(task.id), swamped.id], env());
+    expect(said).toContain(
+      `#${task.id} "no room for it" not sent to ${swamped.id}: ${swamped.id} was not reached (full)`,
+    );
+    expect(said).toContain("20 peer items waiting");
+    const line = (await ok(["tasks"], env())).split("\n").find((l) => l.startsWith(`#${task.id} `));
+    expect(line).toMatch(new RegExp(`^#${task.id} +open +- +- +no room for it$`));
   });
 
   it("drop takes a task off the board: dropped, its dependants no longer wait on it", async () => {
