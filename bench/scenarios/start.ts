@@ -120,6 +120,7 @@ function endedJob(id: string, i: number, task: string, t: number): JobRecord {
     updatedAt: iso(t + 50_000),
     sessionKey: null,
     worktree: null,
+    conversation: null,
   };
 }
 

@@ -82,6 +82,22 @@ export interface JobRecord {
   sessionKey: string | null;
   /** Its git worktree (docs/worktrees.md); null for a job run where it was told. */
   worktree: Worktree | null;
+  /** How its agent's conversation goes on at a respawn (core/jobs/conversation.ts); null when roost cannot tell. */
+  conversation: Conversation | null;
+}
+
+/**
+ * A job's conversation, as roost keeps it between the starts of its agent: `pi`, in the session
+ * file roost names (`--session`); `agent`, in the session its agent said it is in (`hello`'s
+ * `conversation`: the ACP bridge, through `session/load`); `new`, an agent CLI that roost cannot
+ * resume, which begins anew at each start.
+ */
+export interface Conversation {
+  how: "pi" | "agent" | "new";
+  /** pi's session file; the agent's session id; null when there is none (yet). */
+  session: string | null;
+  /** Its last start continued the conversation before it (true), or began one (false); null while not known. */
+  resumed: boolean | null;
 }
 
 /**

@@ -77,6 +77,7 @@ const jobs = table<JobRecord, StoredJob>({
   capabilities: sent,
   report: sent,
   worktree: json,
+  conversation: json,
 });
 export const jobToParams = (j: JobRecord): Params => jobs.params(j);
 export const jobFromRow = (r: Params): StoredJob => jobs.record(r);

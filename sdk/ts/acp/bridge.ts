@@ -25,7 +25,9 @@ import * as acp from "@agentclientprotocol/sdk";
 import { findJob, type Reply, RoostAgent, withoutJob } from "../agent/index.js";
 import { RELAY_ENV, serveRelay } from "../agent/tool-relay.js";
 import { AcpRow, errorText, modelOf } from "./acp-row.js";
+import { endGroup, signalGroup } from "./group.js";
 import { Permissions } from "./permissions.js";
+import { openSession, SESSION_VARIABLE } from "./resume.js";
 import { type AcpSession, Turns } from "./turns.js";
 
 /** What the bridge says it is in `hello` (the agent's own name goes before it). */
@@ -89,9 +91,16 @@ async function main(): Promise<number> {
   const relay = job.dir ? path.join(job.dir, "tools.sock") : null;
   if (relay) await serveRelay(relay, agent).catch((err: Error) => say(`no tool relay: ${err.message}`));
 
-  // The job's identity stays with the bridge: a process the agent starts is not the job.
+  // The job's identity stays with the bridge: a process the agent starts is not the job. The agent
+  // in a process group of its own (group.ts): its end, or a stop, ends what it runs too.
   const env = withoutJob({ ...process.env });
-  const child = spawn(command[0]!, command.slice(1), { stdio: ["pipe", "pipe", "pipe"], env });
+  delete env[SESSION_VARIABLE];
+  const child = spawn(command[0]!, command.slice(1), {
+    stdio: ["pipe", "pipe", "pipe"],
+    env,
+    detached: true,
+  });
+  const group = child.pid;
   const stderr = tailOf(child);
   child.stdin?.on("error", () => {}); // an agent gone mid-write: its close says why
 
@@ -102,18 +111,31 @@ async function main(): Promise<number> {
     child.on("error", (err) => {
       void fail(`${label} could not start: ${err.message}`).then(() => resolve(1));
     });
-    child.on("close", (code, signal) => {
+    // At the agent's exit, not its pipes' close: what it left may hold them open.
+    let leftGroup: Promise<number> = Promise.resolve(0);
+    child.on("exit", () => {
+      if (!stopping && group !== undefined) leftGroup = endGroup(group, STOP_GRACE_MS);
+    });
+    child.on("close", async (code, signal) => {
       if (stopping) return resolve(0);
+      const leftovers = await leftGroup;
+      const ended =
+        leftovers === 0 ? "" : `; ${leftovers} leftover ${leftovers === 1 ? "process" : "processes"} ended`;
       // The agent's own end says more than the session's failure it caused (its pipe closed).
       const ownEnd = !(startError && signal === "SIGTERM");
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       const last = stderr.lines.at(-1);
       const reason = ownEnd
-        ? `${label} ${how}${last ? `: ${last}` : ""}`
-        : `${label} did not start its ACP session: ${startError}`;
+        ? `${label} ${how}${last ? `: ${last}` : ""}${ended}`
+        : `${label} did not start its ACP session: ${startError}${ended}`;
       void fail(reason).then(() => resolve(code === 0 && !signal && ownEnd ? 0 : 1));
     });
   });
+
+  /** The agent and its group (one whose group is gone already: the agent alone). */
+  function endAgent(signal: NodeJS.Signals): void {
+    if (group === undefined || !signalGroup(group, signal)) child.kill(signal);
+  }
 
   /** The job ends with the agent: its reason on the row, said before the bridge goes (once). */
   let failing: Promise<void> | null = null;
@@ -132,23 +154,30 @@ async function main(): Promise<number> {
     process.on(signal, () => {
       if (stopping) return;
       stopping = true;
-      child.kill("SIGTERM");
-      setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS).unref();
+      endAgent("SIGTERM");
+      setTimeout(() => endAgent("SIGKILL"), STOP_GRACE_MS).unref();
     });
 
+  const replaying = { now: false };
   const stream = acp.ndJsonStream(
     Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>,
   );
   const connection = acp
     .client({ name: "roost" })
-    .onNotification("session/update", ({ params }) => row.update(params.update))
+    // A loaded session's history, replayed as updates, is not the row's (resume.ts).
+    .onNotification("session/update", ({ params }) => {
+      if (!replaying.now) row.update(params.update);
+    })
     .onRequest("session/request_permission", ({ params, signal }) => permissions.ask(params, signal))
     .connect(stream);
 
-  void startSession(connection, relay, row).then(
-    async (session) => {
+  void startSession(connection, relay, row, replaying).then(
+    async ({ session, conversation }) => {
       turns.started(session);
+      // Said to roost, which gives the session back at the job's next start (a daemon older than
+      // `conversation` refuses it: nothing is lost but the resuming).
+      void agent.call("hello", { protocol: 1, conversation }).catch(() => {});
       // The replies waiting for the job came before the first report's answer; any call after
       // it is answered after them. With nothing to do, the agent is ready for a task. Not merely
       // idle: a first turn may have ended already, and its answer is the row's.
@@ -158,18 +187,22 @@ async function main(): Promise<number> {
     (err: unknown) => {
       // Said once the agent has ended: if it ended by itself, its exit is the reason.
       startError = errorText(err);
-      child.kill("SIGTERM");
+      endAgent("SIGTERM");
     },
   );
   return ended;
 }
 
-/** `initialize` and `session/new` in the job's directory; the session as the turns use it. */
+/**
+ * `initialize`, and the session in the job's directory (the one it had, or a new one: resume.ts);
+ * the session as the turns use it, and as roost keeps it.
+ */
 async function startSession(
   connection: acp.ClientConnection,
   relay: string | null,
   row: AcpRow,
-): Promise<AcpSession> {
+  replaying: { now: boolean },
+): Promise<{ session: AcpSession; conversation: { session: string; resumed: boolean } }> {
   const ctx = connection.agent;
   let timer: NodeJS.Timeout | undefined;
   const silent = new Promise<never>((_, reject) => {
@@ -183,8 +216,9 @@ async function startSession(
       INITIALIZE_MS,
     );
   });
+  let init: acp.InitializeResponse;
   try {
-    await Promise.race([
+    init = await Promise.race([
       silent,
       ctx.request("initialize", {
         protocolVersion: acp.PROTOCOL_VERSION,
@@ -205,12 +239,13 @@ async function startSession(
         },
       ]
     : [];
-  const created = await ctx.request("session/new", { cwd: process.cwd(), mcpServers });
-  const sessionId = created.sessionId;
-  let configOptions = created.configOptions ?? [];
-  let modes = created.modes ?? null;
+  const canLoad = init.agentCapabilities?.loadSession === true;
+  const opened = await openSession(ctx, canLoad, { cwd: process.cwd(), mcpServers }, replaying, say);
+  const sessionId = opened.sessionId;
+  let { configOptions, modes } = opened;
   row.setModel(modelOf(configOptions));
-  return {
+  const conversation = { session: sessionId, resumed: opened.resumed };
+  const session: AcpSession = {
     async prompt(text) {
       const r = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
       return r.stopReason;
@@ -246,6 +281,7 @@ async function startSession(
       return `/${name}: this agent offers no ${name} to choose`;
     },
   };
+  return { session, conversation };
 }
 
 /** The agent's stderr, passed on to the job's terminal, its last lines kept. */

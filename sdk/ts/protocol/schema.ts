@@ -27,6 +27,8 @@ export const LIVES = ["starting", "running", "exited", "stopped"] as const;
 export const REPLY_MODES = ["steer", "followUp"] as const;
 /** What a job is: run in a terminal, speaking the protocol, or a foreground pi (`peer_register`). */
 export const JOB_KINDS = ["terminal", "protocol", "foreground"] as const;
+/** How a job's agent began at its last start: going on with its conversation, or anew (a row's `conversation`). */
+export const CONVERSATIONS = ["resumed", "new"] as const;
 /**
  * A peer item's kind (docs/protocol.md, "The peer ops": Peer items); a `deliver` without one is
  * the user's reply.
@@ -175,6 +177,13 @@ export const Row = Type.Object({
    * not sandboxed).
    */
   sandboxed: Type.Optional(Type.Boolean()),
+  /**
+   * Its agent's conversation at its last start (docs/agents.md, "Resumed conversations"): `resumed`
+   * where it went on with the one before (pi's session file, an ACP agent's `session/load`), `new`
+   * where it began one; null where roost cannot tell (a shell, a protocol agent of your own), and
+   * for a protocol agent until it has said. Optional so that a remote of an older roost is still read.
+   */
+  conversation: Type.Optional(nullable(oneOf(CONVERSATIONS))),
   startedAt: nullable(Type.String()),
   endedAt: nullable(Type.String()),
   updatedAt: Type.String(),

@@ -15,7 +15,9 @@ import {
 import { knownFields } from "../../validate.js";
 import { ROOST_VERSION } from "../../version.js";
 import type { Core } from "../core.js";
+import { ROOST } from "../feed.js";
 import { oneLine } from "../text.js";
+import { agentConversation } from "./conversation.js";
 import { isEnded } from "./lifecycle.js";
 import { reportedName } from "./names.js";
 import type { AgentLink, LiveJob } from "./registry.js";
@@ -42,10 +44,34 @@ export interface AgentConnection {
 
 export function hello(core: Core, conn: AgentConnection, args: OpArgs<"hello">): OpResult<"hello"> {
   conn.session = true;
+  const job = conn.jobId ? core.registry.find(conn.jobId) : undefined;
+  const own = job !== undefined && job.link === conn.link;
+  if (args.conversation) {
+    if (!own)
+      throw new RoostError(
+        "bad_request",
+        "say `conversation` on a connection that speaks for its job (after a report)",
+      );
+    if (agentConversation(job.rec, args.conversation)) {
+      core.registry.changed(job, true);
+      const text = args.conversation.resumed ? "its conversation resumed" : "a new conversation";
+      core.feed.record(
+        job.rec.id,
+        "start",
+        `${text} (its agent's session ${oneLine(args.conversation.session)})`,
+        ROOST,
+      );
+    }
+    // Said alone, it is all this hello says: the connection's agent and capabilities stay.
+    if (args.agent === undefined && args.capabilities === undefined) return helloResult();
+  }
   const agent = args.agent ? { name: oneLine(args.agent.name), version: oneLine(args.agent.version) } : null;
   conn.hello = { agent, capabilities: args.capabilities ?? [] };
-  const job = conn.jobId ? core.registry.find(conn.jobId) : undefined;
-  if (job && job.link === conn.link && applyHello(job, conn)) core.registry.changed(job, false);
+  if (own && applyHello(job, conn)) core.registry.changed(job, false);
+  return helloResult();
+}
+
+function helloResult(): OpResult<"hello"> {
   return {
     protocol: 1,
     daemon: { name: "roost", version: ROOST_VERSION },

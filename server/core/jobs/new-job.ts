@@ -48,6 +48,7 @@ export function newJobRecord(job: NewJob): JobRecord {
     updatedAt: now,
     sessionKey: null,
     worktree: null,
+    conversation: null,
     ...job,
   };
 }

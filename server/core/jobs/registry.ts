@@ -18,6 +18,7 @@ import type { Store } from "../../store/store.js";
 import type { Actor } from "../feed.js";
 import type { Pushes } from "../pushes.js";
 import { OneAtATime } from "../serial.js";
+import { conversationWord } from "./conversation.js";
 import type { Quiet } from "./typist.js";
 import { begunAtStart, Children, sameIds, viewOf } from "./waiting.js";
 
@@ -310,6 +311,7 @@ export class Registry {
       cwd: r.launch.cwd,
       worktree: r.worktree,
       sandboxed: r.launch.sandbox !== undefined,
+      conversation: conversationWord(r.conversation),
       startedAt: r.startedAt,
       endedAt: r.endedAt,
       updatedAt: r.updatedAt,

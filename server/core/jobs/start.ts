@@ -13,6 +13,7 @@ import type { JobRecord } from "../../store/records.js";
 import type { Core } from "../core.js";
 import { type Actor, ROOST } from "../feed.js";
 import { excerpt } from "../text.js";
+import { beginConversation, conversationText } from "./conversation.js";
 import { ended, oneAtATime, stopNow } from "./lifecycle.js";
 import type { LiveJob } from "./registry.js";
 import { BWRAP_WRAPPERS, bwrapArgs, findBwrap, sandboxSocket } from "./sandbox.js";
@@ -51,7 +52,10 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
   job.handedBack = false;
   core.registry.changed(job, true);
   try {
-    const [file, ...args] = await commandOf(core, rec);
+    // Where its agent can, it goes on with its conversation (conversation.ts).
+    const beginning = beginConversation(core.paths, rec);
+    rec.conversation = beginning.conversation;
+    const [file, ...args] = await commandOf(core, rec, beginning.command);
     job.size = job.ownSize; // a new terminal has no viewer yet
     const spawn = async () =>
       (await core.terminals()).spawn({
@@ -59,7 +63,7 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
         file,
         args,
         cwd: rec.launch.cwd,
-        env: jobEnv(core, rec),
+        env: { ...jobEnv(core, rec), ...beginning.env },
         ...job.ownSize,
         quietMs: rec.launch.quietMs ?? DEFAULT_QUIET_MS,
         wrappers: rec.launch.sandbox ? BWRAP_WRAPPERS : 0,
@@ -72,7 +76,8 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
     });
     Object.assign(rec, { life: "running", pid, startedAt: new Date().toISOString() });
     core.registry.changed(job, true);
-    core.feed.record(rec.id, "start", `started ${excerpt(rec.launch.command.join(" "))} (pid ${pid})`, ROOST);
+    const text = `started ${excerpt(rec.launch.command.join(" "))} (pid ${pid})${conversationText(rec.conversation)}`;
+    core.feed.record(rec.id, "start", text, ROOST);
     if (!rec.launch.protocol) terminalStarted(core, job);
   } catch (err) {
     ended(core, job, null, `could not start: ${(err as Error).message}`);
@@ -83,13 +88,13 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
  * What the pty host runs: the job's command, or for a sandboxed job bubblewrap around it, its own
  * socket listening first (so that its agent finds it at once).
  */
-async function commandOf(core: Core, rec: JobRecord): Promise<[string, ...string[]]> {
+async function commandOf(core: Core, rec: JobRecord, command: string[]): Promise<[string, ...string[]]> {
   const sandbox = rec.launch.sandbox;
-  if (!sandbox) return rec.launch.command as [string, ...string[]];
+  if (!sandbox) return command as [string, ...string[]];
   const bwrap = findBwrap(core.bwrap);
   const args = bwrapArgs(core.paths, rec, sandbox);
   await core.jobSockets.open(rec.id);
-  return [bwrap, ...args, ...rec.launch.command];
+  return [bwrap, ...args, ...command];
 }
 
 /** The job's environment: roost's names and the older ones, with the same values. */

@@ -202,4 +202,9 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE jobs ADD COLUMN asked INTEGER NOT NULL DEFAULT 0;
   `,
+  // 11: a job's conversation (core/jobs/conversation.ts): JSON {how, session, resumed}, how its
+  // agent continues it at a respawn; NULL for a job whose agent roost cannot resume.
+  `
+  ALTER TABLE jobs ADD COLUMN conversation TEXT;
+  `,
 ];
