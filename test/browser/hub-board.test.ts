@@ -9,6 +9,7 @@
  */
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import { deliveries, INERT, type Session, session } from "../helpers/board.js";
 import type { TestDaemon } from "../helpers/daemon.js";
 import { until } from "../helpers/daemon.js";
@@ -222,6 +223,25 @@ describe("the board page", () => {
     expect(await item(page, a.id).locator(".task-actions").isHidden()).toBe(true); // done is done
     await page.locator(".board-section.s-done h2", { hasText: "(2 failed)" }).waitFor();
     await shot(page, "board-failed", true);
+    expect(pageErrors(page)).toEqual([]);
+  });
+
+  it("an assign that cannot reach its session (20 items waiting) says not sent and why; the task stays open", async () => {
+    const swamped = await session(d, c, "swamped");
+    for (let i = 0; i < LIMITS.peerItemsWaiting; i++)
+      await worker.c.ok("send", { to: swamped.id, text: `item ${i}` });
+    const { task } = await c.ok("task", { action: "add", title: "no room for it" });
+    const page = await hub();
+    await item(page, task.id).getByLabel(`Session to send task ${task.id} to`).selectOption(swamped.id);
+    await item(page, task.id).getByRole("button", { name: "Assign" }).click();
+    const status = item(page, task.id).locator(".row-status", { hasText: "Not sent to swamped:" });
+    await status.waitFor();
+    expect(await status.textContent()).toContain("20 peer items waiting");
+    expect(await status.getAttribute("data-kind")).toBe("error");
+    expect((await c.ok("task", { action: "list" })).tasks.find((t: any) => t.id === task.id)).toMatchObject({
+      state: "open",
+      assigned: null,
+    });
     expect(pageErrors(page)).toEqual([]);
   });
 });
