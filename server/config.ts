@@ -216,13 +216,29 @@ export function builtinProfiles(env: NodeJS.ProcessEnv = process.env): Record<st
 /**
  * The concierge's own profile: pi with roost's extension, which gives it the concierge's tools
  * (`ROOST_CONCIERGE`). Not on the profiles' list: `concierge {action: "on"}` starts it, nothing else.
+ * `pi`: the `pi` profile as roost.json has it (its model, its arguments, its environment), which the
+ * concierge takes; roost's extension is added to its command when the command does not load it.
  */
-export const conciergeProfile = (): Profile => ({
-  command: ["pi", "-e", PI_EXTENSION],
-  task: "type",
-  protocol: true,
-  env: { ROOST_CONCIERGE: "1" },
-  description: "roost's concierge: pi, woken by digests of what the sessions did",
+export const conciergeProfile = (pi?: Profile): Profile => {
+  const command = pi?.command ?? ["pi", "-e", PI_EXTENSION];
+  return {
+    ...(pi ?? {}),
+    command: command.includes(PI_EXTENSION) ? command : [...command, "-e", PI_EXTENSION],
+    task: "type",
+    protocol: true,
+    env: { ...pi?.env, ROOST_CONCIERGE: "1" },
+    description: "roost's concierge: pi, woken by digests of what the sessions did",
+  };
+};
+
+/**
+ * A profile run as the concierge (roost.json's `concierge.profile`, `on --profile`): the same, its
+ * agent told it is the concierge (`ROOST_CONCIERGE`: pi's extension gives it the concierge's tools;
+ * `roost mcp` gives them by the session's role).
+ */
+export const asConcierge = (profile: Profile): Profile => ({
+  ...profile,
+  env: { ...profile.env, ROOST_CONCIERGE: "1" },
 });
 
 /** A pattern or patterns of roost.json's, as a list (it takes one or several). */

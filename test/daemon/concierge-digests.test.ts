@@ -210,8 +210,11 @@ describe("digests", () => {
     const { d, hub } = await onShared();
     const a = await session(d, hub, "asker");
     const c = await conciergeOn(d, hub, { items: false });
-    // Its greeting (the fleet: one session), a reply like any other: acked as one.
-    const start = await c.c.event((e) => e.event === "deliver", "the start digest");
+    // Its greeting (the fleet: one session), after its prompt, a reply like any other: acked as one.
+    const start = await c.c.event(
+      (e) => e.event === "deliver" && e.text.startsWith("[roost digest"),
+      "the start digest",
+    );
     expect(start.kind).toBeUndefined();
     await c.c.ok("ack", { id: c.id, token: c.token, seq: start.seq });
     await blockedOn(a, "Which branch?");

@@ -17,7 +17,7 @@ import {
   type OpResult,
   RoostError,
 } from "../../../sdk/ts/protocol/index.js";
-import { type Config, conciergeProfile, type Profile } from "../../config.js";
+import { asConcierge, type Config, conciergeProfile, type Profile } from "../../config.js";
 import type { Store } from "../../store/store.js";
 import type { Clock } from "../clock.js";
 import type { Core } from "../core.js";
@@ -177,22 +177,19 @@ export class Concierge {
         await reply(core, { id: current.rec.id, text: CONCIERGE_PROMPT }, ROOST);
     } else {
       const named = launch?.profile ?? core.config.concierge?.profile;
-      const profile = named === undefined ? builtIn(core) : undefined;
+      // Whatever its agent, the concierge is told so (its tools) and given its prompt (its task).
+      const profile = named === undefined ? builtIn(core) : asConcierge(profileOf(core, named));
       if (current) await remove(core, current, ROOST);
       await dispatch(
         core,
         {
           profile: named ?? BUILT_IN,
-          ...(launch?.task !== undefined
-            ? { task: launch.task }
-            : named === undefined
-              ? { task: CONCIERGE_PROMPT }
-              : {}),
+          task: launch?.task ?? CONCIERGE_PROMPT,
           ...(launch?.cwd !== undefined ? { cwd: launch.cwd } : {}),
         },
         actor,
         null,
-        { role: "concierge", ...(profile ? { profile } : {}) },
+        { role: "concierge", profile },
       );
     }
     this.changed();
@@ -207,11 +204,15 @@ export class Concierge {
     return this.status();
   }
 
-  /** `answer` and `act`: the policy, kept; said in the feed. */
+  /**
+   * `answer` and `act`: the policy, kept; said in the feed. The concierge is woken for what it may
+   * now do: a digest (`why: "policy"`) when sessions wait on questions.
+   */
   setPolicy(change: Partial<ConciergePolicy>, actor: Actor): ConciergeStatus {
     this.policy = { ...this.policy, ...change };
     this.keep("policy", this.policy);
     this.parts.feed.record(this.feedId(), "concierge", policyWords(this.policy), actor, "policy");
+    this.digests.policyChanged();
     this.changed();
     return this.status();
   }
@@ -264,9 +265,20 @@ export class Concierge {
 
 const requestIdOf = (args: { requestId?: string }) => (args.requestId ? { requestId: args.requestId } : {});
 
-/** roost's own concierge profile, refused before any row is made when pi is not installed. */
+/** A profile roost.json (or roost) has, by name. */
+function profileOf(core: Core, name: string): Profile {
+  const profile = core.config.profiles.get(name);
+  if (profile) return profile;
+  const known = [...core.config.profiles.keys()].sort().join(", ");
+  throw new RoostError("bad_request", `no profile ${JSON.stringify(name)}; the profiles are: ${known}`);
+}
+
+/**
+ * roost's own concierge profile, pi with the `pi` profile's settings, refused before any row is
+ * made when pi is not installed.
+ */
 function builtIn(core: Core): Profile {
-  const profile = conciergeProfile();
+  const profile = conciergeProfile(core.config.profiles.get("pi"));
   const missing = missingProgram(profile, core.paths.home);
   if (missing)
     throw new RoostError(

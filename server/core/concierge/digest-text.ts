@@ -3,12 +3,14 @@
  * `<roost-digest>`: what happened since the last one, the fleet (each live session in a line), the
  * standing orders, and "Due now" for the orders whose time has come. Pure: what to say in, text out.
  */
-import type { FeedEntry, Row, StandingOrder } from "../../../sdk/ts/protocol/index.js";
+import type { ConciergePolicy, FeedEntry, Row, StandingOrder } from "../../../sdk/ts/protocol/index.js";
 import { excerpt } from "../text.js";
 
 export interface DigestParts {
-  why: "start" | "events" | "order";
+  why: "start" | "events" | "order" | "policy";
   at: Date;
+  /** With `why: "policy"`: the policy the user just set. */
+  policy?: ConciergePolicy;
   /** The feed entries that matter since the last digest, oldest first. */
   happened: FeedEntry[];
   /** The live sessions (the concierge's own row not among them). */
@@ -28,6 +30,12 @@ export function digestText(p: DigestParts): string {
   for (const e of p.happened) lines.push(`- ${e.at.slice(11, 19)} ${happenedLine(e)}`);
   lines.push(`## The fleet (${p.fleet.length} live session${p.fleet.length === 1 ? "" : "s"})`);
   for (const r of p.fleet) lines.push(`- ${fleetLine(r)}`);
+  if (p.policy) {
+    lines.push("## The policy, just changed by the user");
+    lines.push(
+      `- answer: ${p.policy.answer}, act: ${p.policy.act}: the sessions waiting on a question (the fleet, above) may now be yours to answer`,
+    );
+  }
   lines.push("## Standing orders");
   if (p.orders.length === 0) lines.push("- none");
   for (const o of p.orders) lines.push(`- ${orderLine(o)}`);

@@ -30,7 +30,7 @@ const WAKES: ReadonlySet<string> = new Set(["state", "task", "exit"]);
 const SAYS: ReadonlySet<string> = new Set([...WAKES, "dispatch", "spawn", "handback", "rm", "respawn"]);
 const SETTLE_KEY = "concierge digest";
 
-type Why = "start" | "events" | "order";
+type Why = "start" | "events" | "order" | "policy";
 
 export class Digests {
   /** The feed cursor the last digest reached (null: none yet). */
@@ -71,6 +71,19 @@ export class Digests {
     });
   }
 
+  /**
+   * The user changed the policy: the concierge may now do more for the sessions that wait on a
+   * question (answer them), so it is woken for them, whether or not anything else happened.
+   */
+  policyChanged(): void {
+    const concierge = this.owner.running();
+    if (!concierge) return;
+    const asks = this.parts.registry
+      .rows()
+      .some((r) => r.id !== concierge.rec.id && r.life === "running" && r.waitingFor === "question");
+    if (asks) this.send("policy");
+  }
+
   /** An order's time came (its clock). */
   orderDue(): void {
     this.send("order");
@@ -85,8 +98,12 @@ export class Digests {
 
   /** The concierge took an item: a digest owed meanwhile goes now. */
   taken(): void {
-    if (this.owed) this.send("events");
+    if (this.owedPolicy) this.send("policy");
+    else if (this.owed) this.send("events");
   }
+
+  /** A policy's digest is owed (it waited for the last one to be taken): it goes even with no news. */
+  private owedPolicy = false;
 
   private send(why: Why): void {
     this.sending = this.sending
@@ -104,6 +121,7 @@ export class Digests {
     if (why === "order" && (due.length === 0 || !concierge.link)) return;
     if (why !== "order" && this.waiting(concierge)) {
       this.owed = true;
+      if (why === "policy") this.owedPolicy = true;
       return;
     }
     const happened = this.happened(concierge);
@@ -118,6 +136,7 @@ export class Digests {
     }
     const sayDue = concierge.link ? due : [];
     this.owed = false;
+    this.owedPolicy = false;
     await sendItem(concierge, {
       peer: { kind: "digest", from: { id: "roost", name: "roost" }, relation: "roost" },
       envelope: DIGEST_ENVELOPE,
@@ -126,6 +145,7 @@ export class Digests {
         at: now,
         happened: happened.entries,
         fleet,
+        ...(why === "policy" ? { policy: this.owner.policy } : {}),
         orders: this.owner.orders.list(),
         due: sayDue,
       }),

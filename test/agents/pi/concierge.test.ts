@@ -31,7 +31,7 @@ describe("roost's concierge, on pi", { timeout: 4 * PI_WAIT }, () => {
         ...call("roost_concierge_suggest", { id: asker, text: "yes", why: "a dev database" }),
       }),
       { text: "Suggested yes." },
-      // The user asks it to answer (answer: always now).
+      // Woken by the policy's change (answer: always now) for the question still waiting.
       call("roost_concierge_policy", {}),
       (req) => ({
         text: lastText(req),
@@ -99,10 +99,12 @@ describe("roost's concierge, on pi", { timeout: 4 * PI_WAIT }, () => {
     );
     expect(agent.events.filter((e) => e.event === "deliver")).toEqual([]); // a suggestion only
 
-    // answer: always, and the user asks it to answer: the session takes the answer, once.
+    // answer: always wakes it for the question waiting (a digest, why policy): the session takes
+    // the answer, once, saying the concierge gave it.
     await w.c.ok("concierge", { action: "answer", answer: "always" });
-    await w.c.ok("concierge-ask", { text: "Answer the migrator for me." });
     const got = await agent.event((e) => e.event === "deliver" && e.text === "yes", "the answer", PI_WAIT);
+    expect(got).toMatchObject({ answeredBy: "concierge", why: "the user asked me to" });
+    expect(lastText(w.model.requestsFor("m1")[4]!)).toContain('<roost-digest why="policy"');
     await agent.ok("ack", { id: asker, token, seq: got.seq });
     await w.until(concierge, "the concierge done", (r) => r.summary === "Answered." && r.pending === 0);
     expect(w.model.requestsFor("m1")[5]!.tools).not.toContain("roost_spawn");
