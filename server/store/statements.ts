@@ -73,6 +73,11 @@ const SQL = {
      AND (@involving IS NULL OR job_id = @involving OR who_id = @involving)
      ORDER BY cursor DESC LIMIT @limit`,
   lastCursor: "SELECT max(cursor) AS c FROM events",
+  // A session's creating ops, by request id (store.ts: rememberRequest).
+  requestAnswer: "SELECT op, answer FROM resends WHERE session = ? AND request_id = ?",
+  putRequest: `INSERT INTO resends (session, request_id, op, answer, at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (session, request_id) DO NOTHING`,
+  pruneRequests: "DELETE FROM resends WHERE at < ?",
   // The task board (store/board.ts).
   allTasks: `SELECT ${TASK_COLUMNS} FROM tasks ORDER BY id`,
   lastTaskId: "SELECT value FROM counters WHERE name = 'task'",

@@ -34,6 +34,9 @@ import {
 } from "./rows.js";
 import { prepare, type Statements } from "./statements.js";
 
+/** How long a creating op's answer is kept for a resend (rememberRequest). */
+const REQUESTS_KEPT_MS = 24 * 3600_000;
+
 export class Store {
   readonly db: Database.Database;
   private readonly sql: Statements;
@@ -145,6 +148,23 @@ export class Store {
   jobForDispatchRequest(requestId: string): string | null {
     const row = this.sql.jobForDispatchRequest.get(requestId) as { id: string } | undefined;
     return row?.id ?? null;
+  }
+
+  /**
+   * What a session's creating op (`op`: "send", "task add" …) made, by the request id it gave, so
+   * that a resend is answered the same: written in the caller's transaction (the one that saves
+   * what the op made), and kept a day.
+   */
+  rememberRequest(session: string, requestId: string, op: string, answer: unknown): void {
+    const now = Date.now();
+    this.sql.putRequest.run(session, requestId, op, JSON.stringify(answer), new Date(now).toISOString());
+    this.sql.pruneRequests.run(new Date(now - REQUESTS_KEPT_MS).toISOString());
+  }
+
+  /** What `rememberRequest` kept for this request, if it was an `op`'s (null: none, or another op's). */
+  requestAnswer(session: string, requestId: string, op: string): unknown {
+    const row = this.sql.requestAnswer.get(session, requestId) as { op: string; answer: string } | undefined;
+    return row && row.op === op ? JSON.parse(row.answer) : null;
   }
 
   // ---- replies (replies.ts) ----

@@ -221,13 +221,17 @@ export function boardRules(store: string, board: () => Promise<Record<string, un
     });
 
     describe("done and release", () => {
-      it("the holder's: done with its result, release makes it open; another session's is unsupported", async () => {
+      it("the holder's: done with its result, release makes it open; another session's is conflict, naming the holder", async () => {
         const a = await sess("holder");
         const b = await sess("other");
         const id = await added(hub, "mine");
         await taskOk(a.c, { action: "claim", id });
-        expectError(await task(b.c, { action: "done", id }), "unsupported", `#${id} is ${a.id} "holder"'s`);
-        expectError(await task(b.c, { action: "release", id }), "unsupported", "only its holder");
+        expectError(
+          await task(b.c, { action: "done", id }),
+          "conflict",
+          `#${id} is held by ${a.id} "holder" now`,
+        );
+        expectError(await task(b.c, { action: "release", id }), "conflict", "no longer yours");
         expect((await taskOk(a.c, { action: "release", id })).task).toMatchObject({
           state: "open",
           owner: null,
@@ -245,15 +249,17 @@ export function boardRules(store: string, board: () => Promise<Record<string, un
         ]);
       });
 
-      it("bad_request when the state does not fit: open (no one holds it), done or dropped already", async () => {
+      it("bad_request when the state does not fit: open (no one holds it), done or dropped already; the holder's own done again is so (duplicate)", async () => {
         const a = await sess("tidy");
         const id = await added(hub, "states");
         expectError(await task(a.c, { action: "done", id }), "bad_request", "is open");
         expectError(await task(hub, { action: "release", id }), "bad_request", "is open");
         await taskOk(a.c, { action: "claim", id });
-        await taskOk(a.c, { action: "done", id });
-        expectError(await task(a.c, { action: "done", id }), "bad_request", "is done already");
+        await taskOk(a.c, { action: "done", id, result: "first" });
+        const again = await taskOk(a.c, { action: "done", id, result: "second" });
+        expect([again.duplicate, again.task.result]).toEqual([true, "first"]);
         expectError(await task(a.c, { action: "release", id }), "bad_request", "is done already");
+        expectError(await task(hub, { action: "done", id }), "bad_request", "is done already");
       });
 
       it("the hub and the concierge may too, and the holder is told in a message", async () => {

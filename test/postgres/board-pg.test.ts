@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll } from "vitest";
 import { boardLives } from "../helpers/board-lives-rules.js";
+import { boardNext } from "../helpers/board-next-rules.js";
 import { boardRules } from "../helpers/board-rules.js";
 import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
 
@@ -16,3 +17,4 @@ afterAll(() => pg?.cleanup());
 
 boardRules("PostgreSQL", async () => ({ board: { url: await pg.database("rules"), name: "here" } }));
 boardLives("PostgreSQL", async () => ({ board: { url: await pg.database("lives"), name: "here" } }));
+boardNext("PostgreSQL", async () => ({ board: { url: await pg.database("next"), name: "here" } }));

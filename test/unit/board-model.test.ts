@@ -77,11 +77,32 @@ function model(m: Model, actor: BoardActor, a: BoardAction): Outcome {
       if (t.owner && m.live.has(t.owner)) return refused("conflict");
       Object.assign(t, { state: "claimed", owner: (actor as { id: string }).id, assigned: null });
       return OK;
+    case "next": {
+      if (!isSession(actor)) return refused("unsupported");
+      const me = (actor as { id: string }).id;
+      const next = m.tasks.find((x) => {
+        const free = x.state === "open" || (x.state === "claimed" && x.owner !== me && !m.live.has(x.owner!));
+        const to = x.assigned ?? m.handovers.get(x.id) ?? null;
+        return (
+          free && (to === null || to === me) && x.after.every((id) => over(m.tasks.find((y) => y.id === id)))
+        );
+      });
+      if (!next) return refused("not_found");
+      Object.assign(next, { state: "claimed", owner: me, assigned: null });
+      return OK;
+    }
     case "done":
     case "release":
       if (!t) return refused("not_found");
+      if (isSession(actor)) {
+        // One that no longer holds it: conflict; its own done again, or a release of an open one: so it is.
+        const mine = t.owner === (actor as { id: string }).id;
+        if (a.action === "done" && t.state === "done" && mine) return OK;
+        if (t.state === "claimed" && !mine) return refused("conflict");
+        if (t.state === "done" && t.owner && !mine) return refused("conflict");
+        if (a.action === "release" && t.state === "open") return OK;
+      }
       if (t.state !== "claimed") return refused("bad_request");
-      if (isSession(actor) && t.owner !== (actor as { id: string }).id) return refused("unsupported");
       if (a.action === "done") t.state = "done";
       else Object.assign(t, { state: "open", owner: null });
       return OK;
@@ -143,6 +164,7 @@ const actionArb: fc.Arbitrary<BoardAction> = fc.oneof(
     }),
   },
   { weight: 4, arbitrary: fc.record({ action: fc.constant("claim" as const), id: idArb }) },
+  { weight: 2, arbitrary: fc.constant<BoardAction>({ action: "next" }) },
   {
     weight: 2,
     arbitrary: fc.record({ action: fc.constant("done" as const), id: idArb, result: fc.constant("ok") }),
@@ -209,6 +231,7 @@ class Run {
     expect(got, `${what}: ${(got as Error).message}`).not.toBeInstanceOf(RoostError);
     this.board = (got as Step).board;
     if (action.action === "claim") this.claimedRightly(before, actor, action.id);
+    if (action.action === "next") this.claimedRightly(before, actor, (got as Step).task!.id);
     if (check) this.agrees(what);
     // After a hand-over starts, the daemon sends its message and says whether it was saved.
     if (action.action === "assign")
@@ -277,7 +300,7 @@ const add = (): BoardAction => ({ action: "add", title: "filler", detail: null, 
  * Fixed, so that a run is the same every time and every rule below is met in it (ROOST_BOARD_SEED
  * to try another: a failure prints the seed and the path to replay it).
  */
-const SEED = Number(process.env.ROOST_BOARD_SEED ?? 3);
+const SEED = Number(process.env.ROOST_BOARD_SEED ?? 1);
 
 describe(`the board against its model (seed ${SEED})`, () => {
   it("every step gives the model's outcome: the codes, the claims, the 200 cap", () => {
@@ -293,8 +316,9 @@ describe(`the board against its model (seed ${SEED})`, () => {
       ...["unsupported", "not_found", "bad_request", "blocked", "conflict", "ok"].map((c) => `claim: ${c}`),
       "claim: ok once its after were over",
       "claim: taken over",
+      ...["unsupported", "not_found", "ok"].map((c) => `next: ${c}`),
       ...["done", "release"].flatMap((a) =>
-        ["unsupported", "not_found", "bad_request", "ok"].map((c) => `${a}: ${c}`),
+        ["conflict", "not_found", "bad_request", "ok"].map((c) => `${a}: ${c}`),
       ),
       ...["unsupported", "not_found", "bad_request", "ok"].map((c) => `drop: ${c}`),
       ...["unsupported", "not_found", "bad_request", "ok"].map((c) => `assign: ${c}`),

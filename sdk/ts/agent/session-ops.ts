@@ -5,7 +5,19 @@
  *
  * The schema set is imported for its types alone (they vanish in the build).
  */
+import { randomUUID } from "node:crypto";
 import type { BoardTask, OpArgs, OpResult, TaskAction } from "../protocol/index.js";
+
+/**
+ * The request id of an op that makes something (a message, a child, a task, a claim of the next
+ * task): the caller's, else a new one. The client sends a request again with the same args when
+ * roost restarted before it answered (reporter.ts), and roost answers a resend with what the
+ * first made (`duplicate: true`), so nothing is made twice.
+ */
+const withRequestId = <T extends { requestId?: string }>(args: T): T & { requestId: string } => ({
+  ...args,
+  requestId: args.requestId ?? `r-${randomUUID()}`,
+});
 
 /** A session as `peers` lists it. */
 export type Peer = OpResult<"peers">["peers"][number];
@@ -34,21 +46,25 @@ export abstract class SessionOps {
    * A message to another session (an id, or a name exactly one live session has): `delivered`,
    * `queued` (it is away) or `duplicate` (the same text to it within a minute, not sent again).
    */
-  send(to: string, text: string, opts: { mode?: "steer" | "followUp" } = {}): Promise<OpResult<"send">> {
-    return this.call("send", { to, text, ...opts }) as Promise<OpResult<"send">>;
+  send(
+    to: string,
+    text: string,
+    opts: { mode?: "steer" | "followUp"; requestId?: string } = {},
+  ): Promise<OpResult<"send">> {
+    return this.call("send", withRequestId({ to, text, ...opts })) as Promise<OpResult<"send">>;
   }
 
   /** A child session: `dispatch` for a session; its `parent` is this one. */
   spawn(args: SpawnArgs): Promise<OpResult<"spawn">> {
-    return this.call("spawn", { ...args }) as Promise<OpResult<"spawn">>;
+    return this.call("spawn", withRequestId({ ...args })) as Promise<OpResult<"spawn">>;
   }
 
   /**
    * This session's result, to its parent (a `report` item). `done` (the default, true) ends it:
    * its row says done at once, and roost stops its process once the parent has the item.
    */
-  handback(text: string, opts: { done?: boolean } = {}): Promise<OpResult<"handback">> {
-    return this.call("handback", { text, ...opts }) as Promise<OpResult<"handback">>;
+  handback(text: string, opts: { done?: boolean; requestId?: string } = {}): Promise<OpResult<"handback">> {
+    return this.call("handback", withRequestId({ text, ...opts })) as Promise<OpResult<"handback">>;
   }
 
   /** A `notice` item, once, when that session next stops (`idle`) or has ended (`ended`). */
@@ -79,6 +95,14 @@ export abstract class SessionOps {
     return this.task({ action: "claim", id });
   }
 
+  /**
+   * Takes the oldest task this session may claim now (open, its `after` all done or dropped, not
+   * handed to another), in one step: refused `not_found` when there is none, saying why.
+   */
+  claimNext(opts: { requestId?: string } = {}): Promise<TaskResult> {
+    return this.task(withRequestId({ action: "claim" as const, next: true as const, ...opts }));
+  }
+
   /** The task this session holds is done (`result`: what came of it, in a line or two). */
   taskDone(id: number | string, result?: string): Promise<TaskResult> {
     return this.task({ action: "done", id, ...(result === undefined ? {} : { result }) });
@@ -90,8 +114,11 @@ export abstract class SessionOps {
   }
 
   /** A new open task; `after`: the tasks that must be done (or dropped) before it may be claimed. */
-  addTask(title: string, opts: { detail?: string; after?: (number | string)[] } = {}): Promise<TaskResult> {
-    return this.task({ action: "add", title, ...opts });
+  addTask(
+    title: string,
+    opts: { detail?: string; after?: (number | string)[]; requestId?: string } = {},
+  ): Promise<TaskResult> {
+    return this.task(withRequestId({ action: "add" as const, title, ...opts }));
   }
 
   private task(args: TaskAction): Promise<TaskResult> {

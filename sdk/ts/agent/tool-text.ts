@@ -4,6 +4,7 @@
  * and a refusal with the wire's code. One definition, so that pi's `roost_tasks` and an ACP agent's
  * say the same.
  */
+import { taskView } from "../protocol/board-view.js";
 import type { BoardTask, Peer, SessionOps, TaskResult } from "./session-ops.js";
 
 /** A refusal of roost's (with the wire's code), or a call the tool could not make, as the model reads it. */
@@ -13,18 +14,24 @@ export function refusal(tool: string, err: unknown): Error {
   return new Error(e.code ? `${tool}: roost refused (${e.code}): ${message}` : `${tool}: ${message}`);
 }
 
-/** A task as one line: `#2 claimed "fix the tests" by j3 "helper" (after #1): its result`. */
-export function taskLine(t: BoardTask): string {
+/**
+ * A task as one line: `#2 claimed "fix the tests" by j3 "helper" (after #1): its result`. Its word
+ * is the one every face shows (`view`, as roost answered it, else `taskView` on `board`): `blocked`
+ * for an open task whose `after` is not all done.
+ */
+export function taskLine(t: BoardTask, board: readonly BoardTask[] = [t]): string {
+  const word = t.view ?? taskView(t, board);
   const owner = t.owner ? ` by ${t.owner.id} "${t.owner.name}"` : "";
   const after = t.after.length ? ` (after ${t.after.map((a) => `#${a}`).join(", ")})` : "";
   const detail = t.detail ? `\n    ${t.detail}` : "";
-  return `#${t.id} ${t.state} "${t.title}"${owner}${after}${t.result ? `: ${t.result}` : ""}${detail}`;
+  return `#${t.id} ${word} "${t.title}"${owner}${after}${t.result ? `: ${t.result}` : ""}${detail}`;
 }
 
 /** The board's answer as the model reads it: the task acted on, then the board. */
-export function boardText(r: Pick<TaskResult, "tasks" | "task">): string {
-  const board = r.tasks.length ? r.tasks.map(taskLine).join("\n") : "(the board is empty)";
-  return r.task ? `${taskLine(r.task)}\n\nThe board:\n${board}` : board;
+export function boardText(r: Pick<TaskResult, "tasks" | "task" | "duplicate">): string {
+  const board = r.tasks.length ? r.tasks.map((t) => taskLine(t, r.tasks)).join("\n") : "(the board is empty)";
+  const dup = r.duplicate ? " (this was done already: nothing changed)" : "";
+  return r.task ? `${taskLine(r.task, r.tasks)}${dup}\n\nThe board:\n${board}` : board;
 }
 
 /** A session as one line: `j3 "helper" (pi) working: reading the code [child of j1] [you]`. */
@@ -44,11 +51,17 @@ export interface BoardParams {
 /** The board's actions a tool offers. */
 export const BOARD_ACTIONS = ["list", "add", "claim", "done", "release"] as const;
 
-/** `roost_tasks`: one action on the board, as the session `ops` speaks for. */
+/**
+ * `roost_tasks`: one action on the board, as the session `ops` speaks for. A claim without an id
+ * takes the next task the session may claim. `requestId`: the tool call's, so that a call made
+ * again (its answer lost to a restart) adds or claims nothing twice.
+ */
 export async function boardAction(
   ops: SessionOps,
   p: BoardParams,
-): Promise<Pick<TaskResult, "tasks" | "task">> {
+  requestId?: string,
+): Promise<Pick<TaskResult, "tasks" | "task" | "duplicate">> {
+  const rid = requestId ? { requestId } : {};
   const need = (what: unknown, name: string) => {
     if (what === undefined || what === null || what === "")
       throw new Error(`${String(p.action)} needs ${name}`);
@@ -61,9 +74,12 @@ export async function boardAction(
       return ops.addTask(need(p.title, "a title"), {
         ...(typeof p.detail === "string" ? { detail: p.detail } : {}),
         ...(Array.isArray(p.after) ? { after: p.after.map(String) } : {}),
+        ...rid,
       });
     case "claim":
-      return ops.claimTask(need(p.id, "an id"));
+      return p.id === undefined || p.id === null || p.id === "" || p.id === "next"
+        ? ops.claimNext(rid)
+        : ops.claimTask(String(p.id));
     case "done":
       return ops.taskDone(need(p.id, "an id"), typeof p.result === "string" ? p.result : undefined);
     case "release":

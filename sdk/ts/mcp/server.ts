@@ -149,10 +149,13 @@ export function roostMcpServer(
   );
   tool(
     "roost_tasks",
-    "The shared task board: action list (every task), add (title, detail, after: ids it waits for), claim (id: it is yours), done (id, result), release (id: give it back).",
+    "The shared task board: action list (every task), add (title, detail, after: ids it waits for), claim (without an id: roost gives you the oldest task you may take now, or says none is left; with an id: that one), done (id, result), release (id: give it back). A task shown blocked waits for its after tasks to be done.",
     {
       action: z.enum(BOARD_ACTIONS),
-      id: z.union([z.string(), z.number()]).optional().describe("the task's id (claim, done, release)"),
+      id: z
+        .union([z.string(), z.number()])
+        .optional()
+        .describe("the task's id (done, release; claim: leave it out to take the next task)"),
       title: z.string().optional().describe("a new task's title (add)"),
       detail: z.string().optional().describe("a new task's detail (add)"),
       after: z

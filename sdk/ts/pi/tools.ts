@@ -24,7 +24,11 @@ const text = (value: unknown): PiToolResult => ({
   details: typeof value === "string" ? {} : value,
 });
 
-/** A request id for a spawn, from pi's tool call id: a call pi makes again is one spawn. */
+/**
+ * A request id from pi's tool call id, for what a call makes (a spawn, a message, a handback, a
+ * task added or claimed): the client sends it again if roost restarts before it answers, and a call
+ * pi makes again is one spawn, one message.
+ */
 export const requestIdOf = (toolCallId: string) =>
   `pi-${toolCallId.replace(/[^A-Za-z0-9_.:-]/g, "_")}`.slice(0, 64);
 
@@ -76,12 +80,11 @@ export function roostTools(agent: RoostAgent, questions: Questions): PiTool[] {
           ["to", "text"],
         ),
       },
-      (p) =>
-        agent.send(
-          String(p.to),
-          String(p.text),
-          p.mode === "steer" || p.mode === "followUp" ? { mode: p.mode } : {},
-        ),
+      (p, toolCallId) =>
+        agent.send(String(p.to), String(p.text), {
+          ...(p.mode === "steer" || p.mode === "followUp" ? { mode: p.mode } : {}),
+          requestId: requestIdOf(toolCallId),
+        }),
     ),
     tool(
       {
@@ -132,7 +135,11 @@ export function roostTools(agent: RoostAgent, questions: Questions): PiTool[] {
           ["text"],
         ),
       },
-      (p) => agent.handback(String(p.text), typeof p.done === "boolean" ? { done: p.done } : {}),
+      (p, toolCallId) =>
+        agent.handback(String(p.text), {
+          ...(typeof p.done === "boolean" ? { done: p.done } : {}),
+          requestId: requestIdOf(toolCallId),
+        }),
     ),
     tool(
       {
@@ -164,12 +171,12 @@ export function roostTools(agent: RoostAgent, questions: Questions): PiTool[] {
         name: "roost_tasks",
         label: "roost tasks",
         description:
-          "The shared task board: action list (every task), add (title, detail, after: ids it waits for), claim (id: it is yours), done (id, result), release (id: give it back).",
-        promptSnippet: "The shared task board: list, add, claim, done, release",
+          "The shared task board: action list (every task), add (title, detail, after: ids it waits for), claim (without an id: roost gives you the oldest task you may take now, or says none is left; with an id: that one), done (id, result), release (id: give it back). A task shown blocked waits for its after tasks to be done.",
+        promptSnippet: "The shared task board: list, add, claim (the next task for you), done, release",
         parameters: schema(
           {
             action: { type: "string", enum: ["list", "add", "claim", "done", "release"] },
-            id: str("the task's id (claim, done, release)"),
+            id: str("the task's id (done, release; claim: leave it out to take the next task)"),
             title: str("a new task's title (add)"),
             detail: str("a new task's detail (add)"),
             after: {
@@ -182,7 +189,7 @@ export function roostTools(agent: RoostAgent, questions: Questions): PiTool[] {
           ["action"],
         ),
       },
-      async (p) => boardText(await boardAction(agent, p)),
+      async (p, toolCallId) => boardText(await boardAction(agent, p, requestIdOf(toolCallId))),
     ),
     tool(
       {

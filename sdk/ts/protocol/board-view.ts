@@ -37,15 +37,25 @@ export function failedResult(result: string | null, max: number): string {
 const settled = (t: Pick<BoardTask, "state"> | undefined) =>
   !t || t.state === "done" || t.state === "dropped";
 
+/** The board, or the board by id (`byId`: made once for a whole board's views). */
+type BoardLike = readonly TaskLike[] | ReadonlyMap<number, TaskLike>;
+
+/** The board by id, once: what `taskView` and `waitingOn` look tasks up in for a whole board. */
+export const byId = (board: readonly TaskLike[]): ReadonlyMap<number, TaskLike> =>
+  new Map(board.map((t) => [t.id, t]));
+
 /** The tasks in `task.after` it still waits on (neither done nor dropped), in `after`'s order. */
-export function waitingOn(task: TaskLike, board: readonly TaskLike[]): number[] {
+export function waitingOn(task: TaskLike, board: BoardLike): number[] {
   if (task.after.length === 0) return [];
-  const byId = new Map(board.map((t) => [t.id, t]));
-  return task.after.filter((id) => !settled(byId.get(id)));
+  const tasks = board instanceof Map ? board : byId(board as readonly TaskLike[]);
+  return task.after.filter((id) => !settled(tasks.get(id)));
 }
 
-/** The task's state as shown: its own, `blocked` for an open one that waits on another. */
-export function taskView(task: TaskLike, board: readonly TaskLike[]): TaskView {
+/**
+ * The task's word on every face (the hub, `roost tasks`, the tools' text, `task`'s `view`): its
+ * state, `blocked` for an open one that waits on another, `failed` for a done one that failed.
+ */
+export function taskView(task: TaskLike, board: BoardLike): TaskView {
   if (taskFailed(task)) return "failed";
   return task.state === "open" && waitingOn(task, board).length > 0 ? "blocked" : task.state;
 }

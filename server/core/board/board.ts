@@ -9,14 +9,11 @@
  * A board is never changed in place: a step makes new task objects for what it changes, so the
  * tasks to write are those not identical to the board's before (`changedBetween`).
  */
-import {
-  type BoardCounts,
-  type BoardTask,
-  LIMITS,
-  oneLine,
-  RoostError,
-} from "../../../sdk/ts/protocol/index.js";
+import { type BoardTask, LIMITS, oneLine, RoostError } from "../../../sdk/ts/protocol/index.js";
 import type { Actor } from "../feed.js";
+import { nextTask, noneToClaim } from "./next-task.js";
+
+export { changedBetween, counts } from "./board-counts.js";
 
 export interface Board {
   /** Oldest first (by id). */
@@ -45,6 +42,8 @@ export type Sender = Extract<BoardActor, { kind: "user" } | { kind: "concierge" 
 export type BoardAction =
   | { action: "add"; title: string; detail: string | null; after: readonly number[] }
   | { action: "claim"; id: number }
+  /** The oldest task the session may claim now, claimed (`not_found` when none). */
+  | { action: "next" }
   | { action: "done"; id: number; result: string | null }
   | { action: "release"; id: number }
   | { action: "drop"; id: number }
@@ -90,6 +89,8 @@ export interface Step {
   task?: BoardTask;
   changes: Change[];
   tells: Tell[];
+  /** What was asked is so already, by this actor's own earlier step (its `done` again): nothing changed. */
+  duplicate?: boolean;
 }
 
 export const EMPTY_BOARD: Board = { tasks: [], nextId: 1, handovers: new Map() };
@@ -113,30 +114,12 @@ export function waitingFor(board: Board, task: Pick<BoardTask, "after">): BoardT
   return task.after.map((id) => find(board, id)).filter((t): t is BoardTask => !finished(t));
 }
 
-export function counts(board: Board): BoardCounts {
-  const c = { open: 0, claimed: 0, blocked: 0, done: 0 };
-  for (const t of board.tasks) {
-    if (t.state === "open") c[waitingFor(board, t).length > 0 ? "blocked" : "open"]++;
-    else if (t.state === "claimed") c.claimed++;
-    else if (t.state === "done") c.done++;
-  }
-  return c;
-}
-
 const find = (board: Board, id: number) => board.tasks.find((t) => t.id === id);
 
 function get(board: Board, id: number): BoardTask {
   const t = find(board, id);
   if (!t) throw new RoostError("not_found", `no task #${id}: task {action: "list"} lists the board`);
   return t;
-}
-
-/** The tasks written again, and the ids gone, from one board to the next. */
-export function changedBetween(before: Board, after: Board): { saved: BoardTask[]; removed: number[] } {
-  const old = new Map(before.tasks.map((t) => [t.id, t]));
-  const saved = after.tasks.filter((t) => old.get(t.id) !== t);
-  const kept = new Set(after.tasks.map((t) => t.id));
-  return { saved, removed: [...old.keys()].filter((id) => !kept.has(id)) };
 }
 
 const replace = (board: Board, task: BoardTask): Board => ({
@@ -157,6 +140,12 @@ export function step(board: Board, actor: BoardActor, action: BoardAction, ctx: 
       return add(board, actor, action, ctx);
     case "claim":
       return claim(board, actor, action.id, ctx);
+    case "next": {
+      if (actor.kind !== "session") return claim(board, actor, 0, ctx); // refused as any claim of theirs
+      const next = nextTask(board, actor, ctx);
+      if (!next) throw new RoostError("not_found", noneToClaim(board, actor));
+      return claim(board, actor, next.id, ctx);
+    }
     case "done":
     case "release":
       return finish(
@@ -280,6 +269,25 @@ function finish(
 ): Step {
   if (actor.kind === "roost") throw new RoostError("unsupported", `roost does not ${what} tasks`);
   const task = get(board, id);
+  if (actor.kind === "session") {
+    const mine = task.owner?.id === actor.id;
+    // Its own done again (an answer lost to a restart, the request sent again): so it is.
+    if (what === "done" && task.state === "done" && mine)
+      return { board, task, changes: [], tells: [], duplicate: true };
+    // A session that no longer holds it, against one that holds it now or finished it: not its to do.
+    if (task.state === "claimed" && !mine)
+      throw new RoostError(
+        "conflict",
+        `#${id} is held by ${named(task.owner!)} now: it is no longer yours to ${what}`,
+      );
+    if (task.state === "done" && task.owner && !mine)
+      throw new RoostError(
+        "conflict",
+        `#${id} was finished by ${named(task.owner)}: it is no longer yours to ${what}`,
+      );
+    // Released already (its own release again, or its claim let go): it holds nothing of it.
+    if (what === "release" && task.state === "open") return { board, task, changes: [], tells: [] };
+  }
   if (task.state !== "claimed")
     throw new RoostError(
       "bad_request",
@@ -288,11 +296,6 @@ function finish(
         : `#${id} is ${task.state} already`,
     );
   const holder = task.owner!;
-  if (actor.kind === "session" && holder.id !== actor.id)
-    throw new RoostError(
-      "unsupported",
-      `#${id} is ${named(holder)}'s: only its holder, the hub or the concierge may ${what} it`,
-    );
   const next: BoardTask =
     what === "done"
       ? { ...task, state: "done", doneAt: ctx.now, result }

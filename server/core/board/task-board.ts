@@ -72,8 +72,10 @@ export class TaskBoard {
    * One action: refused (a RoostError, nothing changed), or applied at once and written with its
    * feed entries; resolved once written.
    */
-  apply(actor: BoardActor, action: BoardAction): Promise<Step> {
-    return this.store.shared ? this.inTurn(() => this.applyShared(actor, action)) : this.write(actor, action);
+  apply(actor: BoardActor, action: BoardAction, also?: (done: Step) => void): Promise<Step> {
+    return this.store.shared
+      ? this.inTurn(() => this.applyShared(actor, action, also))
+      : this.write(actor, action, also);
   }
 
   /** `fn` once the steps before it are over: one at a time. */
@@ -84,11 +86,15 @@ export class TaskBoard {
   }
 
   /** On the board as stored now; again, on the board as it then is, when another daemon wrote first. */
-  private async applyShared(actor: BoardActor, action: BoardAction): Promise<Step> {
+  private async applyShared(
+    actor: BoardActor,
+    action: BoardAction,
+    also?: (done: Step) => void,
+  ): Promise<Step> {
     for (let tries = 1; ; tries++) {
       await this.reload();
       try {
-        return await this.write(actor, action);
+        return await this.write(actor, action, also);
       } catch (err) {
         if (!(err instanceof StaleBoard)) throw err;
         if (tries >= STALE_TRIES)
@@ -105,7 +111,8 @@ export class TaskBoard {
     this.board = { tasks: stored.tasks, nextId: stored.nextId, handovers: this.board.handovers };
   }
 
-  private async write(actor: BoardActor, action: BoardAction): Promise<Step> {
+  /** `also`: what the caller writes with the step's feed entries (a request id's answer). */
+  private async write(actor: BoardActor, action: BoardAction, also?: (done: Step) => void): Promise<Step> {
     const before = this.board;
     const done = step(before, actor, action, this.ctx());
     this.board = done.board;
@@ -117,9 +124,10 @@ export class TaskBoard {
     this.behind = false;
     const notes = done.changes.map(noteOf);
     try {
-      await this.store.save({ saved, removed, nextId: done.board.nextId, whole, notes }, () =>
-        this.record(done.changes),
-      );
+      await this.store.save({ saved, removed, nextId: done.board.nextId, whole, notes }, () => {
+        this.record(done.changes);
+        also?.(done);
+      });
     } catch (err) {
       // A shared board is read again before the next step: it never falls behind.
       this.behind = !this.store.shared;

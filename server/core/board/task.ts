@@ -4,11 +4,14 @@
  * `assign`'s hand-over. The rules are board.ts's; the board as the daemon keeps it task-board.ts's.
  */
 import {
+  type BoardTask,
+  byId,
   failedResult,
   LIMITS,
   type OpArgs,
   type OpResult,
   RoostError,
+  taskView,
 } from "../../../sdk/ts/protocol/index.js";
 import type { Core } from "../core.js";
 import type { AgentConnection } from "../jobs/index.js";
@@ -42,12 +45,46 @@ function needed<K extends keyof Args>(args: Args, key: K): NonNullable<Args[K]> 
 export async function task(core: Core, conn: AgentConnection | null, args: Args): Promise<OpResult<"task">> {
   const actor = boardActor(core, conn);
   const board = core.board;
-  if (args.action === "list") return { tasks: await board.list() };
+  if (args.action === "list") return { tasks: viewed(await board.list()) };
   if (args.action === "assign") return assign(core, actor, idOf(needed(args, "id")), needed(args, "to"));
-  const done = await board.apply(actor, actionOf(args));
+  const action = actionOf(args);
+  const request = requestOf(actor, args, action);
+  if (request) {
+    const first = core.store.requestAnswer(request.session, request.id, request.op) as {
+      task: number;
+    } | null;
+    if (first) {
+      const tasks = await board.list();
+      const t = tasks.find((x) => x.id === first.task);
+      return { tasks: viewed(tasks), ...(t ? { task: viewed([t], tasks)[0] } : {}), duplicate: true };
+    }
+  }
+  const remember = request
+    ? (step: Step) =>
+        step.task &&
+        core.store.rememberRequest(request.session, request.id, request.op, { task: step.task.id })
+    : undefined;
+  const done = await board.apply(actor, action, remember);
   if (actor.kind === "user" || actor.kind === "concierge")
     for (const tell of done.tells) await tellHolder(core, actor, tell);
   return answer(core, done);
+}
+
+/**
+ * A request id the answer is kept by: a session's (or the concierge's) `add`, and `claim` with
+ * `next`, whose resend would otherwise make a second task, or claim a second one. The user's are
+ * kept by the hub's own (dispatch's and reply's are; a task's not).
+ */
+function requestOf(actor: BoardActor, args: Args, action: BoardAction) {
+  if (!args.requestId || (actor.kind !== "session" && actor.kind !== "concierge")) return null;
+  if (action.action !== "add" && action.action !== "next") return null;
+  return { session: actor.id, id: args.requestId, op: `task ${action.action}` };
+}
+
+/** Tasks as the op answers them: each with the word every face shows (`view`: blocked, failed …). */
+function viewed(tasks: readonly BoardTask[], board: readonly BoardTask[] = tasks): BoardTask[] {
+  const all = byId(board);
+  return tasks.map((t) => ({ ...t, view: taskView(t, all) }));
 }
 
 function actionOf(args: Args): BoardAction {
@@ -66,6 +103,12 @@ function actionOf(args: Args): BoardAction {
         result: args.failed ? failedResult(args.result ?? null, LIMITS.taskResult) : (args.result ?? null),
       };
     case "claim":
+      if (args.next) {
+        if (args.id !== undefined)
+          throw new RoostError("bad_request", "task claim: give id, or next: true, not both");
+        return { action: "next" };
+      }
+      return { action: "claim", id: idOf(needed(args, "id")) };
     case "release":
     case "drop":
       return { action: args.action, id: idOf(needed(args, "id")) };
@@ -76,11 +119,15 @@ function actionOf(args: Args): BoardAction {
 
 type Sent = Pick<OpResult<"task">, "sent" | "reason">;
 
-const answer = (core: Core, done: Step, sent: Sent = {}): OpResult<"task"> => ({
-  tasks: core.board.tasks,
-  ...(done.task ? { task: done.task } : {}),
-  ...sent,
-});
+function answer(core: Core, done: Step, sent: Sent = {}): OpResult<"task"> {
+  const tasks = core.board.tasks;
+  return {
+    tasks: viewed(tasks),
+    ...(done.task ? { task: viewed([done.task], tasks)[0] } : {}),
+    ...sent,
+    ...(done.duplicate ? { duplicate: true } : {}),
+  };
+}
 
 /**
  * Why a hand-over's message did not reach its session: it was refused there (`full`: 20 items

@@ -207,4 +207,18 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE jobs ADD COLUMN conversation TEXT;
   `,
+  // 12: what a session's creating ops were answered (\`send\`, \`handback\`, task \`add\` and
+  // \`claim\` with \`next\`; docs/protocol.md, "The task board" and "The peer ops"), by the request id it gave: a resend after
+  // a restart is answered what the first did. Written in the commit of what the op made; a day kept.
+  `
+  CREATE TABLE resends (
+    session TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    op TEXT NOT NULL,
+    answer TEXT NOT NULL,             -- JSON: what the resend is answered from
+    at TEXT NOT NULL,
+    PRIMARY KEY (session, request_id)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX resends_at ON resends (at);
+  `,
 ];

@@ -101,15 +101,19 @@ for (const kind of ["ts", "python"] as const) {
         owner: { id: a.id, name: "alice" },
       });
       expect(await call(c, b, `claim ${first}`)).toMatchObject({ ok: false, code: "conflict" });
-      // Not bob's to finish.
+      // Not bob's to finish: another holds it.
       expect(await call(c, b, `task-done ${first} not mine`)).toMatchObject({
         ok: false,
-        code: "unsupported",
+        code: "conflict",
       });
 
       const done = await call(c, a, `task-done ${first} 1.2 MB, in dist/`);
       expect(done.result.task).toMatchObject({ id: first, state: "done", result: "1.2 MB, in dist/" });
-      expect(await call(c, a, `task-done ${first} again`)).toMatchObject({ ok: false, code: "bad_request" });
+      // Its own done again (a resend): answered as it is, the first result kept.
+      expect(await call(c, a, `task-done ${first} again`)).toMatchObject({
+        ok: true,
+        result: { duplicate: true, task: { result: "1.2 MB, in dist/" } },
+      });
 
       // Now #second may be claimed; released, it is open again.
       expect((await call(c, b, `claim ${second}`)).result.task).toMatchObject({

@@ -217,7 +217,14 @@ describe("Reporter", () => {
     await r.releaseTask("4").catch(() => {});
     expect(fake.got.filter((g) => g.op === "task").map((g) => g.args)).toEqual([
       { action: "list" },
-      { action: "add", title: "write docs", detail: "all of them", after: [1] },
+      // An op that makes something carries a request id (the client's own), sent again with it after a restart.
+      {
+        action: "add",
+        title: "write docs",
+        detail: "all of them",
+        after: [1],
+        requestId: expect.stringMatching(/^r-/),
+      },
       { action: "claim", id: 3 },
       { action: "done", id: 3, result: "written" },
       { action: "release", id: "4" },
@@ -249,12 +256,12 @@ describe("Reporter", () => {
     const sessionOps = ["peers", "send", "spawn", "handback", "watch"];
     expect(fake.got.filter((g) => sessionOps.includes(g.op)).map((g) => [g.op, g.args])).toEqual([
       ["peers", {}],
-      ["send", { to: "b", text: "hi", mode: "steer" }],
+      ["send", { to: "b", text: "hi", mode: "steer", requestId: expect.stringMatching(/^r-/) }],
       ["spawn", { profile: "example-py", task: "ls", name: "c", requestId: "r-1" }],
-      ["handback", { text: "42", done: false }],
+      ["handback", { text: "42", done: false, requestId: expect.stringMatching(/^r-/) }],
       ["watch", { id: "c", when: "ended" }],
-      ["send", { to: "b", text: "plain" }],
-      ["handback", { text: "all" }],
+      ["send", { to: "b", text: "plain", requestId: expect.stringMatching(/^r-/) }],
+      ["handback", { text: "all", requestId: expect.stringMatching(/^r-/) }],
     ]);
     await r.close();
   });

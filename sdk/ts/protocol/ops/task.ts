@@ -3,7 +3,8 @@
  * board, on any connection: the hub's (the actor is the user), the concierge's, a session's.
  */
 import Type, { type Static, type TSchema } from "typebox";
-import { JobId, LIMITS, oneOf, SessionRef } from "../schema.js";
+import { TASK_VIEWS } from "../board-view.js";
+import { JobId, LIMITS, oneOf, RequestId, SessionRef } from "../schema.js";
 
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -41,6 +42,12 @@ export const BoardTask = Type.Object({
   result: nullable(Type.String()),
   /** The session it was handed to (`assign`), until one claims it. */
   assigned: nullable(Type.Object({ id: JobId, name: Type.String(), at: Type.String() })),
+  /**
+   * The word every face shows (board-view.ts, `taskView`): its state, `blocked` for an open one
+   * whose `after` is not all done or dropped, `failed` for a done one whose result says so. In the
+   * op's answers; the board as stored has none.
+   */
+  view: Type.Optional(oneOf(TASK_VIEWS)),
 });
 export type BoardTask = Static<typeof BoardTask>;
 
@@ -49,6 +56,10 @@ export const task = {
     action: oneOf(TASK_ACTIONS),
     /** `claim`, `done`, `release`, `drop`, `assign`: the task. */
     id: Type.Optional(TaskId),
+    /** `claim` without an id: the oldest task this session may claim now, claimed in the same step. */
+    next: Type.Optional(Type.Boolean()),
+    /** `add`, `claim` with `next`: a resend with the same id answers what the first did (`duplicate`). */
+    requestId: Type.Optional(RequestId),
     /** `add`: */
     title: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.taskTitle })),
     detail: Type.Optional(nullable(Type.String({ maxLength: LIMITS.taskDetail }))),
@@ -69,14 +80,23 @@ export const task = {
     sent: Type.Optional(Type.Union([oneOf(TASK_SENT), Type.Literal(false)])),
     /** `assign` with `sent: false`: why the session was not reached (the refusal's code and words). */
     reason: Type.Optional(Type.String()),
+    /** A resend (the same `requestId`, or the holder's own `done` again): what the first did, nothing changed. */
+    duplicate: Type.Optional(Type.Boolean()),
   }),
 } as const;
 
 /** Each action's args, as the clients' helpers send them (the wire's schema is `task.args`). */
 export type TaskAction =
   | { action: "list" }
-  | { action: "add"; title: string; detail?: string | null; after?: (number | string)[] }
+  | {
+      action: "add";
+      title: string;
+      detail?: string | null;
+      after?: (number | string)[];
+      requestId?: string;
+    }
   | { action: "claim"; id: number | string }
+  | { action: "claim"; next: true; requestId?: string }
   | { action: "done"; id: number | string; result?: string | null; failed?: boolean }
   | { action: "release"; id: number | string }
   | { action: "drop"; id: number | string }
