@@ -18,6 +18,7 @@ import type { AgentInfo, DeliverEvent, OpResult, Report } from "../protocol/inde
 import type { JobEnv } from "./job-env.js";
 import { type AgentReport, fitReport, urgent } from "./report-fit.js";
 import { AgentCallError, Requests } from "./requests.js";
+import { mayResend } from "./ride-out.js";
 import { type RegisterArgs, SessionOps } from "./session-ops.js";
 
 export interface ReporterOptions {
@@ -120,24 +121,37 @@ export class Reporter extends SessionOps {
     this.schedule();
   }
 
-  /** Any op on the job's connection; rejects with an `AgentCallError` carrying the wire's code. */
+  /**
+   * Any op on the job's connection; rejects with an `AgentCallError` carrying the wire's code. Should
+   * roost go away before it answers (a restart), the same request is sent again once the connection
+   * is back, within `timeoutMs`, when it may be (ride-out.ts: one with a `requestId`, or the same
+   * done twice): the caller sees roost's answer, not `disconnected`.
+   */
   async call(op: string, args: Record<string, unknown> = {}, opts: CallOptions = {}): Promise<unknown> {
     const timeoutMs = opts.timeoutMs ?? 30000;
     const deadline = Date.now() + timeoutMs;
-    if (this.closed) throw new AgentCallError("disconnected", "the reporter is closed");
-    if (this.refused)
-      throw new AgentCallError("unauthorized", `roost no longer takes job ${this.job.id}'s token`);
-    if (!this.connected) {
-      if (!this.registration && !(this.latest && this.job.id))
-        throw new AgentCallError(
-          "disconnected",
-          this.job.id
-            ? "report first: a connection starts with a report"
-            : "register first: a session roost did not start has no job until then",
-        );
-      await this.whenConnected(timeoutMs);
+    for (;;) {
+      if (this.closed) throw new AgentCallError("disconnected", "the reporter is closed");
+      if (this.refused)
+        throw new AgentCallError("unauthorized", `roost no longer takes job ${this.job.id}'s token`);
+      if (!this.connected) {
+        if (!this.registration && !(this.latest && this.job.id))
+          throw new AgentCallError(
+            "disconnected",
+            this.job.id
+              ? "report first: a connection starts with a report"
+              : "register first: a session roost did not start has no job until then",
+          );
+        await this.whenConnected(Math.max(1, deadline - Date.now()));
+      }
+      try {
+        return await this.request(op, args, Math.max(1, deadline - Date.now()));
+      } catch (err) {
+        const lost = err instanceof AgentCallError && err.code === "disconnected";
+        if (!lost || this.closed || !mayResend(op, args) || Date.now() >= deadline) throw err;
+        // roost went away before it answered: the same request again, once it is back.
+      }
     }
-    return this.request(op, args, Math.max(1, deadline - Date.now()));
   }
 
   /**

@@ -16,6 +16,7 @@ import net from "node:net";
 import { LineSplitter } from "../protocol/lines.js";
 import { CONCIERGE_OPS } from "./concierge-calls.js";
 import { AgentCallError } from "./requests.js";
+import { mayResend, RIDE_OUT_MS, roostAway } from "./ride-out.js";
 import { SessionOps } from "./session-ops.js";
 
 /** What a tool server may ask of the session: its peer ops, the board, and a concierge's own; nothing else. */
@@ -96,8 +97,20 @@ export class ToolSession extends SessionOps {
     super();
   }
 
+  /**
+   * One call. Should roost (or the bridge) go away before it answers, the same request is sent
+   * again on a new connection, for up to RIDE_OUT_MS, when it may be (ride-out.ts).
+   */
   async call(op: string, args: Record<string, unknown> = {}): Promise<unknown> {
-    return this.write(await this.connect(), op, args);
+    const deadline = Date.now() + RIDE_OUT_MS;
+    for (let wait = 100; ; wait = Math.min(2000, wait * 2)) {
+      try {
+        return await this.write(await this.connect(), op, args);
+      } catch (err) {
+        if (!roostAway(err) || !mayResend(op, args) || Date.now() + wait > deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 
   close(): void {

@@ -85,6 +85,8 @@ export interface NewItem {
   why?: string;
   /** The session whose words these are (null: roost's, or the user's from the board): the concierge's follow its policy. */
   by: LiveJob | null;
+  /** The sender's request id (resends.ts): kept with the item, so that a resend is answered, not sent. */
+  request?: { session: string; id: string; op: string } | undefined;
 }
 
 /**
@@ -128,6 +130,11 @@ export async function sendItem(core: Core, receiver: LiveJob, item: NewItem): Pr
         why: item.why ?? null,
       });
       if (item.feed) core.feed.record(rec.id, item.feed.kind, item.feed.text, item.feed.actor);
+      if (item.request)
+        core.store.rememberRequest(item.request.session, item.request.id, item.request.op, {
+          to: rec.id,
+          seq: taken,
+        });
       return taken;
     });
   } catch (err) {

@@ -18,6 +18,7 @@ import type { AgentConnection } from "../jobs/index.js";
 import { dispatch, EMPTY_REPORT, isEnded, type LiveJob, setReport } from "../jobs/index.js";
 import { excerpt } from "../text.js";
 import { mustReadMessages, type Outcome, relationOf, sendItem } from "./peer-items.js";
+import { requestOf, resentItem } from "./resends.js";
 
 const BEFORE_REPORT =
   "a peer op is a session's: report first on this connection (a foreground pi: peer_register)";
@@ -97,6 +98,8 @@ export function peers(core: Core, conn: AgentConnection): OpResult<"peers"> {
 
 export const send: PeerOp<"send"> = async (core, conn, args) => {
   const [from, to] = selfAndOther(core, conn, args.to, "send to");
+  const resent = resentItem(core, from, "send", args.requestId);
+  if (resent) return resent;
   const ref = refOf(core, to);
   const rules = core.peers.rules;
   if (rules.isDuplicate(from.rec.id, to.rec.id, args.text)) return { outcome: "duplicate", to: ref };
@@ -117,6 +120,7 @@ export const send: PeerOp<"send"> = async (core, conn, args) => {
     mode: args.mode ?? null,
     feed: { kind: "message", text: excerpt(args.text), actor: actorOf(core, from) },
     by: from,
+    request: requestOf(from, "send", args.requestId),
   });
   rules.record(from.rec.id, to.rec.id, args.text);
   return { outcome, to: ref };
@@ -137,7 +141,7 @@ export const spawn: PeerOp<"spawn"> = async (core, conn, args) => {
     // A resend of a spawn that was taken is its job, whatever the limits now say.
     const id = core.store.jobForDispatchRequest(args.requestId);
     const existing = id ? core.registry.find(id) : undefined;
-    if (existing) return { job: core.registry.row(existing) };
+    if (existing) return { job: core.registry.row(existing), duplicate: true };
   }
   const children = core.registry.all().filter((j) => j.rec.parent === parent.rec.id && !isEnded(j));
   if (children.length >= LIMITS.children)
@@ -167,6 +171,8 @@ export const spawn: PeerOp<"spawn"> = async (core, conn, args) => {
 
 export const handback: PeerOp<"handback"> = async (core, conn, args) => {
   const child = sessionOf(core, conn);
+  const resent = resentItem(core, child, "handback", args.requestId);
+  if (resent) return resent;
   const parentId = child.rec.parent;
   if (parentId === null) throw new RoostError("bad_request", `${child.rec.id} has no parent to hand back to`);
   const parent = core.registry.find(parentId);
@@ -196,6 +202,7 @@ export const handback: PeerOp<"handback"> = async (core, conn, args) => {
     thenStop: done ? child.rec.id : null,
     feed: { kind: "handback", text: excerpt(args.text), actor: actorOf(core, child) },
     by: child,
+    request: requestOf(child, "handback", args.requestId),
   });
   return { outcome, to: refOf(core, parent) };
 };

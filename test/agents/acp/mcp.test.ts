@@ -106,10 +106,15 @@ describe("roost mcp", { timeout: 4 * ACP_WAIT }, () => {
         isError: true,
         text: "roost_send: roost refused (bad_request): a session cannot send to itself",
       });
-      // A call the tool cannot make says so without "roost refused".
+      // A claim without an id takes the next task the job may claim: none, saying why.
       expect(await call(client, "roost_tasks", { action: "claim" })).toEqual({
         isError: true,
-        text: "roost_tasks: claim needs an id",
+        text: "roost_tasks: roost refused (not_found): no task you may claim now: 1 yours already",
+      });
+      // A call the tool cannot make says so without "roost refused".
+      expect(await call(client, "roost_tasks", { action: "done" })).toEqual({
+        isError: true,
+        text: "roost_tasks: done needs an id",
       });
     } finally {
       await client.close();

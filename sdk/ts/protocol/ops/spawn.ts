@@ -8,5 +8,6 @@ export const spawn = {
     ...dispatch.args.properties,
     task: Type.String({ minLength: 1, maxLength: LIMITS.text }),
   }),
-  result: Type.Object({ job: dispatch.result.properties.job }),
+  /** `duplicate`: a resend of a spawn that was taken (the same `requestId`): its job, not a second. */
+  result: dispatch.result,
 } as const;
