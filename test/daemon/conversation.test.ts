@@ -32,7 +32,8 @@ describe("a protocol agent's conversation", () => {
     const said = await row(c, job.id);
     expect(said).toMatchObject({ conversation: "new", capabilities: ["replies"] }); // the rest stays
     const { events } = await c.ok("events", { id: job.id });
-    expect(events.map((e: any) => e.text)).toContain("a new conversation (its agent's session s-1)");
+    const entry = events.find((e: any) => e.text === "a new conversation (its agent's session s-1)");
+    expect(entry).toMatchObject({ kind: "start", whoId: job.id }); // the agent's word, by its job
 
     await c.ok("respawn", { id: job.id });
     const again = await untilRow(c, job.id, "running again", (r) => r.life === "running" && r.pid);

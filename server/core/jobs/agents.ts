@@ -15,7 +15,6 @@ import {
 import { knownFields } from "../../validate.js";
 import { ROOST_VERSION } from "../../version.js";
 import type { Core } from "../core.js";
-import { ROOST } from "../feed.js";
 import { oneLine } from "../text.js";
 import { agentConversation } from "./conversation.js";
 import { isEnded } from "./lifecycle.js";
@@ -59,7 +58,7 @@ export function hello(core: Core, conn: AgentConnection, args: OpArgs<"hello">):
         job.rec.id,
         "start",
         `${text} (its agent's session ${oneLine(args.conversation.session)})`,
-        ROOST,
+        { who: core.registry.nameOf(job), whoId: job.rec.id }, // the agent's word, as its reports'
       );
     }
     // Said alone, it is all this hello says: the connection's agent and capabilities stay.
