@@ -148,9 +148,10 @@ class Reply(object):
     ``"followUp"`` or None). A peer item also has ``kind`` (``message``, ``report``, ``notice``,
     ``digest``), ``sender`` (``{"id", "name"}``, the wire's ``from``) and ``relation`` (``parent``,
     ``child``, ``peer``, ``concierge``; a notice's ``roost``), all None for the user's replies;
-    its text begins with roost's envelope line."""
+    its text begins with roost's envelope line. ``answered_by`` is ``"concierge"`` for an answer the
+    concierge gave in the user's place (``why`` its reason), else None: the user's."""
 
-    __slots__ = ("seq", "text", "mode", "kind", "sender", "relation", "raw")
+    __slots__ = ("seq", "text", "mode", "kind", "sender", "relation", "answered_by", "why", "raw")
 
     def __init__(self, seq: int, text: str, mode: Optional[str], kind: Optional[str], raw: Dict[str, Any]):
         self.seq = seq
@@ -159,6 +160,8 @@ class Reply(object):
         self.kind = kind
         self.sender = raw.get("from")  # type: Optional[Dict[str, str]]
         self.relation = raw.get("relation")  # type: Optional[str]
+        self.answered_by = raw.get("answeredBy")  # type: Optional[str]
+        self.why = raw.get("why")  # type: Optional[str]
         self.raw = raw
 
     def __repr__(self) -> str:

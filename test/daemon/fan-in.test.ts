@@ -6,10 +6,14 @@
  * brings them all once more, and one exact ack takes them all. Sessions are inert protocol jobs
  * spoken for by raw clients.
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type Item, RoostAgent } from "../../sdk/ts/agent/index.js";
 import { ITEM_BATCHES } from "../../sdk/ts/protocol/index.js";
 import { expectError, INERT, type Session, tokenOf } from "../helpers/board.js";
-import { startDaemon, type TestDaemon } from "../helpers/daemon.js";
+import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
 import { row, untilRow } from "../helpers/jobs.js";
 import type { RawClient } from "../helpers/raw-client.js";
 
@@ -194,5 +198,46 @@ describe("batches", () => {
     expect(first.kind).toBe("report");
     expect(second).toMatchObject({ text: "what now?" });
     expect(first.seq).toBeLessThan(second.seq);
+  });
+
+  it("the TypeScript client: a delivery sent again with more items than before hands on only those it had not finished; one ack takes all", async () => {
+    const p = await session("client parent");
+    const kids = await children(p, 3);
+    await Promise.all([handback(kids[0]!, "first"), handback(kids[1]!, "second")]);
+    const got = await delivery(p, 1);
+    const done = got.items.map((i: any) => i.seq);
+    expect(done).toHaveLength(2);
+    // As a client that finished those two (its agent.json says so) and died before its ack.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "roost-fan-in-"));
+    fs.writeFileSync(path.join(dir, "agent.json"), JSON.stringify({ lastSeq: got.seq }));
+    p.c.close();
+    await untilRow(hub, p.id, "not connected", (r) => !r.connected);
+    expect((await handback(kids[2]!, "third")).outcome).toBe("queued");
+    const items: Item[] = [];
+    const agent = RoostAgent.fromEnv({
+      name: "fan-in test",
+      version: "1",
+      onReply: () => {},
+      onItem: (i) => {
+        items.push(i);
+      },
+      log: () => {},
+      env: { ROOST_JOB_ID: p.id, ROOST_JOB_TOKEN: p.token, ROOST_JOB_DIR: dir, ROOST_SOCKET: d.socket },
+    })!;
+    try {
+      agent.report({ state: "working", summary: "back" });
+      await until("the third handed on", () => items.length === 1);
+      const [item] = items;
+      expect(item!.items!.map((i) => i.seq)).toEqual([item!.seq]);
+      expect(item!.text.split("\n")[1]).toBe("third");
+      expect(item!.text).not.toContain("first");
+      await untilRow(hub, p.id, "all three taken by one ack", (r) => r.pending === 0);
+      expect(JSON.parse(fs.readFileSync(path.join(dir, "agent.json"), "utf8"))).toEqual({
+        lastSeq: item!.seq,
+      });
+    } finally {
+      await agent.close({ timeoutMs: 500 });
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
