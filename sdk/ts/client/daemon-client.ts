@@ -9,6 +9,32 @@ import { RoostError } from "../protocol/errors.js";
 import type { OpArgs, OpName, OpResult, PushEvent, Row, WireEvent } from "../protocol/index.js";
 import { SocketClient } from "./socket-client.js";
 
+/** How long a call whose connection was lost waits for roost to come back (a restart), and is sent again. */
+const RIDE_OUT_MS = 30_000;
+
+/** Hub ops that are the same done twice: sent again after roost went away before it answered. */
+const SAME_AGAIN: ReadonlySet<string> = new Set([
+  "list",
+  "events",
+  "profiles",
+  "whoami",
+  "pending",
+  "schedules",
+  "schedule-when",
+  "changes",
+  "pin",
+  "rename",
+  "reorder",
+]);
+
+/** Whether a call may be sent again: one with a `requestId` (answered what the first made), or the same twice. */
+function mayResend(op: string, args: unknown): boolean {
+  const a = (args ?? {}) as Record<string, unknown>;
+  if (typeof a.requestId === "string" && a.requestId !== "") return true;
+  if (op === "task") return a.action === "list";
+  return SAME_AGAIN.has(op);
+}
+
 export interface DaemonClientOptions {
   /** The daemon's socket: ROOST_SOCKET, else $ROOST_HOME/roost.sock, else ~/.roost/roost.sock. */
   socket?: string;
@@ -35,9 +61,23 @@ export class DaemonClient {
     this.retries = opts.retries ?? 5;
   }
 
-  /** Any op, by name; rejects with a RoostError carrying the wire's code. */
+  /**
+   * Any op, by name; rejects with a RoostError carrying the wire's code. Should roost go away
+   * before it answers (a restart), a call that may be sent again (a `dispatch` or `reply` with a
+   * `requestId`, a read) waits for it, up to 30 s, and is sent again with the same args.
+   */
   async call<K extends OpName>(op: K, args: OpArgs<K>): Promise<OpResult<K>> {
-    return (await this.connection()).call(op, args);
+    let lostAt: number | null = null;
+    for (;;) {
+      try {
+        return await (await this.connection()).call(op, args);
+      } catch (err) {
+        if ((err as { lost?: boolean }).lost) lostAt ??= Date.now();
+        // Lost once: a connection refused meanwhile is roost starting again, waited for too.
+        if (lostAt === null || !mayResend(op, args) || Date.now() - lostAt > RIDE_OUT_MS) throw err;
+        if (!(err as { lost?: boolean }).lost) await new Promise((r) => setTimeout(r, 500));
+      }
+    }
   }
 
   list(id?: string) {

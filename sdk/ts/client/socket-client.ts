@@ -22,9 +22,12 @@ export class SocketClient {
       this.closedError = err;
     });
     socket.on("close", () => {
-      const err = new RoostError(
-        "busy",
-        `the connection to roost closed${this.closedError ? `: ${this.closedError.message}` : ""}`,
+      const err = Object.assign(
+        new RoostError(
+          "busy",
+          `the connection to roost closed${this.closedError ? `: ${this.closedError.message}` : ""}`,
+        ),
+        { lost: true }, // roost went away before it answered (DaemonClient may send it again)
       );
       for (const w of this.waiting.values()) w.reject(err);
       this.waiting.clear();

@@ -1,7 +1,7 @@
 /**
  * A call rides out a restart (docs/protocol.md, "Clients"): the agent client (pi-roost/agent, which
  * pi's extension speaks through) and `roost mcp`'s session (ToolSession, on roost's socket with
- * `speak_for`) wait for a daemon that was kill -9'd and started again, and send the request again
+ * `speak_for`), and the controllers' DaemonClient, wait for a daemon that was kill -9'd and started again, and send the request again
  * with the same `requestId`: the call resolves with one child, one message, one task, and never
  * `disconnected`. The daemon is a real process; what it had or had not done when it died is made
  * certain by stopping it (SIGSTOP: the request never read) or its pty host (the child made and
@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RoostAgent, ToolSession } from "../../../sdk/ts/agent/index.js";
+import { DaemonClient } from "../../../sdk/ts/client/index.js";
 import { INERT, tokenOf } from "../../helpers/board.js";
 import { startDaemon, type TestDaemon } from "../../helpers/daemon.js";
 import { ptyHostPid } from "../../helpers/processes.js";
@@ -140,6 +141,27 @@ describe("roost mcp's session (speak_for on roost's socket)", () => {
       ]);
     } finally {
       tools.close();
+    }
+  });
+});
+
+describe("the controllers' client (DaemonClient)", () => {
+  it("a dispatch with a requestId in flight across a kill -9: answered once roost is back, one job", async () => {
+    const client = new DaemonClient({ socket: d.socket });
+    try {
+      await client.whoami(); // connected
+      const { settled: dispatching } = await inFlightAtKill(() =>
+        client.dispatch({ profile: "inert", name: "ride-dispatched", requestId: "ride-dispatch-1" }),
+      );
+      await restarted();
+      const got = await dispatching;
+      expect(got).not.toBeInstanceOf(Error);
+      const { rows } = await hub.ok("list");
+      expect(rows.filter((r: any) => r.name === "ride-dispatched").map((r: any) => r.id)).toEqual([
+        (got as { job: { id: string } }).job.id,
+      ]);
+    } finally {
+      client.close();
     }
   });
 });
