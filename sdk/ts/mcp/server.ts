@@ -140,12 +140,16 @@ export function roostMcpServer(
   );
   tool(
     "roost_watch",
-    "Be told once (a notice message) when a session next stops (when: idle: done, a question, failed, stopped) or has ended (when: ended).",
+    "Be told once (a notice message) when a session next stops (when: idle: done, a question, failed, stopped) or has ended (when: ended). children true (no id): when the last of your children is in (when: handback or ended), their handbacks with that notice.",
     {
-      id: z.string().describe("the session's id or name"),
-      when: z.enum(["idle", "ended"]).describe("idle or ended"),
+      id: z.string().optional().describe("the session's id or name (not with children)"),
+      children: z.boolean().optional().describe("true: all your children, not one session"),
+      when: z.enum(["idle", "ended", "handback"]).describe("idle or ended; with children, handback or ended"),
     },
-    ({ id, when }) => ops.watch(id, when),
+    ({ id, children, when }) =>
+      children === true
+        ? ops.watchChildren(when === "ended" ? "ended" : "handback")
+        : ops.watch(id ?? "", when === "ended" ? "ended" : "idle"),
   );
   tool(
     "roost_tasks",

@@ -46,6 +46,9 @@ describe("roost mcp", { timeout: 4 * ACP_WAIT }, () => {
       const peers = await call(client, "roost_peers");
       expect(peers).toMatchObject({ isError: false });
       expect(peers.text).toContain(`${id} "alice" (acpt) done: ready [you]`);
+      // A watch on its own children: none at work, so it fires at once.
+      const fanIn = await call(client, "roost_watch", { children: true, when: "handback" });
+      expect(JSON.parse(fanIn.text)).toMatchObject({ id, when: "handback", fired: true, children: [] });
     } finally {
       await client.close();
     }
