@@ -57,24 +57,26 @@ describe("pi-roost/agent's files", () => {
       const text = fs.readFileSync(path.join(DIST, f), "utf8");
       const specs = [...text.matchAll(specifier)].map((m) => m[1] ?? m[2]!);
       for (const s of specs) {
-        // The protocol's numbers (limits.js), its line splitter (lines.js) and the board's words
-        // (board-view.js) are the only imports from outside; each imports nothing.
+        // The protocol's numbers (limits.js), its line splitter (lines.js), the board's words
+        // (board-view.js) and a batch's text (text.js) are the only imports from outside; each
+        // imports nothing.
         const ok =
           s.startsWith("node:") ||
           (s.startsWith("./") && files.includes(s.slice(2))) ||
           s === "../protocol/limits.js" ||
           s === "../protocol/lines.js" ||
-          s === "../protocol/board-view.js";
+          s === "../protocol/board-view.js" ||
+          s === "../protocol/text.js";
         expect(ok, `${f} imports ${s}`).toBe(true);
       }
       expect(text).not.toMatch(/\brequire\(/);
     }
-    // The type-only imports of the protocol are gone; limits.js, lines.js and board-view.js import nothing.
+    // The type-only imports of the protocol are gone; the four files from outside import nothing.
     for (const f of files)
       expect(fs.readFileSync(path.join(DIST, f), "utf8")).not.toMatch(
-        /["']\.\.\/protocol\/(?!limits\.js|lines\.js|board-view\.js)/,
+        /["']\.\.\/protocol\/(?!limits\.js|lines\.js|board-view\.js|text\.js)/,
       );
-    for (const outside of ["limits.js", "lines.js", "board-view.js"]) {
+    for (const outside of ["limits.js", "lines.js", "board-view.js", "text.js"]) {
       const text = fs.readFileSync(path.join(DIST, "../protocol", outside), "utf8");
       expect([...text.matchAll(specifier)], `${outside} imports`).toEqual([]);
       expect(text).not.toMatch(/\brequire\(/);
