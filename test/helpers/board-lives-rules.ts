@@ -2,8 +2,8 @@
  * Claims follow lives (docs/protocol.md, "The task board"), against a real daemon: a job that
  * fails, is stopped or is removed holds nothing; a foreground pi's claims go after the grace
  * (`PI_ROOST_FG_CLAIM_GRACE_MS`, short here) unless it is back; a session away past the grace is
- * taken over; and across a kill -9 of the daemon, a session that came back keeps its claims while
- * one that did not loses them.
+ * taken over; a respawned job keeps its claims; and across a kill -9 of the daemon, a session that
+ * came back keeps its claims while one that did not loses them.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
@@ -80,6 +80,17 @@ export function boardLives(store: string, board: () => Promise<Record<string, un
           id: a.id,
           who: "roost",
         });
+      });
+    });
+
+    describe("a job respawned", () => {
+      it("keeps its claims: the same session goes on (its conversation with it), to finish them", async () => {
+        const a = await sess("respawned");
+        const id = await added(hub, "carry on");
+        await taskOk(a.c, { action: "claim", id });
+        await hub.ok("respawn", { id: a.id });
+        expect(await boardTask(id)).toMatchObject({ state: "claimed", owner: { id: a.id } });
+        expect(await taskEntries(hub, id)).toEqual([`add: #${id} carry on`, `claim: #${id} carry on`]);
       });
     });
 

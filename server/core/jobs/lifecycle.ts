@@ -89,7 +89,8 @@ export function ended(
     core.schedules.jobChanged(rec.id);
     core.notify.rowChanged(() => core.registry.row(job));
     core.worktrees.changed(job);
-    core.board.sessionEnded(rec.id, endedWhy(job, stopped));
+    // A respawn's stop is no end of the session: it keeps what it claimed, to finish it.
+    if (!job.respawning) core.board.sessionEnded(rec.id, endedWhy(job, stopped));
     const text = stopped ? "stopped" : (reason ?? `exited with code ${code}`);
     core.viewers.ended(rec.id, text);
     core.feed.record(rec.id, stopped ? "stop" : "exit", text + leftoversText(leftovers), stoppedBy ?? ROOST);

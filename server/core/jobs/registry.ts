@@ -58,6 +58,11 @@ export interface LiveJob {
   pending: number;
   /** Who is ending the process (`stop`, `rm`, `respawn`), while they are: its exit is a stop, not a failure. */
   stopping: Actor | null;
+  /**
+   * While `respawn` stops it to start it again: the same session goes on (its conversation too),
+   * so its end is not one the board releases its claims for (lifecycle.ts).
+   */
+  respawning: boolean;
   exitWaiters: (() => void)[];
   /** Its life's changes (start, stop, rm, respawn), one at a time (lifecycle.ts, start.ts). */
   lifeChanges: OneAtATime;
@@ -111,6 +116,7 @@ const liveJob = (rec: JobRecord, pending: number, awaySince = Date.now()): LiveJ
   awaySince,
   pending,
   stopping: null,
+  respawning: false,
   exitWaiters: [],
   lifeChanges: new OneAtATime(),
   typing: new OneAtATime(),

@@ -130,7 +130,12 @@ export function respawn(core: Core, job: LiveJob, actor: Actor): Promise<Row> {
       `${job.rec.id} is a foreground pi: its user starts it, in a terminal of theirs`,
     );
   return oneAtATime(core, job, async () => {
-    await stopNow(core, job, actor);
+    job.respawning = true;
+    try {
+      await stopNow(core, job, actor);
+    } finally {
+      job.respawning = false;
+    }
     core.feed.record(job.rec.id, "respawn", "respawned", actor);
     await startNow(core, job);
     return core.registry.row(job);
