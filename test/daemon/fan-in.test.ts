@@ -109,6 +109,26 @@ describe("watch {children: true}", () => {
     expect(notice[0]).toMatchObject({ who: "roost", whoId: ids[2] });
   });
 
+  it("a child respawned is still at work: the watch waits for its handback, not for its stop", async () => {
+    const { cursor } = await hub.ok("events", { limit: 1 }); // this test's entries come after it
+    const p = await session("parent3");
+    const kids = await children(p, 2);
+    await p.c.ok("watch", { children: true, when: "handback" });
+    await handback(kids[0]!, "one: done");
+    await hub.ok("respawn", { id: kids[1]!.id });
+    await p.c.ok("peers");
+    expect(deliveries(p)).toEqual([]);
+    expect(await row(hub, p.id)).toMatchObject({ waitingOn: [kids[1]!.id], pending: 1 });
+    const { events } = await hub.ok("events", { after: cursor, limit: 1000 });
+    expect(events.filter((e: any) => e.kind === "notice")).toEqual([]);
+
+    const again = await session("kid2", { id: kids[1]!.id });
+    await handback(again, "two: done after all");
+    const got = await delivery(p, 1);
+    expect(got.items.map((i: any) => i.kind)).toEqual(["report", "report", "notice"]);
+    expect(got.items[2].text).toContain(`- ${kids[1]!.id} "kid2" handed back: two: done after all`);
+  });
+
   it("ended: fires once every child has ended; none at work fires at once; its args are checked", async () => {
     const p = await session("parent2");
     expect(await p.c.ok("watch", { children: true, when: "ended" })).toMatchObject({

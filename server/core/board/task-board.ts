@@ -176,6 +176,7 @@ export class TaskBoard {
     const elsewhere = this.store.elsewhereLive(id);
     if (elsewhere !== null) return elsewhere; // another daemon's: live while it holds its lease
     const job = this.registry.find(id);
+    if (job?.respawning) return true; // stopped to be started again at once: the same session
     if (!job || isEnded(job)) return false;
     return job.link !== null || Date.now() < job.awaySince + this.graceMs;
   }

@@ -85,11 +85,13 @@ export function ended(
   // never answers is worse than one that answers `busy`.
   try {
     core.registry.changed(job, true);
-    core.peers.watches.changed(core, rec.id);
+    // A respawn's stop is no end: a watch on the job (or on its parent's children) waits for what
+    // the job does once started again.
+    if (!job.respawning) core.peers.watches.changed(core, rec.id);
     core.schedules.jobChanged(rec.id);
     core.notify.rowChanged(() => core.registry.row(job));
     core.worktrees.changed(job);
-    // A respawn's stop is no end of the session: it keeps what it claimed, to finish it.
+    // Nor for the board: the session keeps what it claimed, to finish it.
     if (!job.respawning) core.board.sessionEnded(rec.id, endedWhy(job, stopped));
     const text = stopped ? "stopped" : (reason ?? `exited with code ${code}`);
     core.viewers.ended(rec.id, text);

@@ -46,6 +46,8 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
     report: null,
   });
   job.link = null;
+  // Its agent is away from now: a new process has the grace to connect (the board's claims).
+  job.awaySince = Date.now();
   job.stopping = null;
   // A protocol agent begins anew: `starting` until its first turn (waiting.ts).
   job.begun = !rec.launch.protocol;

@@ -64,11 +64,14 @@ export class Children {
     return this.byParent.has(parentId);
   }
 
-  /** The ids of the job's children at work: running (or starting), and not handed back. */
+  /**
+   * The ids of the job's children at work: running (or starting, or stopped by a `respawn` that
+   * starts it again: no end of its work), and not handed back.
+   */
   atWork(parentId: string): string[] {
     const ids: string[] = [];
     for (const c of this.byParent.get(parentId) ?? []) {
-      if (AT_WORK.has(c.rec.life) && !c.handedBack) ids.push(c.rec.id);
+      if ((AT_WORK.has(c.rec.life) || c.respawning) && !c.handedBack) ids.push(c.rec.id);
     }
     return ids;
   }

@@ -105,7 +105,7 @@ export class Watches {
     if (when !== "ended") return watcher.waitingOn;
     return this.registry
       .all()
-      .filter((j) => j.rec.parent === watcher.rec.id && !isEnded(j))
+      .filter((j) => j.rec.parent === watcher.rec.id && (!isEnded(j) || j.respawning))
       .map((j) => j.rec.id);
   }
 
