@@ -215,6 +215,8 @@ describe("messages between sessions", () => {
       .poll(() => said(right.id), { timeout: WAIT })
       .toEqual([
         `spawn | ${R} → nit fixer (${helper.id}) | ${helper.id} (silent): fix the nit in store.ts`,
+        // The notice about it is its event too (whoId), though roost sent it to the watcher.
+        `notice | roost → ${L} | right is your turn (watch: idle)`,
         `message | ${R} → ${L} | looks good, one nit in store.ts`,
         `message | ${L} → ${R} | please review PR 412 before the release`,
       ]);

@@ -92,7 +92,7 @@ describe("one board, two daemons", () => {
     expect(seenOnBeta.owner).toEqual({ id: `alpha:${a.id}`, name: "on-alpha" });
     expect((await list(hubA)).find((t) => t.id === id).owner).toEqual({ id: a.id, name: "on-alpha" });
     expectError(await task(b.c, { action: "claim", id }), "conflict", `claimed by alpha:${a.id} "on-alpha"`);
-    expectError(await task(b.c, { action: "done", id }), "unsupported", `alpha:${a.id}`);
+    expectError(await task(b.c, { action: "done", id }), "conflict", `held by alpha:${a.id} "on-alpha"`);
     // The session's own daemon releases its claims when it ends; the other sees it open.
     await hubA.ok("stop", { id: a.id });
     await until("open on beta", async () => (await list(hubB)).find((t) => t.id === id).state === "open");

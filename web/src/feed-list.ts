@@ -135,7 +135,9 @@ export class FeedList {
 
   /** "left (j2) → right (j3)": a message's sender and receiver (a spawn's parent and child). */
   private fromTo(e: FeedEntry): HTMLElement {
-    const from: Child = e.whoId ? this.jobLink(e.whoId, "from", e.who) : h("span", { class: "from" }, e.who);
+    // A notice's whoId is the session it is about (the job whose event it was), but roost sent it.
+    const sender = e.kind === "notice" ? null : e.whoId;
+    const from: Child = sender ? this.jobLink(sender, "from", e.who) : h("span", { class: "from" }, e.who);
     return h(
       "span",
       { class: "job from-to" },
