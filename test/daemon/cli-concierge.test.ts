@@ -31,7 +31,9 @@ describe("roost concierge, ask, orders", () => {
     expect(await ok(["concierge", "act", "on"], env)).toContain("answers: routine; acts: yes");
     expect(await ok(["ask", "what", "needs", "me?"], env)).toBe(`asked the concierge (${status.id})\n`);
     const c = await d.client();
-    await untilRow(c, status.id, "the question waiting for it", (r) => r.lastSeq === 1);
+    // Its first item is the concierge's prompt (a concierge from a profile gets it whatever its
+    // agent); the question is the second.
+    await untilRow(c, status.id, "the question waiting for it", (r) => r.lastSeq === 2);
     const off = await ok(["concierge", "off"], env);
     expect(off).toMatch(/^the concierge is off \(j\d+, stopped\)\n/);
   });

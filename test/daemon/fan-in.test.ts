@@ -237,6 +237,7 @@ describe("batches", () => {
     const agent = RoostAgent.fromEnv({
       name: "fan-in test",
       version: "1",
+      capabilities: [ITEM_BATCHES],
       onReply: () => {},
       onItem: (i) => {
         items.push(i);

@@ -22,7 +22,7 @@ import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
-import { findJob, type Reply, RoostAgent, withoutJob } from "../agent/index.js";
+import { findJob, ITEM_BATCHES, type Reply, RoostAgent, withoutJob } from "../agent/index.js";
 import { RELAY_ENV, serveRelay } from "../agent/tool-relay.js";
 import { AcpRow, errorText, modelOf } from "./acp-row.js";
 import { endGroup, signalGroup } from "./group.js";
@@ -33,7 +33,8 @@ import { type AcpSession, Turns } from "./turns.js";
 /** What the bridge says it is in `hello` (the agent's own name goes before it). */
 const VERSION = "roost-acp/1";
 /** Besides report, replies and agent-items (the client's): what the bridge does. */
-const CAPABILITIES = ["steer", "usage", "context", "model-switch", "peers"];
+// Batches: handbacks close together (a fan-in) are one prompt, one turn.
+const CAPABILITIES = ["steer", "usage", "context", "model-switch", "peers", ITEM_BATCHES];
 /** roost's CLI, as built beside this file: the MCP server the agent starts is `roost mcp`. */
 const ROOST_CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../server/cli/main.js");
 /** How many of the agent's last stderr lines the bridge keeps, for the reason of a crash. */

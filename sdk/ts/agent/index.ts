@@ -15,13 +15,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { DeliverEvent } from "../protocol/index.js";
-import { batchText, ITEM_BATCHES } from "../protocol/text.js";
+import { batchText } from "../protocol/text.js";
 import { findJob, findSocket, type JobEnv } from "./job-env.js";
 import type { AgentReport } from "./report-fit.js";
 import { Reporter, type ReporterOptions } from "./reporter.js";
 import type { RegisterArgs } from "./session-ops.js";
 import { SessionOps } from "./session-ops.js";
 
+export { ITEM_BATCHES } from "../protocol/text.js";
 export {
   CONCIERGE_CALLS,
   CONCIERGE_OPS,
@@ -93,7 +94,10 @@ export interface Item extends Reply {
 export interface RoostAgentOptions {
   name: string;
   version: string;
-  /** Said in `hello`; "report" and "replies" are always among them. Add "steer" if `onReply` honours it. */
+  /**
+   * Said in `hello`; "report" and "replies" are always among them. Add "steer" if `onReply` honours
+   * it, and `ITEM_BATCHES` to take several items as one delivery (`Reply.items`, `text` theirs all).
+   */
   capabilities?: string[];
   /** One reply at a time, in order; the next comes once the promise settles. */
   onReply: (reply: Reply) => void | Promise<void>;
@@ -157,8 +161,10 @@ export class RoostAgent extends SessionOps {
       this.log("ROOST_JOB_DIR is not set: finished replies are remembered in memory only");
     this.finished = this.readLastSeq();
     this.seen = this.finished;
-    // Several items as one delivery (`items`): `deliver` hands them on as one.
-    const capabilities = ["report", "replies", ITEM_BATCHES, ...(this.onItem ? ["agent-items"] : [])];
+    // Several items as one delivery (`items`) only for a caller that names ITEM_BATCHES among its
+    // capabilities (pi, the ACP bridge: the batch's text is one turn): a handler that reads
+    // `kind` (a handback or a notice?) would misread a batch, whose kind is its last item's.
+    const capabilities = ["report", "replies", ...(this.onItem ? ["agent-items"] : [])];
     const reporter: ReporterOptions = {
       job,
       agent: { name: opts.name, version: opts.version },

@@ -14,7 +14,15 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { findJob, findSocket, type JobEnv, type Reply, RoostAgent, withoutJob } from "../agent/index.js";
+import {
+  findJob,
+  findSocket,
+  ITEM_BATCHES,
+  type JobEnv,
+  type Reply,
+  RoostAgent,
+  withoutJob,
+} from "../agent/index.js";
 import { Approvals, approvalList } from "./approvals.js";
 import { followPolicy } from "./concierge-policy.js";
 import { conciergeTools } from "./concierge-tools.js";
@@ -29,7 +37,8 @@ export type { PiAPI } from "./pi-api.js";
 /** What the extension says it is, in `hello`. */
 export const AGENT = { name: "pi", version: "roost-pi/1" };
 /** Besides report, replies and agent-items (the client's): what this extension does. */
-export const CAPABILITIES = ["steer", "usage", "context", "model-switch", "peers"];
+// Batches: handbacks close together (a fan-in) are one message, one turn.
+export const CAPABILITIES = ["steer", "usage", "context", "model-switch", "peers", ITEM_BATCHES];
 
 /** Set while an instance of the extension speaks in this process (see "Loaded twice"). */
 const SPEAKING = Symbol.for("pi-roost.pi-extension");

@@ -53,6 +53,7 @@ describe("pi's row", { timeout: 4 * PI_WAIT }, () => {
         "context",
         "model-switch",
         "peers",
+        "item-batches",
         "agent-items",
       ]),
     );

@@ -21,8 +21,8 @@ const CLIENT: ScriptedClient = {
   itemsEnv: { AGENT_ITEMS: "1" },
   // The fixture says "steer" too.
   capabilities: {
-    items: ["report", "replies", "item-batches", "agent-items", "steer"],
-    plain: ["report", "replies", "item-batches", "steer"],
+    items: ["report", "replies", "agent-items", "steer"],
+    plain: ["report", "replies", "steer"],
   },
   losesAck: { env: { AGENT_ITEMS: "1" }, text: "lose-ack" },
 };
