@@ -262,3 +262,23 @@ describe("batches", () => {
     }
   });
 });
+
+describe("a child that handed back with done", () => {
+  it("stays done, its handback's text its summary, whatever it reports until it is stopped", async () => {
+    const p = await session("parent");
+    const [kid] = await children(p, 1);
+    // The parent away: the handback waits for it, and the child is not stopped yet.
+    p.c.close();
+    await untilRow(hub, p.id, "not connected", (r) => !r.connected);
+    expect((await handback(kid!, "the result")).outcome).toBe("queued");
+    // The turn its agent goes on with after the tool (pi reports working as its model answers).
+    await kid!.c.ok("report", {
+      id: kid!.id,
+      token: kid!.token,
+      report: { state: "working", summary: "writing my last words", agentItems: true, usage: { messages: 3 } },
+    });
+    const after = await row(hub, kid!.id);
+    expect(after).toMatchObject({ state: "done", status: "idle", summary: "the result", life: "running" });
+    expect(after.usage).toMatchObject({ messages: 3 }); // the rest of the report is taken
+  });
+});

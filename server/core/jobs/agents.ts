@@ -149,6 +149,11 @@ export function report(core: Core, conn: AgentConnection, args: OpArgs<"report">
   if (next.context) next.context = knownFields(Context, next.context);
   // The name rules (names.ts): a reported name that breaks one is ignored, never refused.
   next.name = reportedName(next.name);
+  // Handed back with `done` (peers.ts): the handback is its result, and the row stays done while
+  // it is stopped; the turn the agent goes on with meanwhile does not take it back to working.
+  const handedBack = job.handedBack ? rec.report : null;
+  if (handedBack)
+    Object.assign(next, { state: handedBack.state, status: handedBack.status, summary: handedBack.summary });
   const newKind = rec.kind === "terminal";
   if (rec.kind !== "foreground") rec.kind = "protocol";
   const newLink = job.link !== conn.link;
