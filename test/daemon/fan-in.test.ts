@@ -275,7 +275,12 @@ describe("a child that handed back with done", () => {
     await kid!.c.ok("report", {
       id: kid!.id,
       token: kid!.token,
-      report: { state: "working", summary: "writing my last words", agentItems: true, usage: { messages: 3 } },
+      report: {
+        state: "working",
+        summary: "writing my last words",
+        agentItems: true,
+        usage: { messages: 3 },
+      },
     });
     const after = await row(hub, kid!.id);
     expect(after).toMatchObject({ state: "done", status: "idle", summary: "the result", life: "running" });
