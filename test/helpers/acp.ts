@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { FIXTURES, startDaemon, type TestDaemon } from "./daemon.js";
 import { lines, untilRow } from "./jobs.js";
 import type { RawClient } from "./raw-client.js";
@@ -77,6 +77,52 @@ export function acpWorldPerTest(
       log: (work) => lines(path.join(work, "acp-log.jsonl")),
     };
   };
+}
+
+/**
+ * One world (its daemon) for the tests that leave the daemon as it is: each test's jobs, in
+ * working directories of their own, are stopped after it; the daemon and the directories go after
+ * the file. As acpWorldPerTest's world, with the same profiles.
+ */
+export function acpWorldPerFile(profiles: Record<string, unknown>): () => AcpWorld {
+  let d: TestDaemon | undefined;
+  let c: AcpWorld["c"] | undefined;
+  let base = "";
+  let n = 0;
+  /** The jobs the running test dispatched. */
+  const ids: string[] = [];
+  beforeAll(async () => {
+    base = fs.mkdtempSync(path.join(os.tmpdir(), "roost-acp-"));
+    d = await startDaemon({ config: { agentProfiles: { acpt: acpProfile(), ...profiles } } });
+    c = await d.client();
+  });
+  afterEach(async () => {
+    // One that ended already says so: no failure of the test's.
+    for (const id of ids.splice(0)) await c?.request("stop", { id });
+  });
+  afterAll(async () => {
+    await d?.cleanup();
+    if (base) fs.rmSync(base, { recursive: true, force: true });
+  });
+  const workDir = (name: string) => {
+    const dir = path.join(base, name);
+    fs.mkdirSync(dir, { recursive: true });
+    return dir;
+  };
+  return () => ({
+    d: d!,
+    c: c!,
+    workDir,
+    async dispatch(task, extra = {}) {
+      const work = workDir(`w${++n}`);
+      const args = { profile: "acpt", cwd: work, ...(task === undefined ? {} : { task }), ...extra };
+      const { job } = await c!.ok("dispatch", args);
+      ids.push(job.id);
+      return { id: job.id as string, work };
+    },
+    until: (id, what, pred) => untilRow(c!, id, what, pred, ACP_WAIT),
+    log: (work) => lines(path.join(work, "acp-log.jsonl")),
+  });
 }
 
 /** Waits until the job's turn is over and every reply taken: done (or failed), idle, nothing pending. */

@@ -7,6 +7,7 @@
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentReport } from "../agent/index.js";
+import { addTokens, type Tokens, type UsageTotals, withCost } from "./usage.js";
 
 /** What the agent itself is doing; a permission request on the row (`asking`) stands above it. */
 type State = "working" | "done" | "failed";
@@ -30,6 +31,9 @@ export function errorText(err: unknown): string {
         : null;
   return details && !message.includes(details) ? `${message}: ${details}` : message;
 }
+
+/** An error the agent answered (JSON-RPC's, with its code), not the connection's end (the agent gone). */
+export const answered = (err: unknown): boolean => typeof (err as { code?: unknown })?.code === "number";
 
 /** The current step of a plan: the first in progress, else the first pending; with its place. */
 export function planStep(entries: acp.PlanEntry[]): string | null {
@@ -57,7 +61,7 @@ export class AcpRow {
   private name: string | null = null;
   private model: string | null = null;
   private context: AgentReport["context"] = null;
-  private usage: AgentReport["usage"] = null;
+  private usage: UsageTotals | null = null;
   /** The tool calls under way, by id, in the order they started (their titles). */
   private readonly tools = new Map<string, string>();
   private plan: string | null = null;
@@ -82,8 +86,9 @@ export class AcpRow {
     this.settle("done", null);
   }
 
-  /** A prompt turn starts: the row is working until it ends. */
+  /** A prompt turn starts: the row is working until it ends (no longer "starting", if it said so). */
   turnStarted(): void {
+    if (this.starting) this.summary = "working";
     this.starting = false;
     this.state = "working";
     this.status = "busy";
@@ -95,7 +100,8 @@ export class AcpRow {
   }
 
   /** The turn ended with the agent's stop reason: done with its last message, or failed. */
-  turnEnded(stop: acp.StopReason): void {
+  turnEnded(stop: acp.StopReason, tokens: Tokens | null = null): void {
+    if (tokens) this.usage = addTokens(this.usage, tokens);
     const said = oneLine(this.message);
     if (stop === "refusal") {
       this.summary = said || "the agent refused";
@@ -180,7 +186,7 @@ export class AcpRow {
           window: u.size,
           percent: u.size > 0 ? (100 * u.used) / u.size : 0,
         };
-        if (u.cost) this.usage = { cost: { total: u.cost.amount, currency: u.cost.currency } };
+        if (u.cost) this.usage = withCost(this.usage, { total: u.cost.amount, currency: u.cost.currency });
         break;
       case "session_info_update":
         if (u.title) this.name = oneLine(u.title);
@@ -219,7 +225,7 @@ export class AcpRow {
       name: this.name,
       model: this.model,
       context: this.context,
-      usage: this.usage,
+      usage: this.usage ? { ...this.usage } : null,
     });
   }
 }

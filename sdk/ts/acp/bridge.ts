@@ -23,12 +23,13 @@ import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 import { findJob, ITEM_BATCHES, type Reply, RoostAgent, withoutJob } from "../agent/index.js";
-import { RELAY_ENV, serveRelay } from "../agent/tool-relay.js";
-import { AcpRow, errorText, modelOf } from "./acp-row.js";
+import { serveRelay } from "../agent/tool-relay.js";
+import { AcpRow, answered, errorText } from "./acp-row.js";
 import { endGroup, signalGroup } from "./group.js";
 import { Permissions } from "./permissions.js";
-import { openSession, SESSION_VARIABLE } from "./resume.js";
-import { type AcpSession, Turns } from "./turns.js";
+import { SESSION_VARIABLE } from "./resume.js";
+import { startSession } from "./session.js";
+import { Turns } from "./turns.js";
 
 /** What the bridge says it is in `hello` (the agent's own name goes before it). */
 const VERSION = "roost-acp/1";
@@ -39,8 +40,12 @@ const CAPABILITIES = ["steer", "usage", "context", "model-switch", "peers", ITEM
 const ROOST_CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../server/cli/main.js");
 /** How many of the agent's last stderr lines the bridge keeps, for the reason of a crash. */
 const STDERR_LINES = 5;
-/** How long the agent has to answer `initialize`: one that speaks no ACP would keep the row starting. */
-const INITIALIZE_MS = 60_000;
+/** How long the bridge waits for the agent's last stderr lines once it has exited (its reason). */
+const STDERR_SETTLE_MS = 300;
+/** A session that failed because the connection closed: how long the agent has to exit (its reason). */
+const GONE_WAIT_MS = 1000;
+/** Gemini CLI's own switch for a trusted folder; the bridge sets it unless the profile did. */
+const GEMINI_TRUST = "GEMINI_CLI_TRUST_WORKSPACE";
 /** How long a stopped agent has to end before it is killed. */
 const STOP_GRACE_MS = 3000;
 
@@ -93,9 +98,11 @@ async function main(): Promise<number> {
   if (relay) await serveRelay(relay, agent).catch((err: Error) => say(`no tool relay: ${err.message}`));
 
   // The job's identity stays with the bridge: a process the agent starts is not the job. The agent
-  // in a process group of its own (group.ts): its end, or a stop, ends what it runs too.
+  // in a process group of its own (group.ts): its end, or a stop, ends what it runs too. Gemini
+  // CLI starts roost's tools (a stdio MCP server) only in a folder it trusts: the job's is.
   const env = withoutJob({ ...process.env });
   delete env[SESSION_VARIABLE];
+  env[GEMINI_TRUST] ??= "true";
   const child = spawn(command[0]!, command.slice(1), {
     stdio: ["pipe", "pipe", "pipe"],
     env,
@@ -103,39 +110,36 @@ async function main(): Promise<number> {
   });
   const group = child.pid;
   const stderr = tailOf(child);
-  child.stdin?.on("error", () => {}); // an agent gone mid-write: its close says why
+  child.stdin?.on("error", () => {}); // an agent gone mid-write: its exit says why
 
   let stopping = false;
-  /** Why the bridge ended the agent itself: its ACP session could not be made. */
-  let startError: string | null = null;
   const ended = new Promise<number>((resolve) => {
     child.on("error", (err) => {
       void fail(`${label} could not start: ${err.message}`).then(() => resolve(1));
     });
-    // At the agent's exit, not its pipes' close: what it left may hold them open.
-    let leftGroup: Promise<number> = Promise.resolve(0);
-    child.on("exit", () => {
-      if (!stopping && group !== undefined) leftGroup = endGroup(group, STOP_GRACE_MS);
-    });
-    child.on("close", async (code, signal) => {
-      if (stopping) return resolve(0);
-      const leftovers = await leftGroup;
-      const ended =
-        leftovers === 0 ? "" : `; ${leftovers} leftover ${leftovers === 1 ? "process" : "processes"} ended`;
-      // The agent's own end says more than the session's failure it caused (its pipe closed).
-      const ownEnd = !(startError && signal === "SIGTERM");
+    // At the exit of the process roost started, not its pipes' close: what it left (an npm
+    // wrapper's agent, Gemini CLI's relaunched self) holds them, and may ignore SIGTERM.
+    child.on("exit", async (code, signal) => {
+      const rest =
+        group === undefined ? { left: 0, gone: Promise.resolve() } : endGroup(group, STOP_GRACE_MS);
+      if (stopping) return rest.gone.then(() => resolve(0));
+      await stderr.settled(STDERR_SETTLE_MS); // its last words, if it said any
+      const leftovers =
+        rest.left === 0 ? "" : `; ${rest.left} leftover ${rest.left === 1 ? "process" : "processes"} ended`;
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       const last = stderr.lines.at(-1);
-      const reason = ownEnd
-        ? `${label} ${how}${last ? `: ${last}` : ""}${ended}`
-        : `${label} did not start its ACP session: ${startError}${ended}`;
-      void fail(reason).then(() => resolve(code === 0 && !signal && ownEnd ? 0 : 1));
+      await fail(`${label} ${how}${last ? `: ${last}` : ""}${leftovers}`);
+      await rest.gone;
+      resolve(code === 0 && !signal ? 0 : 1);
     });
   });
 
-  /** The agent and its group (one whose group is gone already: the agent alone). */
-  function endAgent(signal: NodeJS.Signals): void {
-    if (group === undefined || !signalGroup(group, signal)) child.kill(signal);
+  /** SIGTERM to the agent and its group, SIGKILL to what is left after the grace. */
+  function endAgent(): void {
+    if (group === undefined || !signalGroup(group, "SIGTERM")) child.kill("SIGTERM");
+    setTimeout(() => {
+      if (group === undefined || !signalGroup(group, "SIGKILL")) child.kill("SIGKILL");
+    }, STOP_GRACE_MS).unref();
   }
 
   /** The job ends with the agent: its reason on the row, said before the bridge goes (once). */
@@ -155,8 +159,7 @@ async function main(): Promise<number> {
     process.on(signal, () => {
       if (stopping) return;
       stopping = true;
-      endAgent("SIGTERM");
-      setTimeout(() => endAgent("SIGKILL"), STOP_GRACE_MS).unref();
+      endAgent();
     });
 
   const replaying = { now: false };
@@ -173,7 +176,8 @@ async function main(): Promise<number> {
     .onRequest("session/request_permission", ({ params, signal }) => permissions.ask(params, signal))
     .connect(stream);
 
-  void startSession(connection, relay, row, replaying).then(
+  const mcp = relay ? { command: process.execPath, args: [ROOST_CLI, "mcp"], relay } : null;
+  void startSession({ connection, version: VERSION, mcp, row, replaying, env, say }).then(
     async ({ session, conversation }) => {
       turns.started(session);
       // Said to roost, which gives the session back at the job's next start (a daemon older than
@@ -186,108 +190,35 @@ async function main(): Promise<number> {
       if (!turns.prompted) row.ready();
     },
     (err: unknown) => {
-      // Said once the agent has ended: if it ended by itself, its exit is the reason.
-      startError = errorText(err);
-      endAgent("SIGTERM");
+      // The agent's refusal (a missing key, a login it wants) is the row's at once, and the agent
+      // goes. The connection's end is no answer: the agent's exit says why, unless it stays up.
+      const reason = `${label} did not start its ACP session: ${errorText(err)}`;
+      const wait = answered(err) ? 0 : GONE_WAIT_MS;
+      setTimeout(() => {
+        if (failing) return;
+        endAgent();
+        void fail(reason);
+      }, wait);
     },
   );
   return ended;
 }
 
-/**
- * `initialize`, and the session in the job's directory (the one it had, or a new one: resume.ts);
- * the session as the turns use it, and as roost keeps it.
- */
-async function startSession(
-  connection: acp.ClientConnection,
-  relay: string | null,
-  row: AcpRow,
-  replaying: { now: boolean },
-): Promise<{ session: AcpSession; conversation: { session: string; resumed: boolean } }> {
-  const ctx = connection.agent;
-  let timer: NodeJS.Timeout | undefined;
-  const silent = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new Error(
-            `no answer to initialize within ${INITIALIZE_MS / 1000} s: does it speak ACP on its stdin and stdout (Gemini CLI needs --acp)?`,
-          ),
-        ),
-      INITIALIZE_MS,
-    );
-  });
-  let init: acp.InitializeResponse;
-  try {
-    init = await Promise.race([
-      silent,
-      ctx.request("initialize", {
-        protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-        clientInfo: { name: "roost", version: VERSION },
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-  const mcpServers: acp.McpServer[] = relay
-    ? [
-        {
-          name: "roost",
-          command: process.execPath,
-          args: [ROOST_CLI, "mcp"],
-          env: [{ name: RELAY_ENV, value: relay }],
-        },
-      ]
-    : [];
-  const canLoad = init.agentCapabilities?.loadSession === true;
-  const opened = await openSession(ctx, canLoad, { cwd: process.cwd(), mcpServers }, replaying, say);
-  const sessionId = opened.sessionId;
-  let { configOptions, modes } = opened;
-  row.setModel(modelOf(configOptions));
-  const conversation = { session: sessionId, resumed: opened.resumed };
-  const session: AcpSession = {
-    async prompt(text) {
-      const r = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
-      return r.stopReason;
-    },
-    cancel() {
-      void ctx.notify("session/cancel", { sessionId }).catch(() => {});
-    },
-    async command(name, arg) {
-      const want = arg.toLowerCase();
-      const option = configOptions.find((o) => o.category === name && o.type === "select");
-      if (option && option.type === "select") {
-        const values = option.options.flatMap((o) => ("group" in o ? o.options : [o]));
-        const value = values.find((v) => v.value.toLowerCase() === want || v.name.toLowerCase() === want);
-        if (!value) return `/${name}: the agent offers ${values.map((v) => v.value).join(", ")}`;
-        const r = await ctx.request("session/set_config_option", {
-          sessionId,
-          configId: option.id,
-          value: value.value,
-        });
-        configOptions = r.configOptions ?? configOptions;
-        row.setModel(modelOf(configOptions));
-        return null;
-      }
-      if (name === "mode" && modes) {
-        const mode = modes.availableModes.find(
-          (m) => m.id.toLowerCase() === want || m.name.toLowerCase() === want,
-        );
-        if (!mode) return `/mode: the agent offers ${modes.availableModes.map((m) => m.id).join(", ")}`;
-        await ctx.request("session/set_mode", { sessionId, modeId: mode.id });
-        modes = { ...modes, currentModeId: mode.id };
-        return null;
-      }
-      return `/${name}: this agent offers no ${name} to choose`;
-    },
-  };
-  return { session, conversation };
-}
-
 /** The agent's stderr, passed on to the job's terminal, its last lines kept. */
-function tailOf(child: ChildProcess): { lines: string[] } {
-  const tail = { lines: [] as string[] };
+function tailOf(child: ChildProcess): { lines: string[]; settled(ms: number): Promise<void> } {
+  let over = false;
+  const ends = new Set<() => void>();
+  const tail = {
+    lines: [] as string[],
+    /** Resolves at the pipe's end, or after `ms` (what the agent left may hold it open). */
+    settled: (ms: number) =>
+      over
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            ends.add(resolve);
+            setTimeout(resolve, ms);
+          }),
+  };
   let partial = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     process.stderr.write(chunk);
@@ -299,6 +230,8 @@ function tailOf(child: ChildProcess): { lines: string[] } {
   });
   child.stderr?.on("end", () => {
     if (partial.trim()) tail.lines.push(partial.trim());
+    over = true;
+    for (const end of ends) end();
   });
   return tail;
 }

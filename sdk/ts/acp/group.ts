@@ -1,7 +1,8 @@
 /**
  * The ACP agent's process group (docs/agents.md, "ACP agents"): the bridge starts the agent in a
- * group of its own, so that a stop ends the agent and what it runs, and an agent that dies (a crash,
- * kill -9) takes what it left with it: SIGTERM to the group, SIGKILL after the grace. Linux's /proc
+ * group of its own, so that a stop or a failed start ends the agent and what it runs, and an agent
+ * that dies (a crash, kill -9, or its npm wrapper killed) takes what it left with it: SIGTERM to the
+ * group, SIGKILL after the grace. Linux's /proc
  * counts them; elsewhere the count is 0, the signals go all the same.
  */
 import fs from "node:fs";
@@ -42,17 +43,20 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Ends what is left of a group whose leader has ended: SIGTERM, then SIGKILL once `graceMs` has
- * passed with any still there. Resolves with how many there were, once they are gone (or killed).
+ * Ends the group: SIGTERM now, then SIGKILL once `graceMs` has passed with any still there (an
+ * agent may ignore SIGTERM, as Gemini CLI does). `left`: how many there were, counted now (the
+ * leader, once it has exited, is not); `gone` resolves once they are gone, or killed.
  */
-export async function endGroup(pgid: number, graceMs: number): Promise<number> {
+export function endGroup(pgid: number, graceMs: number): { left: number; gone: Promise<void> } {
   const left = membersOf(pgid).length;
-  if (!signalGroup(pgid, "SIGTERM")) return left;
-  const end = Date.now() + graceMs;
-  while (Date.now() < end) {
-    if (membersOf(pgid).length === 0) return left;
-    await sleep(50);
-  }
-  signalGroup(pgid, "SIGKILL");
-  return left;
+  if (!signalGroup(pgid, "SIGTERM")) return { left, gone: Promise.resolve() };
+  const gone = (async () => {
+    const end = Date.now() + graceMs;
+    while (Date.now() < end) {
+      if (membersOf(pgid).length === 0) return;
+      await sleep(50);
+    }
+    signalGroup(pgid, "SIGKILL");
+  })();
+  return { left, gone };
 }

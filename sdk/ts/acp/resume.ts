@@ -19,6 +19,8 @@ export interface Opened {
   resumed: boolean;
   configOptions: acp.SessionConfigOption[];
   modes: acp.SessionModeState | null;
+  /** The agent's answer as it came (what the SDK's types lack: `models`). */
+  answer: unknown;
 }
 
 export async function openSession(
@@ -38,6 +40,7 @@ export async function openSession(
         resumed: true,
         configOptions: loaded.configOptions ?? [],
         modes: loaded.modes ?? null,
+        answer: loaded,
       };
     } catch (err) {
       // A session the agent no longer has (its store cleared): a new conversation, said in the terminal.
@@ -52,5 +55,6 @@ export async function openSession(
     resumed: false,
     configOptions: created.configOptions ?? [],
     modes: created.modes ?? null,
+    answer: created,
   };
 }

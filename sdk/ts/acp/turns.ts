@@ -10,15 +10,15 @@
  * prompt is sent. A peer item's text keeps roost's envelope (who sent it, not the user).
  */
 
-import type * as acp from "@agentclientprotocol/sdk";
 import type { Reply } from "../agent/index.js";
 import { Takers } from "../agent/takers.js";
-import { type AcpRow, errorText } from "./acp-row.js";
+import { type AcpRow, answered, errorText } from "./acp-row.js";
 import type { Permissions } from "./permissions.js";
+import type { TurnAnswer } from "./usage.js";
 
 /** The session, as the turns use it (the bridge's, on the ACP connection). */
 export interface AcpSession {
-  prompt(text: string): Promise<acp.StopReason>;
+  prompt(text: string): Promise<TurnAnswer>;
   cancel(): void;
   /** `/model NAME`, `/mode NAME`: null when done, else why not. */
   command(name: "model" | "mode", arg: string): Promise<string | null>;
@@ -100,8 +100,12 @@ export class Turns {
     this.takers.took(next.seq);
     this.row.turnStarted();
     session.prompt(next.text).then(
-      (stop) => this.ended(() => this.row.turnEnded(stop)),
-      (err: unknown) => this.ended(() => this.row.turnFailed(errorText(err))),
+      (answer) => this.ended(() => this.row.turnEnded(answer.stop, answer.tokens)),
+      (err: unknown) => {
+        // The connection's end (the agent gone) is no answer: the agent's exit says why, on the row.
+        if (answered(err)) this.ended(() => this.row.turnFailed(errorText(err)));
+        else this.running = null;
+      },
     );
   }
 
