@@ -5,6 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { type IPty, spawn as ptySpawn } from "@lydell/node-pty";
 import { openOwn } from "../home.js";
+import { waitForDrainOnDestroy } from "./late-output.js";
 import { endLeftovers, newRunMark, RUN_VARIABLE, startOf } from "./leftovers.js";
 import { log } from "./log.js";
 import { jobIdOf, type Msg } from "./params.js";
@@ -179,6 +180,13 @@ export class Jobs {
 
   /** The job's output to its screen, transcript and viewers; its exit recorded. */
   private follow(job: Job, p: IPty): void {
+    waitForDrainOnDestroy(
+      p,
+      () => job.drain?.done === true,
+      () => {
+        if (!job.drain) this.drain(job, p);
+      },
+    );
     // Always read: a pty nobody drains fills up and blocks the job.
     p.onData((data) => {
       const out = job.drain && !job.drain.done ? this.drained(job, job.drain, data) : data;

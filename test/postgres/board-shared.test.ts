@@ -157,7 +157,9 @@ describe("one board, two daemons", () => {
     const owners = new Set(ids.map((id) => final.get(id)!.owner.id.split(":")[0]));
     expect(owners.has("beta")).toBe(true);
     expect([...owners].some((o) => !o.includes("beta"))).toBe(true);
-  });
+    // 200 adds and 600 claims, dones and reads on a real PostgreSQL: some 20 s quiet, over 60 s
+    // beside a full suite on two cores. What it checks is what happened, not how fast.
+  }, 180_000);
 
   it("a daemon killed while its sessions hold claims: the other releases them once its lease ran out", async () => {
     const b = await session(beta, hubB, "dies-with-beta");

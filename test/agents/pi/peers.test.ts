@@ -113,7 +113,12 @@ describe("pi agents together", { timeout: 4 * PI_WAIT }, () => {
     expect(held.pending).toBe(2); // pi has not taken them while its tool runs
 
     fs.writeFileSync(path.join(w.work, "go"), "");
-    const done = await w.until(id, "done", (r) => r.summary === "Noted the other." && r.pending === 0);
+    // pi's message comes to the row before its turn's end does: the wait is for both.
+    const done = await w.until(
+      id,
+      "done",
+      (r) => r.summary === "Noted the other." && r.pending === 0 && r.state !== "working",
+    );
     expect(done.state).toBe("done");
     const reqs = w.model.requestsFor("busy");
     expect(reqs).toHaveLength(3);
