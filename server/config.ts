@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import Type, { type Static } from "typebox";
-import { ANSWER_POLICIES, oneOf } from "../sdk/ts/protocol/index.js";
+import { ANSWER_POLICIES, HOOK_AGENTS, oneOf } from "../sdk/ts/protocol/index.js";
 import { readOwn, UnsafeHome } from "./home.js";
 import { hookProblem, NotifyHook } from "./notify-config.js";
 import { LOCAL_DAEMON, PI_EXTENSION } from "./paths.js";
@@ -45,6 +45,9 @@ const Profile = Type.Object({
   // A terminal agent that reads what is typed into it as a message (an agent CLI's prompt): peer
   // items may be typed into it. Not a shell, nor a plain program, where typed text would run.
   messages: Type.Optional(Type.Boolean()),
+  // A terminal agent whose own hooks roost installs for each job (docs/agents.md): by default the
+  // one its program is named after (`claude`, `codex`, `gemini`); false: none, its screen alone.
+  hooks: Type.Optional(Type.Union([oneOf(HOOK_AGENTS), Type.Literal(false)])),
   // A scheduled run's job is stopped once its run is over (docs/protocol.md, "Schedules"); with
   // keep, this profile's jobs stay, as a schedule's `keep` says for its own.
   keep: Type.Optional(Type.Boolean()),
@@ -177,6 +180,12 @@ export function builtinProfiles(env: NodeJS.ProcessEnv = process.env): Record<st
       blockedPattern: ["Allow command\\?", "Would you like to", "approve"],
       messages: true,
       description: "Codex CLI, as a terminal agent",
+    },
+    "gemini-cli": {
+      command: ["gemini"],
+      task: "type",
+      messages: true,
+      description: "Gemini CLI, as a terminal agent (the gemini profile runs its ACP mode)",
     },
     aider: {
       command: ["aider"],

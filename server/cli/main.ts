@@ -14,6 +14,7 @@ import { daemon } from "./commands/daemon.js";
 import { diff } from "./commands/diff.js";
 import { dispatch } from "./commands/dispatch.js";
 import { events } from "./commands/events.js";
+import { hook } from "./commands/hook.js";
 import { pin, rename, respawn, rm, stop, unpin } from "./commands/job-actions.js";
 import { log } from "./commands/log.js";
 import { ls } from "./commands/ls.js";
@@ -72,6 +73,7 @@ const COMMANDS: readonly Command[] = [
   orders,
   pi,
   mcp,
+  hook,
   events,
   schedule,
   notify,

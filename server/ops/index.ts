@@ -22,6 +22,7 @@ import { dispatchOp } from "./dispatch.js";
 import { eventsOp } from "./events.js";
 import { handbackOp } from "./handback.js";
 import { helloOp } from "./hello.js";
+import { hookOp } from "./hook.js";
 import { inputOp } from "./input.js";
 import { listOp } from "./list.js";
 import { mergeOp } from "./merge.js";
@@ -73,6 +74,7 @@ const defs = [
   helloOp,
   reportOp,
   ackOp,
+  hookOp,
   // the peers', on a session's own connection
   peersOp,
   sendOp,

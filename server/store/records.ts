@@ -2,6 +2,7 @@
 import type {
   AgentInfo,
   FullReport,
+  HookAgent,
   ITEM_KINDS,
   MISSED_RULES,
   RELATIONS,
@@ -35,6 +36,11 @@ export interface Launch {
   /** Its profile's own prompt patterns (docs/terminals.md); absent: roost's defaults. */
   promptPatterns?: string[];
   quietMs?: number;
+  /**
+   * The agent CLI whose hooks roost installs for the job (core/jobs/agent-hooks.ts), and whether
+   * its task is the command's last word (a respawn that resumes its session leaves it out).
+   */
+  hooks?: { agent: HookAgent; taskArg: boolean };
   /** Run in roost's sandbox (core/jobs/sandbox.ts); absent for a job run as the user, unconfined. */
   sandbox?: SandboxLaunch;
 }

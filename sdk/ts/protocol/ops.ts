@@ -21,6 +21,7 @@ import { dispatch } from "./ops/dispatch.js";
 import { events } from "./ops/events.js";
 import { handback } from "./ops/handback.js";
 import { hello } from "./ops/hello.js";
+import { hook } from "./ops/hook.js";
 import { input } from "./ops/input.js";
 import { list } from "./ops/list.js";
 import { merge } from "./ops/merge.js";
@@ -60,6 +61,7 @@ export const OPS = {
   hello,
   report,
   ack,
+  hook,
   // -- the peer ops, on a session's own connection (docs/protocol.md) --
   peers,
   send,
@@ -133,6 +135,7 @@ export const SESSION_OPS: readonly OpName[] = [
   "watch",
   "peer_register",
   "speak_for",
+  "hook",
   // the concierge's own, on its job's connection only
   "concierge-say",
   "concierge-suggest",
@@ -144,6 +147,7 @@ export const SESSION_OPS: readonly OpName[] = [
 export const SHARED_OPS: readonly OpName[] = ["task"];
 export type OpArgs<K extends OpName> = Static<(typeof OPS)[K]["args"]>;
 export type OpResult<K extends OpName> = Static<(typeof OPS)[K]["result"]>;
+export { HOOK_AGENTS, HOOK_EVENTS, type HookAgent } from "./ops/hook.js";
 export {
   BoardTask,
   TASK_ACTIONS,

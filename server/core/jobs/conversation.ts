@@ -9,14 +9,18 @@
  * - an agent that says which session it is in (`hello`'s `conversation`: the ACP bridge, after
  *   `session/new` or `session/load`): the session is given back as `ROOST_AGENT_SESSION`, and the
  *   agent says whether it went on with it.
- * - an agent CLI in a terminal (a profile with `messages`: Claude Code, Codex, aider): roost learns
- *   no session of theirs, so each start is a new conversation, and the row says so.
+ * - Claude Code, Codex and Gemini CLI in a terminal: their hooks are installed for the job
+ *   (agent-hooks.ts), and the session their `SessionStart` hook says is resumed at the next start
+ *   (`--resume ID`); until a hook has said one, a start is a new conversation.
+ * - another agent CLI in a terminal (a profile with `messages`: aider): roost learns no session of
+ *   its, so each start is a new conversation, and the row says so.
  */
 import fs from "node:fs";
 import path from "node:path";
 import type { Row } from "../../../sdk/ts/protocol/index.js";
 import { jobDir, type Paths } from "../../paths.js";
 import type { Conversation, JobRecord } from "../../store/records.js";
+import { withHooks } from "./agent-hooks.js";
 
 /** pi's session file, in the job's directory. */
 export const PI_SESSION_FILE = "pi-session.jsonl";
@@ -62,6 +66,15 @@ export function beginConversation(paths: Paths, rec: JobRecord): Beginning {
       env: { [AGENT_SESSION_VARIABLE]: before.session },
       conversation: { ...before, resumed: null }, // until its agent says
     };
+  if (!protocol && rec.launch.hooks) {
+    const session = before?.how === "agent" ? before.session : null;
+    const hooked = withHooks(jobDir(paths, rec.id), rec.launch, session);
+    const conversation: Conversation =
+      session === null
+        ? { how: "new", session: null, resumed: false }
+        : { how: "agent", session, resumed: null };
+    return { ...hooked, conversation }; // resumed: until its hook says
+  }
   if (!protocol && messages === true)
     return { command: [...command], env: {}, conversation: { how: "new", session: null, resumed: false } };
   return { command: [...command], env: {}, conversation: null };

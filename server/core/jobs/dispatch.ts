@@ -14,6 +14,7 @@ import type { Core } from "../core.js";
 import type { Actor } from "../feed.js";
 import { excerpt } from "../text.js";
 import { addWorktree, plannedWorktree, type WorktreeBase, worktreeBase } from "../worktrees/index.js";
+import { hooksOf } from "./agent-hooks.js";
 import { checkName } from "./names.js";
 import { newJobRecord } from "./new-job.js";
 import { missingProgram } from "./programs.js";
@@ -175,6 +176,7 @@ function launchOf(
   sandbox: SandboxLaunch | undefined,
 ): Launch {
   const taskMode = profile.task ?? "type";
+  const hooks = hooksOf(profile, speaksProtocol(profile));
   return {
     command: task !== undefined && taskMode === "argv" ? [...jobCommand(profile), task] : jobCommand(profile),
     cwd,
@@ -188,6 +190,7 @@ function launchOf(
     ...(profile.promptPattern !== undefined ? { promptPatterns: promptPatterns(profile) } : {}),
     quietMs: profile.quietMs ?? DEFAULT_QUIET_MS,
     ...(sandbox ? { sandbox } : {}),
+    ...(hooks ? { hooks: { agent: hooks, taskArg: task !== undefined && taskMode === "argv" } } : {}),
   };
 }
 

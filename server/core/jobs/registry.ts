@@ -19,6 +19,7 @@ import type { Actor } from "../feed.js";
 import type { Pushes } from "../pushes.js";
 import { OneAtATime } from "../serial.js";
 import { conversationWord } from "./conversation.js";
+import type { Hooked, ScreenReading } from "./hooked.js";
 import type { Quiet } from "./typist.js";
 import { begunAtStart, Children, sameIds, viewOf } from "./waiting.js";
 
@@ -70,6 +71,10 @@ export interface LiveJob {
   typing: OneAtATime;
   /** A terminal agent's screen's last word and roost's last typing (typist.ts); null until started. */
   quiet: Quiet | null;
+  /** What its screen last said (hooked.ts): the row as read, and the menu it shows. */
+  screen: ScreenReading | null;
+  /** What its agent's own hooks have said, until its session ends (hooked.ts); null: the screen alone. */
+  hooked: Hooked | null;
   /** Its profile's `blockedPatterns`, compiled once it first shows a screen (screens.ts). */
   blockedPatterns: RegExp[] | null;
   /** Its profile's prompt patterns (or roost's defaults), compiled likewise (screens.ts). */
@@ -121,6 +126,8 @@ const liveJob = (rec: JobRecord, pending: number, awaySince = Date.now()): LiveJ
   lifeChanges: new OneAtATime(),
   typing: new OneAtATime(),
   quiet: null,
+  screen: null,
+  hooked: null,
   blockedPatterns: null,
   promptPatterns: null,
   ownSize: START_SIZE,

@@ -52,6 +52,7 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
   // A protocol agent begins anew: `starting` until its first turn (waiting.ts).
   job.begun = !rec.launch.protocol;
   job.handedBack = false;
+  Object.assign(job, { screen: null, hooked: null }); // a new process: its screen and its hooks say anew
   core.registry.changed(job, true);
   try {
     // Where its agent can, it goes on with its conversation (conversation.ts).

@@ -7,6 +7,7 @@
 import { DEFAULT_QUIET_MS } from "../../pty/wire.js";
 import type { Core } from "../core.js";
 import { messageOf } from "../text.js";
+import { menuKeys } from "./hooked.js";
 import { delivered } from "./lifecycle.js";
 import type { LiveJob } from "./registry.js";
 import { keystrokes } from "./typed-text.js";
@@ -96,7 +97,9 @@ async function typeNow(core: Core, job: LiveJob): Promise<void> {
   for (const r of core.store.pendingReplies(job.rec.id)) {
     if (r.kind !== null) continue; // peer items are for protocol agents
     if (r.mode !== "steer" && (followUpTyped || !isIdle(q))) continue;
-    await terminals.write(job.rec.id, keystrokes(r.text, r.peer !== null)); // a peer item: always a paste
+    // An option of the menu the row asks about (a permission prompt's) is its key alone.
+    const key = r.peer === null ? menuKeys(job, r.text) : null;
+    await terminals.write(job.rec.id, key ?? keystrokes(r.text, r.peer !== null)); // a peer item: always a paste
     core.store.markTyped(job.rec.id, r.seq);
     job.pending--;
     typed++;

@@ -1,10 +1,12 @@
 /**
  * The pty host's word on a job's screen: a terminal agent's row is read from it (and a protocol
- * agent's, until its first report), and an idle terminal agent may take its next follow-up.
+ * agent's, until its first report), with what its own hooks said over it (jobs' hooked.ts), and an
+ * idle terminal agent may take its next follow-up.
  */
 import type { Core } from "../core.js";
-import { isEnded, screenSaid, setReport } from "../jobs/index.js";
+import { isEnded, screenRead, screenSaid } from "../jobs/index.js";
 import { DEFAULT_PROMPTS } from "./prompts.js";
+import { menuIn } from "./screen-menu.js";
 import { compilePatterns, rowFromScreen, type ScreenView } from "./screen-rows.js";
 
 export function onScreen(core: Core, state: ScreenView & { jobId: string }): void {
@@ -14,7 +16,8 @@ export function onScreen(core: Core, state: ScreenView & { jobId: string }): voi
     job.blockedPatterns ??= compilePatterns(job.rec.launch.blockedPatterns); // once per job
     job.promptPatterns ??= compilePatterns(job.rec.launch.promptPatterns ?? [...DEFAULT_PROMPTS]);
     // A screen that says the same changes nothing.
-    setReport(core, job, rowFromScreen(state, job.blockedPatterns, job.promptPatterns));
+    const row = rowFromScreen(state, job.blockedPatterns, job.promptPatterns);
+    screenRead(core, job, { row, menu: job.rec.launch.hooks ? menuIn(state) : null });
   }
   if (!job.rec.launch.protocol) screenSaid(core, job, state);
 }
