@@ -1,7 +1,8 @@
 /**
  * Pushes to subscribers (docs/protocol.md, `subscribe`): `row`, `removed`, `feed`, `board`,
- * `schedule`, `concierge`. Row and board pushes are coalesced: a job (or the task board) that changes many
- * times in one turn of the event loop is pushed once, as it is then.
+ * `schedule`, `concierge`, `conversation`. Row, board and conversation pushes are coalesced: a job
+ * (or the task board) that changes many times in one turn of the event loop is pushed once, as it
+ * is then.
  */
 import type {
   BoardCounts,
@@ -19,6 +20,8 @@ export class Pushes {
   private readonly listeners = new Set<Listener>();
   private readonly dirty = new Map<string, () => Row>();
   private boardCounts: (() => BoardCounts) | null = null;
+  /** The jobs whose conversation grew this turn: their last entry's `n`. */
+  private readonly conversations = new Map<string, number>();
   private scheduled = false;
 
   subscribe(listener: Listener): () => void {
@@ -45,6 +48,12 @@ export class Pushes {
   /** The task board changed: its counts pushed once, on the next turn, as they are then. */
   board(counts: () => BoardCounts): void {
     this.boardCounts = counts;
+    this.flushSoon();
+  }
+
+  /** A job's conversation grew: said once, on the next turn (the hub reads what is new). */
+  conversation(id: string, last: number): void {
+    this.conversations.set(id, last);
     this.flushSoon();
   }
 
@@ -81,9 +90,12 @@ export class Pushes {
     this.dirty.clear();
     const counts = this.boardCounts;
     this.boardCounts = null;
+    const conversations = [...this.conversations];
+    this.conversations.clear();
     if (this.listeners.size === 0) return;
     for (const build of dirty) this.emit({ event: "row", row: build() });
     if (counts) this.emit({ event: "board", ...counts() });
+    for (const [id, last] of conversations) this.emit({ event: "conversation", id, last });
   }
 
   private emit(event: PushEvent): void {

@@ -16,6 +16,8 @@ import { conciergePolicyOp } from "./concierge-policy.js";
 import { conciergeReplyOp } from "./concierge-reply.js";
 import { conciergeSayOp } from "./concierge-say.js";
 import { conciergeSuggestOp } from "./concierge-suggest.js";
+import { conversationOp } from "./conversation.js";
+import { conversationAppendOp } from "./conversation-append.js";
 import type { Caller, OpDef, Side } from "./define.js";
 import { detachOp } from "./detach.js";
 import { dispatchOp } from "./dispatch.js";
@@ -75,6 +77,7 @@ const defs = [
   reportOp,
   ackOp,
   hookOp,
+  conversationAppendOp,
   // the peers', on a session's own connection
   peersOp,
   sendOp,
@@ -109,6 +112,8 @@ const defs = [
   // the replies'
   replyOp,
   pendingOp,
+  // a job's conversation, as its agent said it
+  conversationOp,
   // following the daemon
   subscribeOp,
   eventsOp,

@@ -2,12 +2,15 @@
  * The store: the one module with SQL (docs/design.md, "The parts": roost.db, SQLite in
  * WAL mode), the façade the core uses. Its parts: opening and migrations (open.ts), statements
  * and row mapping (statements.ts, rows.ts), replies and acks (replies.ts), transactions and group
- * commit (group-commit.ts); jobs, the events feed, HTTP tokens and schedules are here.
+ * commit (group-commit.ts); jobs, the events feed, HTTP tokens and schedules are here. The jobs'
+ * conversations are files in their directories, beside roost.db's (conversations.ts).
  */
+import path from "node:path";
 import type Database from "better-sqlite3";
 import type { FeedEntry } from "../../sdk/ts/protocol/index.js";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import { type BoardStore, SqliteBoard } from "./board.js";
+import { Conversations } from "./conversations.js";
 import { GroupCommit } from "./group-commit.js";
 import { type CheckpointThread, openDatabase } from "./open.js";
 import type {
@@ -44,6 +47,8 @@ export class Store {
   private readonly replies: Replies;
   /** The task board's tasks (board.ts): behind an interface, so that another store can hold them. */
   readonly board: BoardStore;
+  /** The jobs' conversations, in `jobs/<id>/` beside the database (the home's layout: paths.ts). */
+  readonly conversations: Conversations;
   private readonly checkpoints: CheckpointThread | null;
 
   /**
@@ -58,6 +63,7 @@ export class Store {
     this.commits = new GroupCommit(this.db, opts.syncLog ?? null);
     this.replies = new Replies(this.sql, this.commits, () => this.db.open);
     this.board = new SqliteBoard(this.sql, this.commits);
+    this.conversations = new Conversations(path.join(path.dirname(file), "jobs"));
   }
 
   close(): void {
@@ -142,6 +148,7 @@ export class Store {
 
   deleteJob(id: string): void {
     this.replies.forget(id);
+    this.conversations.forget(id);
     this.sql.deleteJob.run(id);
   }
 

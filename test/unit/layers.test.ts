@@ -43,6 +43,7 @@ const under =
  */
 const BASE = [
   "server/config.ts",
+  "server/conversation-files.ts",
   "server/descriptors.ts",
   "server/detached.ts",
   "server/faces/ordered-answers.ts", // no imports: the pty host keeps its answers in order with it too

@@ -22,8 +22,17 @@ import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
-import { findJob, ITEM_BATCHES, type Reply, RoostAgent, withoutJob } from "../agent/index.js";
+import {
+  ConversationSender,
+  findJob,
+  ITEM_BATCHES,
+  type Reply,
+  RoostAgent,
+  TRANSCRIPT,
+  withoutJob,
+} from "../agent/index.js";
 import { serveRelay } from "../agent/tool-relay.js";
+import { AcpConversation } from "./acp-conversation.js";
 import { AcpRow, answered, errorText } from "./acp-row.js";
 import { endGroup, signalGroup } from "./group.js";
 import { Permissions } from "./permissions.js";
@@ -35,7 +44,7 @@ import { Turns } from "./turns.js";
 const VERSION = "roost-acp/1";
 /** Besides report, replies and agent-items (the client's): what the bridge does. */
 // Batches: handbacks close together (a fan-in) are one prompt, one turn.
-const CAPABILITIES = ["steer", "usage", "context", "model-switch", "peers", ITEM_BATCHES];
+const CAPABILITIES = ["steer", "usage", "context", "model-switch", "peers", ITEM_BATCHES, TRANSCRIPT];
 /** roost's CLI, as built beside this file: the MCP server the agent starts is `roost mcp`. */
 const ROOST_CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../server/cli/main.js");
 /** How many of the agent's last stderr lines the bridge keeps, for the reason of a crash. */
@@ -92,6 +101,14 @@ async function main(): Promise<number> {
     log: say,
   };
   agent = new RoostAgent(job, options);
+  // The conversation in the hub (acp-conversation.ts): the updates, prompts and permissions as entries.
+  const talk = new AcpConversation(
+    new ConversationSender(
+      (op, args) => agent.call(op, args),
+      () => agent.job,
+      say,
+    ),
+  );
   row.note(`${label} is starting`); // the first report: the job's connection
 
   const relay = job.dir ? path.join(job.dir, "tools.sock") : null;
@@ -171,15 +188,19 @@ async function main(): Promise<number> {
     .client({ name: "roost" })
     // A loaded session's history, replayed as updates, is not the row's (resume.ts).
     .onNotification("session/update", ({ params }) => {
-      if (!replaying.now) row.update(params.update);
+      if (replaying.now) return;
+      row.update(params.update);
+      talk.update(params.update);
     })
-    .onRequest("session/request_permission", ({ params, signal }) => permissions.ask(params, signal))
+    .onRequest("session/request_permission", ({ params, signal }) =>
+      talk.asked(params, permissions.ask(params, signal)),
+    )
     .connect(stream);
 
   const mcp = relay ? { command: process.execPath, args: [ROOST_CLI, "mcp"], relay } : null;
   void startSession({ connection, version: VERSION, mcp, row, replaying, env, say }).then(
     async ({ session, conversation }) => {
-      turns.started(session);
+      turns.started(talk.prompts(session));
       // Said to roost, which gives the session back at the job's next start (a daemon older than
       // `conversation` refuses it: nothing is lost but the resuming).
       void agent.call("hello", { protocol: 1, conversation }).catch(() => {});

@@ -67,6 +67,14 @@ export const LIMITS = {
   // One message or answer of a remote's, and all its rows kept, as JSON: a socket client is dropped
   // at 16 MiB unread (`unreadBytes`), and a `list` carries every remote's rows and this daemon's.
   remoteBytes: 8 * 1024 * 1024,
+  // A job's conversation (docs/protocol.md, "The conversation"):
+  entryText: 16_000, // an entry's text, a tool's input or output, a diff's either side
+  entryName: 200, // a tool's id and name
+  planSteps: 50, // a plan's steps
+  planStep: 1000, // one step's text
+  entriesPerCall: 100, // entries in one `conversation-append`
+  entriesRead: 1000, // entries in one `conversation` answer at most (500 unless asked)
+  conversationBytes: 4 * 1024 * 1024, // conversation.jsonl is rotated past this (two files kept)
 } as const;
 
 /** Every report field but `state`, null: what a report leaves out (docs/protocol.md, `report`). */

@@ -16,6 +16,8 @@ import { conciergePolicy } from "./ops/concierge-policy.js";
 import { conciergeReply } from "./ops/concierge-reply.js";
 import { conciergeSay } from "./ops/concierge-say.js";
 import { conciergeSuggest } from "./ops/concierge-suggest.js";
+import { conversation } from "./ops/conversation.js";
+import { conversationAppend } from "./ops/conversation-append.js";
 import { detach } from "./ops/detach.js";
 import { dispatch } from "./ops/dispatch.js";
 import { events } from "./ops/events.js";
@@ -62,6 +64,9 @@ export const OPS = {
   report,
   ack,
   hook,
+  // -- a job's conversation: its agent adds to it, the hub reads it --
+  "conversation-append": conversationAppend,
+  conversation,
   // -- the peer ops, on a session's own connection (docs/protocol.md) --
   peers,
   send,
@@ -128,6 +133,7 @@ export const SESSION_OPS: readonly OpName[] = [
   "hello",
   "report",
   "ack",
+  "conversation-append",
   "peers",
   "send",
   "spawn",

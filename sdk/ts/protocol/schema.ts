@@ -6,8 +6,9 @@
 import Type, { type Static, type TLiteral, type TSchema, type TUnion } from "typebox";
 
 import { jsonBytes, tooDeep } from "./bounds.js";
-// Types only: schedules.ts and concierge.ts build on this file's schemas.
+// Types only: schedules.ts, concierge.ts and conversation.ts build on this file's schemas.
 import type { ConciergeEvent } from "./concierge.js";
+import type { ConversationEvent } from "./conversation.js";
 import { LIMITS } from "./limits.js";
 import { VIEW_STATES } from "./row-state.js";
 import type { ScheduleEvent } from "./schedules.js";
@@ -296,7 +297,8 @@ export type PushEvent =
   | Static<typeof FeedEvent>
   | Static<typeof BoardEvent>
   | ScheduleEvent
-  | ConciergeEvent;
+  | ConciergeEvent
+  | ConversationEvent;
 /** A job's terminal output, to a connection that attached to it. */
 export const OutputEvent = Type.Object({ event: Type.Literal("output"), id: JobId, data: Type.String() });
 /** The attachment ended without the viewer asking: the job ended or was removed. */

@@ -1,13 +1,17 @@
 /**
- * `roost log`: what a job printed, from the transcript the pty host keeps on disk
- * ($ROOST_HOME/jobs/<id>/transcript.1.log, the older part, then transcript.log). The files are
- * read directly, so it works once the job has ended and while the daemon is down.
+ * `roost log`: a job's conversation, when its agent sent one (conversation-files.ts), else what it
+ * printed, from the transcript the pty host keeps on disk ($ROOST_HOME/jobs/<id>/transcript.1.log,
+ * the older part, then transcript.log; `--terminal` asks for it whatever the job has). The files
+ * are read directly, so it works once the job has ended and while the daemon is down.
  */
 import fs from "node:fs";
 import path from "node:path";
+import { readConversation } from "../../conversation-files.js";
 import { checkHome } from "../../home.js";
 import { jobDir, roostPaths } from "../../paths.js";
 import { CliError, type Command, printJson, str, UsageError } from "../command.js";
+import { conversationText } from "../conversation-text.js";
+import { paint, wantsColour } from "../format.js";
 import { plainText } from "../plain-text.js";
 import { altScreenAfter, terminalReset } from "../terminal.js";
 
@@ -67,9 +71,14 @@ export const log: Command = {
   name: "log",
   args: "ID",
   arity: [1, 1],
-  summary: "Print what a job printed (its terminal's transcript), also once it has ended.",
+  summary:
+    "Print a job's conversation, or what it printed (its terminal's transcript), also once it has ended.",
   details:
-    "As written: a terminal renders it (`| less -R` pages it). --plain reads as text: escape\n" +
+    "A job whose agent sent its conversation (an ACP agent, pi) has it printed: its messages,\n" +
+    "tool calls with their input and output, plans, diffs, the permissions asked and the answers\n" +
+    "(--tail N: the last N of them; --json: {id, entries}). --terminal prints its terminal's\n" +
+    "transcript instead, as does a job without one.\n" +
+    "The transcript is as written: a terminal renders it (`| less -R` pages it). --plain reads as text: escape\n" +
     "sequences removed, and a line written over (with \\r) as it ended up. It is the terminal's\n" +
     "text, the screen as you would have seen it: the prompt and the typed task echoed included,\n" +
     "not only what the program printed. The transcript is read\n" +
@@ -80,14 +89,22 @@ export const log: Command = {
       type: "boolean",
       help: "the screen as text (prompt and echo included): escape sequences removed",
     },
-    tail: { type: "string", value: "N", help: "only the last N lines" },
+    tail: { type: "string", value: "N", help: "only the last N lines (of a conversation: entries)" },
+    terminal: { type: "boolean", help: "the terminal's transcript, even for a job with a conversation" },
   },
-  examples: ["roost log j3", "roost log j3 --plain --tail 20"],
+  examples: ["roost log j3", "roost log j3 --terminal --plain --tail 20"],
   async run({ positionals: [id], values, json, env }) {
     const tail = parseTail(str(values, "tail"));
     if (!JOB_ID.test(id!)) throw new UsageError(`${JSON.stringify(id)} is not a job id (such as j3)`);
     const paths = roostPaths(env);
     checkHome(paths.home); // a home others may write holds what they chose, not the job's output
+    const entries = values.terminal || values.plain ? [] : readConversation(jobDir(paths, id!));
+    if (entries.length) {
+      if (json)
+        printJson({ id, entries: tail === undefined ? entries : entries.slice(-tail || entries.length) });
+      else process.stdout.write(conversationText(entries, paint(wantsColour(process.stdout, env)), tail));
+      return 0;
+    }
     const transcript = readTranscript(jobDir(paths, id!));
     if (!transcript) throw new CliError(`no transcript for ${id} (no such job, or it printed nothing)`);
     if (json || values.plain) {

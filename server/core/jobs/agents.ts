@@ -25,7 +25,16 @@ import { setReport } from "./state.js";
 import { begins } from "./waiting.js";
 
 /** The daemon's capabilities: what is built, and no more. */
-export const DAEMON_CAPABILITIES = ["replies", "steer", "agent-items", "peers", "spawn", "handback", "tasks"];
+export const DAEMON_CAPABILITIES = [
+  "replies",
+  "steer",
+  "agent-items",
+  "peers",
+  "spawn",
+  "handback",
+  "tasks",
+  "transcript", // `conversation-append`: a job's conversation (conversation-log.ts)
+];
 
 /** What the bridge keeps per connection that matters to the core. */
 export interface AgentConnection {
