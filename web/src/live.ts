@@ -50,6 +50,7 @@ export class Live {
   private readonly scheduleListeners = new Set<(e: ScheduleEvent) => void>();
   private readonly conciergeListeners = new Set<(s: ConciergeStatus) => void>();
   private readonly connectedListeners = new Set<(again: boolean) => void>();
+  private readonly conversationListeners = new Set<(id: string, last: number) => void>();
 
   start(): void {
     this.connect();
@@ -99,6 +100,12 @@ export class Live {
   onConcierge(fn: (s: ConciergeStatus) => void): () => void {
     this.conciergeListeners.add(fn);
     return () => this.conciergeListeners.delete(fn);
+  }
+
+  /** A job's conversation grew (`last`: its newest entry's number): a page showing it reads what is new. */
+  onConversation(fn: (id: string, last: number) => void): () => void {
+    this.conversationListeners.add(fn);
+    return () => this.conversationListeners.delete(fn);
   }
 
   /** Retry now (the "reconnect" button). */
@@ -189,6 +196,8 @@ export class Live {
     } else if (msg.event === "schedule") {
       for (const fn of this.scheduleListeners) fn(msg as unknown as ScheduleEvent);
     } else if (msg.event === "concierge") this.setConcierge(msg.status as ConciergeStatus);
+    else if (msg.event === "conversation")
+      for (const fn of this.conversationListeners) fn(msg.id as string, msg.last as number);
   }
 
   /** The concierge's status, pushed or loaded: its listeners told, the header drawn again. */

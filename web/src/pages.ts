@@ -2,6 +2,7 @@
 import type { Row } from "./api.js";
 import { ChangesView } from "./changes-view.js";
 import { ClaimList } from "./claim-list.js";
+import { ConversationView } from "./conversation-view.js";
 import type { Ctx } from "./ctx.js";
 import { h } from "./dom.js";
 import { FeedList, PEER_KINDS } from "./feed-list.js";
@@ -17,7 +18,7 @@ export function jobView(ctx: Ctx, id: string): View {
 }
 
 /**
- * A job's page: its row, its pending replies, its messages (in and out: shown once it has one),
+ * A job's page: its row, its pending replies, its conversation (shown once it has one), its messages (in and out: shown once it has one),
  * its watches not yet fired, its tasks of the board (shown once it has one), its changes (a job in
  * a git repository), its terminal and its events, live.
  */
@@ -33,6 +34,7 @@ class JobView implements View {
   private readonly watches: WatchList;
   private readonly claims: ClaimList;
   private readonly changes: ChangesView;
+  private readonly conversation: ConversationView;
   private view: RowView | null = null;
   private term: TerminalView | null = null;
   private termLoading = false;
@@ -78,12 +80,14 @@ class JobView implements View {
     this.watches = new WatchList(ctx);
     this.claims = new ClaimList(ctx, id);
     this.changes = new ChangesView(ctx, id, (text) => this.view?.quote(text) ?? false);
+    this.conversation = new ConversationView(ctx, id);
     this.el.append(
       h("nav", { class: "crumbs", "aria-label": "Back" }, h("a", { href: "#/" }, "← All jobs")),
       this.title,
       this.missing,
       this.rowList,
       this.pending.el,
+      this.conversation.el,
       messages,
       this.watches.el,
       this.claims.el,
@@ -103,6 +107,7 @@ class JobView implements View {
     this.pending.dispose();
     this.claims.dispose();
     this.changes.dispose();
+    this.conversation.dispose();
     this.term?.dispose();
   }
 
@@ -150,6 +155,7 @@ class JobView implements View {
     this.pending.update(row);
     this.watches.update(row);
     this.changes.update(row);
+    this.conversation.update(row);
     const running = row.life === "running" || row.life === "starting";
     if (!this.termLoading) void this.openTerminal();
     else if (running && !this.wasRunning) this.term?.reattach();

@@ -15,15 +15,19 @@ export function foldEntries(entries: readonly KeptEntry[]): KeptEntry[] {
     const id = e.kind === "tool" ? e.tool?.id : undefined;
     const at = id === undefined ? undefined : tools.get(id);
     if (id !== undefined && at !== undefined) {
-      const first = out[at]!;
-      const tool = { ...first.tool!, ...definedOf(e.tool!) };
-      out[at] = { ...first, text: e.text ?? first.text, tool, n: e.n };
+      out[at] = foldedTool(out[at]!, e);
       continue;
     }
     if (id !== undefined) tools.set(id, out.length);
     out.push(e);
   }
   return out;
+}
+
+/** A tool call's first entry with a later one's news: its status, output and title as they now are. */
+export function foldedTool(first: KeptEntry, later: KeptEntry): KeptEntry {
+  const tool = { ...first.tool!, ...definedOf(later.tool ?? {}) };
+  return { ...first, text: later.text ?? first.text, tool, n: later.n };
 }
 
 /** The fields that are there (a later entry's missing input does not erase the first's). */
