@@ -58,7 +58,13 @@ function write(res: http.ServerResponse, a: Answer, model: string, n: number): v
     const id = `fc_${n}_${i}`;
     const output_index = output.length;
     const args = JSON.stringify(t.args);
-    const call = { id, type: "function_call", call_id: `call_${n}_${i}`, name: t.name };
+    const call = {
+      id,
+      type: "function_call",
+      call_id: `call_${n}_${i}`,
+      name: t.name,
+      ...(t.namespace ? { namespace: t.namespace } : {}),
+    };
     send("response.output_item.added", {
       output_index,
       item: { ...call, arguments: "", status: "in_progress" },
@@ -87,10 +93,28 @@ function write(res: http.ServerResponse, a: Answer, model: string, n: number): v
   res.end();
 }
 
+/** What a warm-up (`generate: false`: Codex readying a connection) gets: a response with no output. */
+function warmUp(res: http.ServerResponse, model: string): void {
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  const response = {
+    id: "resp_warm_up",
+    object: "response",
+    created_at: Math.floor(Date.now() / 1000),
+    model,
+  };
+  res.write(sse({ type: "response.created", response: { ...response, status: "in_progress", output: [] } }));
+  const usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+  res.end(
+    sse({ type: "response.completed", response: { ...response, status: "completed", output: [], usage } }),
+  );
+}
+
 export const responses: Wire = {
   dialect: "responses",
   handles: (method, url) => method === "POST" && /^\/v1\/responses(\?|$)/.test(url),
   parse(_url, body) {
+    if (body.generate === false)
+      return { aside: "warm-up", answer: (res) => warmUp(res, String(body.model)) };
     const input = (
       typeof body.input === "string" ? [{ role: "user", content: body.input }] : (body.input ?? [])
     ) as Item[];

@@ -8,6 +8,8 @@ import type http from "node:http";
 export interface ToolCall {
   name: string;
   args: Record<string, unknown>;
+  /** The namespace of the tool, where the wire has them (Codex's MCP tools: `mcp__roost`). */
+  namespace?: string;
 }
 
 /** What the model answers to one request. */

@@ -70,28 +70,39 @@ export const CODEX_MODEL = "gpt-5.3-codex";
 
 /**
  * Codex (and codex-acp) against the scripted model: a `CODEX_HOME` of its own whose config.toml
- * makes the scripted server its model provider (the Responses wire, the key in `OPENAI_API_KEY`,
- * which codex-acp's `openai-api-key` login reads too), no retries (a scripted error ends the turn
- * at once), and the test's folders trusted.
+ * points it at the server, the key in `OPENAI_API_KEY`, no retries (a scripted error ends the turn
+ * at once) and the given folders trusted. `provider`: `scripted` (the default) is a model provider
+ * of its own (`[model_providers.scripted]`, the Responses wire, `env_key`); `openai` is Codex's
+ * built-in provider with its base URL moved (`openai_base_url`), as a user with an API key has it,
+ * for whom codex-acp wants a login (its `authenticate`) before a session.
  */
-export function codexEnv(origin: string, home: string, trusted: string[] = []): Record<string, string> {
+export function codexEnv(
+  origin: string,
+  home: string,
+  trusted: string[] = [],
+  provider: "scripted" | "openai" = "scripted",
+): Record<string, string> {
   const codexHome = path.join(home, ".codex");
   fs.mkdirSync(codexHome, { recursive: true });
   const projects = trusted.map((dir) => `[projects.${JSON.stringify(dir)}]\ntrust_level = "trusted"\n`);
+  const scripted = [
+    `model_provider = "scripted"`,
+    "",
+    "[model_providers.scripted]",
+    `name = "scripted"`,
+    `base_url = "${origin}/v1"`,
+    `env_key = "OPENAI_API_KEY"`,
+    `wire_api = "responses"`,
+    "request_max_retries = 0",
+    "stream_max_retries = 0",
+  ];
+  const openai = [`openai_base_url = "${origin}/v1"`];
   fs.writeFileSync(
     path.join(codexHome, "config.toml"),
     [
       `model = "${CODEX_MODEL}"`,
-      `model_provider = "scripted"`,
       `check_for_update_on_startup = false`,
-      "",
-      "[model_providers.scripted]",
-      `name = "scripted"`,
-      `base_url = "${origin}/v1"`,
-      `env_key = "OPENAI_API_KEY"`,
-      `wire_api = "responses"`,
-      "request_max_retries = 0",
-      "stream_max_retries = 0",
+      ...(provider === "scripted" ? scripted : openai),
       "",
       "[analytics]",
       "enabled = false",
@@ -104,10 +115,14 @@ export function codexEnv(origin: string, home: string, trusted: string[] = []): 
 
 /**
  * Gemini CLI against the scripted model: its base URL the server's origin, any key, the
- * working folder trusted (else it starts no stdio MCP server: roost's tools would be absent),
- * and no telemetry or update check.
+ * working folder trusted unless said (else it starts no stdio MCP server: roost's tools would be
+ * absent), and no telemetry or update check.
  */
-export function geminiEnv(origin: string, home: string): Record<string, string> {
+export function geminiEnv(
+  origin: string,
+  home: string,
+  opts: { trust?: boolean } = {},
+): Record<string, string> {
   const settings = path.join(home, ".gemini");
   fs.mkdirSync(settings, { recursive: true });
   fs.writeFileSync(
@@ -123,7 +138,8 @@ export function geminiEnv(origin: string, home: string): Record<string, string> 
     ...baseEnv(home),
     GOOGLE_GEMINI_BASE_URL: origin,
     GEMINI_API_KEY: SCRIPTED_KEY,
-    GEMINI_CLI_TRUST_WORKSPACE: "true",
+    // Left out where a test shows what roost does for the trust itself.
+    ...(opts.trust === false ? {} : { GEMINI_CLI_TRUST_WORKSPACE: "true" }),
   };
 }
 

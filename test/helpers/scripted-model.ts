@@ -21,6 +21,7 @@ import { anthropic } from "./model-anthropic.js";
 import { chat } from "./model-chat.js";
 import { gemini } from "./model-gemini.js";
 import { responses } from "./model-responses.js";
+import { answerOverWebSockets } from "./model-responses-ws.js";
 import type { Answer, Dialect, ModelRequest, Step, Wire } from "./model-wire.js";
 
 export { SCRIPTED_COST, type ScriptedModelEntry, writePiAgentDir } from "./model-chat.js";
@@ -106,6 +107,9 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     wire.stream(res, a, request, ++calls);
   }
 
+  // Codex's own OpenAI provider asks over a WebSocket first: the Responses wire's events there.
+  const sockets = answerOverWebSockets(server, (body, res) => answer("POST", "/v1/responses", body, res));
+
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   const origin = `http://127.0.0.1:${port}`;
@@ -122,6 +126,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     requestsFor: (key) => requests.filter((r) => r.key === key),
     close: () =>
       new Promise<void>((resolve) => {
+        sockets.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

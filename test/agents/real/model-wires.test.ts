@@ -80,7 +80,12 @@ describe("Anthropic Messages, with claude -p", () => {
   });
 });
 
-describe("OpenAI Responses, with codex exec", () => {
+// Codex's own OpenAI provider speaks the wire over a WebSocket (each request after the first
+// sending only what is new); a provider of the user's (`wire_api = "responses"`) over HTTP.
+describe.each([
+  "scripted",
+  "openai",
+] as const)("OpenAI Responses, with codex exec (%s provider)", (provider) => {
   const codex = (tag: string, home: string, work: string) =>
     runAgent(
       realAgent("codex"),
@@ -91,40 +96,44 @@ describe("OpenAI Responses, with codex exec", () => {
         "--json",
         `[${tag}] write out.txt`,
       ],
-      { cwd: work, env: codexEnv(model.origin, home) },
+      { cwd: work, env: codexEnv(model.origin, home, [], provider) },
     );
 
   it("a tool runs, its result comes back, the answer and the usage are Codex's", async () => {
-    const { home, work } = dirs("codex");
+    const { home, work } = dirs(`codex-${provider}`);
     model.script(
-      "cx",
+      `cx-${provider}`,
       {
         text: "Writing the file.",
         tools: [{ name: "exec_command", args: { cmd: "echo wired | tee out.txt" } }],
       },
       { text: "The file is written.", usage: { prompt: 1234, completion: 56 } },
     );
-    const run = await codex("cx", home, work);
+    const run = await codex(`cx-${provider}`, home, work);
     expect(run.code, run.stderr).toBe(0);
     expect(fs.readFileSync(path.join(work, "out.txt"), "utf8")).toBe("wired\n");
     const events = jsonLines(run.stdout);
+    // Nothing said to the user but the answers (no "Falling back from WebSockets to HTTPS").
+    expect(events.filter((e) => e.type === "error" || e.item?.type === "error")).toEqual([]);
     const said = events.filter((e) => e.type === "item.completed" && e.item.type === "agent_message");
     expect(said.map((e) => e.item.text)).toEqual(["Writing the file.", "The file is written."]);
     expect(events.find((e) => e.type === "turn.completed")?.usage).toMatchObject({
       input_tokens: 1000 + 1234,
       output_tokens: 100 + 56,
     });
-    const [first, second] = model.requestsFor("cx");
+    const [first, second] = model.requestsFor(`cx-${provider}`);
     expect(first!.dialect).toBe("responses");
     expect(first!.tools).toContain("exec_command");
     expect(second!.toolResults.join("\n")).toContain("wired");
-    expect(model.requestsFor("cx")).toHaveLength(2);
+    expect(model.requestsFor(`cx-${provider}`)).toHaveLength(2);
+    // The second request is whole: the task, the call and its output.
+    expect(second!.text).toContain(`[cx-${provider}] write out.txt`);
   });
 
   it("a scripted error ends the run with its message", async () => {
-    const { home, work } = dirs("codex-error");
-    model.script("cxx", { error: "the scripted model refuses" });
-    const run = await codex("cxx", home, work);
+    const { home, work } = dirs(`codex-${provider}-error`);
+    model.script(`cxx-${provider}`, { error: "the scripted model refuses" });
+    const run = await codex(`cxx-${provider}`, home, work);
     expect(run.code).not.toBe(0);
     expect(run.stdout + run.stderr).toContain("the scripted model refuses");
   });

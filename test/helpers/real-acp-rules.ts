@@ -1,0 +1,126 @@
+/**
+ * The core loop of a real ACP agent inside roost, the same cases for each agent (claude-acp,
+ * codex-acp, gemini: test/agents/real/), against the scripted model. What differs between them is
+ * said by the agent's `RealAgentSpec`: how its model calls a shell command and roost's tools, and
+ * the permission options the agent itself offers for each.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { expect, it } from "vitest";
+import { type RealAcpWorld, untilSettled } from "./real-acp.js";
+import type { ToolCall } from "./scripted-model.js";
+
+export interface RealAgentSpec {
+  /** The agent's shell tool as its model calls it, asking to run `command` (asking permission). */
+  shell(command: string): ToolCall;
+  /** One of roost's MCP tools (`roost_tasks`) as its model calls it. */
+  roostTool(name: string, args: Record<string, unknown>): ToolCall;
+  /** The options the agent offers for a command (`command` in them where it says it). */
+  shellChoices(command: string): string[];
+  /** The options it offers for an MCP tool's call, and the one that allows it once. */
+  mcpChoices: string[];
+  mcpAllow: string;
+  /** The option that allows once, by name; and its number among `shellChoices`. */
+  allow: string;
+  allowNumber: number;
+}
+
+/** Waits for the row to be blocked on a permission request, and returns it. */
+const untilBlocked = (w: RealAcpWorld, id: string) =>
+  w.until(id, "blocked on a permission", (r) => r.state === "blocked" || r.state === "failed");
+
+export function realAcpRules(world: () => RealAcpWorld, spec: RealAgentSpec): void {
+  it("a task: blocked with the agent's own options, a reply by name runs the tool, done with the answer; a follow-up, allowed by number", async () => {
+    const w = world();
+    w.model.script(
+      "loop",
+      { text: "Writing one.", tools: [spec.shell("echo one | tee one.txt")] },
+      { text: "Wrote one.txt." },
+      { text: "Writing two.", tools: [spec.shell("echo two | tee two.txt")] },
+      { text: "Wrote two.txt." },
+    );
+    const { id, work } = await w.dispatch("[loop] write one.txt");
+    const blocked = await untilBlocked(w, id);
+    expect(blocked).toMatchObject({
+      state: "blocked",
+      status: "waiting",
+      waitingFor: "question",
+      choices: spec.shellChoices("echo one | tee one.txt"),
+      pending: 0,
+    });
+    expect(blocked.question).toContain("echo one | tee one.txt");
+    expect(fs.existsSync(path.join(work, "one.txt"))).toBe(false);
+
+    await w.c.ok("reply", { id, text: spec.allow });
+    expect(await untilSettled(w, id)).toMatchObject({
+      state: "done",
+      summary: "Wrote one.txt.",
+      question: null,
+      choices: [],
+      error: null,
+      life: "running",
+    });
+    expect(fs.readFileSync(path.join(work, "one.txt"), "utf8")).toBe("one\n");
+    expect(w.model.requestsFor("loop")[1]!.toolResults.join("\n")).toContain("one");
+
+    // A follow-up is the agent's next prompt, in the same session.
+    await w.c.ok("reply", { id, text: "now write two.txt" });
+    await w.until(id, "blocked again", (r) => r.state === "blocked" && r.question?.includes("two.txt"));
+    await w.c.ok("reply", { id, text: String(spec.allowNumber) });
+    expect(await w.until(id, "the follow-up done", (r) => r.summary === "Wrote two.txt.")).toMatchObject({
+      state: "done",
+      status: "idle",
+      pending: 0,
+    });
+    expect(fs.readFileSync(path.join(work, "two.txt"), "utf8")).toBe("two\n");
+    const reqs = w.model.requestsFor("loop");
+    expect(reqs).toHaveLength(4);
+    // The follow-up came after the first turn, its answer and all, in one conversation.
+    expect(reqs[2]!.text).toContain("now write two.txt");
+    expect(reqs[2]!.text).toContain("Wrote one.txt.");
+    expect(reqs[3]!.toolResults.join("\n")).toContain("two");
+  });
+
+  it("a reply that names no option rejects the request and reaches the agent as its next prompt", async () => {
+    const w = world();
+    w.model.script(
+      "reject",
+      { text: "Removing it.", tools: [spec.shell("rm -f keep.txt")] },
+      // The rejected call ends that turn or is answered in it: the agent then reads why.
+      (req) => ({ text: req.text.includes("keep that file") ? "Kept it." : "Told no." }),
+      (req) => ({ text: req.text.includes("keep that file") ? "Kept it." : "Told no." }),
+    );
+    const { id, work } = await w.dispatch("[reject] remove keep.txt");
+    fs.writeFileSync(path.join(work, "keep.txt"), "kept\n");
+    await untilBlocked(w, id);
+    await w.c.ok("reply", { id, text: "no: keep that file" });
+    expect(
+      await w.until(id, "the reply answered", (r) => r.summary === "Kept it." && r.pending === 0),
+    ).toMatchObject({
+      state: "done",
+    });
+    expect(fs.readFileSync(path.join(work, "keep.txt"), "utf8")).toBe("kept\n");
+  });
+
+  it("roost's tools reach the board: a task the agent adds is on it, added by its job", async () => {
+    const w = world();
+    const title = "a task from the agent";
+    w.model.script(
+      "board",
+      { text: "Adding the task.", tools: [spec.roostTool("roost_tasks", { action: "add", title })] },
+      { text: "Added." },
+    );
+    const { id } = await w.dispatch("[board] put a task on the board");
+    const blocked = await untilBlocked(w, id);
+    expect(blocked.choices).toEqual(spec.mcpChoices);
+    await w.c.ok("reply", { id, text: spec.mcpAllow });
+    expect(await untilSettled(w, id)).toMatchObject({ state: "done", summary: "Added." });
+    const { tasks } = await w.c.ok("task", { action: "list" });
+    expect(tasks.find((t: any) => t.title === title)).toMatchObject({ state: "open", by: { whoId: id } });
+    // The tool's answer (roost's text, the task's number) went back to the model (as the agent
+    // wraps it: Codex as JSON).
+    const result = w.model.requestsFor("board")[1]!.toolResults.join("\n");
+    expect(result).toMatch(/#\d+ open/);
+    expect(result).toContain(title);
+  });
+}
