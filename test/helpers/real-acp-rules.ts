@@ -23,6 +23,18 @@ export interface RealAgentSpec {
   /** The option that allows once, by name; and its number among `shellChoices`. */
   allow: string;
   allowNumber: number;
+  /**
+   * `false`: the agent announces a call it asks permission for only in the request (no `tool_call`
+   * of its own before it runs it). Its own file has the test of what the row should say then.
+   */
+  announcesTools?: false;
+}
+
+/** Waits until the row shows the tool running (its title naming `what`), and returns it. */
+export async function untilToolShown(w: RealAcpWorld, id: string, what: string): Promise<any> {
+  const running = await w.until(id, "the tool running", (r) => r.state === "working" && r.tool !== null);
+  expect(running).toMatchObject({ status: "busy", question: null, tool: expect.stringContaining(what) });
+  return running;
 }
 
 /** Waits for the row to be blocked on a permission request, and returns it. */
@@ -36,7 +48,11 @@ export function realAcpRules(world: () => RealAcpWorld, spec: RealAgentSpec): vo
       "loop",
       { text: "Writing one.", tools: [spec.shell("echo one | tee one.txt")] },
       { text: "Wrote one.txt." },
-      { text: "Writing two.", tools: [spec.shell("echo two | tee two.txt")] },
+      // This one waits for the test's word, so that the row is seen while the tool runs.
+      {
+        text: "Writing two.",
+        tools: [spec.shell("until [ -f go ]; do sleep 0.1; done; echo two | tee two.txt")],
+      },
       { text: "Wrote two.txt." },
     );
     const { id, work } = await w.dispatch("[loop] write one.txt");
@@ -67,6 +83,9 @@ export function realAcpRules(world: () => RealAcpWorld, spec: RealAgentSpec): vo
     await w.c.ok("reply", { id, text: "now write two.txt" });
     await w.until(id, "blocked again", (r) => r.state === "blocked" && r.question?.includes("two.txt"));
     await w.c.ok("reply", { id, text: String(spec.allowNumber) });
+    if (spec.announcesTools !== false) await untilToolShown(w, id, "two.txt");
+    else await w.until(id, "the tool let go", (r) => r.state === "working" && r.question === null);
+    fs.writeFileSync(path.join(work, "go"), "");
     expect(await w.until(id, "the follow-up done", (r) => r.summary === "Wrote two.txt.")).toMatchObject({
       state: "done",
       status: "idle",

@@ -3,9 +3,11 @@
  * scripted model's Gemini wire: the core loop (real-acp-rules.ts), what its row says of the model
  * and the tokens, and roost's tools in a folder the user never trusted.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REAL_WAIT, realAcpWorldPerFile, untilSettled } from "../../helpers/real-acp.js";
-import { realAcpRules } from "../../helpers/real-acp-rules.js";
+import { realAcpRules, untilToolShown } from "../../helpers/real-acp-rules.js";
 
 const world = realAcpWorldPerFile("gemini", {
   // No GEMINI_CLI_TRUST_WORKSPACE: the folder's trust is left to roost.
@@ -21,6 +23,23 @@ describe("gemini", { timeout: 4 * REAL_WAIT }, () => {
     mcpAllow: "Allow",
     allow: "Allow",
     allowNumber: 2,
+    announcesTools: false,
+  });
+
+  it("the row shows the command it allowed while it runs (announced only in the permission request)", async () => {
+    const w = world();
+    const command = "until [ -f go ]; do sleep 0.1; done; echo ran | tee ran.txt";
+    w.model.script(
+      "running",
+      { text: "Running it.", tools: [{ name: "run_shell_command", args: { command } }] },
+      { text: "Ran it." },
+    );
+    const { id, work } = await w.dispatch("[running] run the slow one");
+    await w.until(id, "blocked", (r) => r.state === "blocked");
+    await w.c.ok("reply", { id, text: "Allow" });
+    await untilToolShown(w, id, "ran.txt");
+    fs.writeFileSync(path.join(work, "go"), "");
+    expect(await untilSettled(w, id)).toMatchObject({ state: "done", summary: "Ran it.", tool: null });
   });
 
   it("the row says the model and the tokens the turn used", async () => {
