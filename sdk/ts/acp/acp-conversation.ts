@@ -101,6 +101,7 @@ export class AcpConversation {
     return {
       cancel: () => session.cancel(),
       command: (name, arg) => session.command(name, arg),
+      queues: session.queues,
       prompt: async (text) => {
         this.flush();
         this.sink.add({ kind: "message", role: roleOf(text), text });

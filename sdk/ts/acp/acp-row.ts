@@ -118,6 +118,18 @@ export class AcpRow {
     this.settle("done", null);
   }
 
+  /**
+   * A turn handed over to a steer has ended (its answer comes when the agent takes the steer): its
+   * tokens count with the job's, and what the agent says next is a message of its own. (What it
+   * said of the steered turn before this answer came stays joined to the last message: the
+   * agent's updates carry no turn.)
+   */
+  handedOver(tokens: Tokens | null): void {
+    this.messageDone = true;
+    if (tokens) this.usage = addTokens(this.usage, tokens);
+    this.flush();
+  }
+
   /** The prompt was refused, or the agent's answer to it was an error. */
   turnFailed(error: string): void {
     this.settle("failed", error);

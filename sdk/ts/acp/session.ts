@@ -33,6 +33,12 @@ function modelListOf(answer: unknown): ModelList | null {
 const nameIn = (list: ModelList, id: string): string =>
   list.availableModels.find((m) => m.modelId === id)?.name ?? id;
 
+/** claude-agent-acp says it takes prompts while a turn runs (`_meta.claudeCode.promptQueueing`). */
+function queuesPrompts(init: acp.InitializeResponse): boolean {
+  const meta = init.agentCapabilities?._meta as { claudeCode?: { promptQueueing?: unknown } } | undefined;
+  return meta?.claudeCode?.promptQueueing === true;
+}
+
 export interface Started {
   session: AcpSession;
   conversation: { session: string; resumed: boolean };
@@ -126,6 +132,7 @@ export async function startSession(opts: {
     cancel() {
       void ctx.notify("session/cancel", { sessionId }).catch(() => {});
     },
+    queues: queuesPrompts(init),
     async command(name, arg) {
       const want = arg.toLowerCase();
       const option = configOptions.find((o) => o.category === name && o.type === "select");

@@ -4,6 +4,11 @@
  * is the next prompt, ahead of the follow-ups. A reply that answers the permission request on the
  * row, or is a command of roost's (`/model`, `/mode`), is taken at once and prompts nothing.
  *
+ * An agent that queues prompts itself (claude-agent-acp's `promptQueueing`) is steered without a
+ * cancel: the steer is prompted at once, and the agent hands its turn over to it at its next step
+ * (the turn under way answered `end_turn`, whose end is then not the row's). A cancel would leave
+ * that agent's cancelled turn's end behind, to answer the steer at once while it runs on unseen.
+ *
  * Everything is decided the moment it arrives (the agent client's `onArrive`), not in its turn: a
  * steer must not wait behind a follow-up. The client's handlers then only wait, in order, for each
  * to be taken (`taken`), so that an ack covers only what the agent has: a reply is taken when its
@@ -20,6 +25,8 @@ import type { TurnAnswer } from "./usage.js";
 export interface AcpSession {
   prompt(text: string): Promise<TurnAnswer>;
   cancel(): void;
+  /** The agent takes a prompt while a turn runs, and hands the turn over to it (claude-agent-acp). */
+  queues: boolean;
   /** `/model NAME`, `/mode NAME`: null when done, else why not. */
   command(name: "model" | "mode", arg: string): Promise<string | null>;
 }
@@ -73,6 +80,12 @@ export class Turns {
     }
     const prompt = { seq: reply.seq, text: reply.text, steer: reply.mode === "steer" };
     this.prompted = true;
+    if (prompt.steer && this.running && this.session?.queues) {
+      // A permission asked meanwhile is answered cancelled: the turn goes on to its next step.
+      this.permissions.cancelAll();
+      this.start(this.session, prompt);
+      return;
+    }
     if (prompt.steer && this.running) {
       const firstFollowUp = this.queue.findIndex((p) => !p.steer);
       this.queue.splice(firstFollowUp === -1 ? this.queue.length : firstFollowUp, 0, prompt);
@@ -95,13 +108,21 @@ export class Turns {
     const session = this.session;
     if (!session || this.running) return;
     const next = this.queue.shift();
-    if (!next) return;
-    this.running = next;
-    this.takers.took(next.seq);
+    if (next) this.start(session, next);
+  }
+
+  private start(session: AcpSession, prompt: Prompt): void {
+    this.running = prompt;
+    this.takers.took(prompt.seq);
     this.row.turnStarted();
-    session.prompt(next.text).then(
-      (answer) => this.ended(() => this.row.turnEnded(answer.stop, answer.tokens)),
+    session.prompt(prompt.text).then(
+      (answer) => {
+        // A turn that handed over to a steer: its tokens count, its end is not the row's.
+        if (prompt !== this.running) this.row.handedOver(answer.tokens);
+        else this.ended(() => this.row.turnEnded(answer.stop, answer.tokens));
+      },
       (err: unknown) => {
+        if (prompt !== this.running) return;
         // The connection's end (the agent gone) is no answer: the agent's exit says why, on the row.
         if (answered(err)) this.ended(() => this.row.turnFailed(errorText(err)));
         else this.running = null;

@@ -13,6 +13,7 @@ import { ACP_WAIT, acpProfile, acpWorldPerFile, untilSettled } from "../../helpe
 const PROFILES = {
   listed: acpProfile({ env: { ACP_MODELS: "1" } }),
   untrusted: acpProfile({ env: { GEMINI_CLI_TRUST_WORKSPACE: "false" } }),
+  queueing: acpProfile({ env: { ACP_QUEUEING: "1" } }),
 };
 
 describe("an ACP agent's ways", { timeout: 4 * ACP_WAIT }, () => {
@@ -54,6 +55,21 @@ describe("an ACP agent's ways", { timeout: 4 * ACP_WAIT }, () => {
     expect(working).toMatchObject({ state: "working", summary: "working" });
     fs.writeFileSync(path.join(work, "go"), "");
     expect(await untilSettled(w, id)).toMatchObject({ summary: "through" });
+  });
+
+  it("a steer of an agent that queues prompts (claude-agent-acp) is handed the turn, no cancel: the row is done only with the steered answer", async () => {
+    const w = world();
+    const { id, work } = await w.dispatch("tool Build everything; hold", { profile: "queueing" });
+    await w.until(id, "the tool running", (r) => r.tool === "Build everything");
+    await w.c.ok("reply", { id, text: "say changed course", mode: "steer" });
+    const done = await w.until(id, "the steered answer", (r) => r.state === "done" && r.pending === 0);
+    expect(done).toMatchObject({ summary: "changed course", lastSeq: 2 });
+    const log = w.log(work);
+    // A cancel would have left the turn's end behind: the steer answered at once, run unseen.
+    expect(log.filter((e) => e.cancel || e.early || e.ranLate)).toEqual([]);
+    expect(
+      log.filter((e) => e.queued || e.handedOver || e.stop).map((e) => e.queued ?? e.stop ?? "handed over"),
+    ).toEqual(["say changed course", "handed over", "end_turn", "end_turn"]);
   });
 
   it("Gemini CLI's trust: the job's folder trusted unless the profile says otherwise", async () => {
