@@ -40,9 +40,18 @@ export interface AgentSetup {
   trust?: boolean;
   /** Codex: its built-in `openai` provider (a login wanted) rather than a provider of its own. */
   provider?: "scripted" | "openai";
-  /** More of the agent's environment (a key taken away: `""`). */
+  /** `false`: no key for the model in the agent's environment (a user who has not given one). */
+  key?: false;
+  /** More of the agent's environment. */
   env?: Record<string, string>;
 }
+
+/** The variables that carry each agent's key (the recipes set them). */
+const KEY_VARS: Record<RealAcpProfile, string> = {
+  "claude-acp": "ANTHROPIC_API_KEY",
+  "codex-acp": "OPENAI_API_KEY",
+  gemini: "GEMINI_API_KEY",
+};
 
 /** The profile's command and environment: the installed program, pointed at the model. */
 function profileOf(name: RealAcpProfile, origin: string, home: string, work: string, setup: AgentSetup) {
@@ -52,6 +61,7 @@ function profileOf(name: RealAcpProfile, origin: string, home: string, work: str
       : name === "codex-acp"
         ? [[realAgent("codex-acp")], codexEnv(origin, home, [work], setup.provider)]
         : [[realAgent("gemini"), "--acp"], geminiEnv(origin, home, { trust: setup.trust })];
+  if (setup.key === false) delete env[KEY_VARS[name]];
   return { command, acp: true, env: { ...env, ...setup.env } };
 }
 
