@@ -8,13 +8,9 @@
  * peer's), the permission it was asked for and the answer.
  */
 import type * as acp from "@agentclientprotocol/sdk";
+import { asText, type EntrySink } from "../agent/index.js";
 import type { Entry } from "../protocol/conversation.js";
 import type { AcpSession } from "./turns.js";
-
-/** Where the entries go (the agent client's ConversationSender). */
-export interface EntrySink {
-  add(entry: Entry): void;
-}
 
 const TOOL_STATUS = {
   pending: "pending",
@@ -22,17 +18,6 @@ const TOOL_STATUS = {
   completed: "completed",
   failed: "failed",
 } as const;
-
-/** A value as text: a string as it is, anything else as JSON (none: undefined). */
-export function asText(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === "string") return value;
-  try {
-    return JSON.stringify(value, null, 2);
-  } catch {
-    return String(value);
-  }
-}
 
 /** The text of a tool call's content blocks (its diffs and terminals are not text). */
 function contentText(content: acp.ToolCallContent[] | null | undefined): string | undefined {

@@ -44,9 +44,25 @@ export function fitEntry(entry: Entry): Entry {
   return e;
 }
 
+/** Where entries go: a ConversationSender, or a test's list. */
+export interface EntrySink {
+  add(entry: Entry): void;
+}
+
+/** A value as text: a string as it is, anything else as JSON (none: undefined). */
+export function asText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch {
+    return String(value);
+  }
+}
+
 type Call = (op: string, args: Record<string, unknown>) => Promise<unknown>;
 
-export class ConversationSender {
+export class ConversationSender implements EntrySink {
   private readonly queue: Entry[] = [];
   private sending: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;

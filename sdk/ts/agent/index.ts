@@ -31,7 +31,7 @@ export {
   POLICY_TOOLS,
   policyNow,
 } from "./concierge-calls.js";
-export { ConversationSender, fitEntry, TRANSCRIPT } from "./conversation.js";
+export { asText, ConversationSender, type EntrySink, fitEntry, TRANSCRIPT } from "./conversation.js";
 export { findJob, findSocket, type JobEnv, withoutJob } from "./job-env.js";
 export { type AgentReport, fitReport, REPORT_LIMITS, truncate } from "./report-fit.js";
 export { type CallOptions, type DaemonHello, Reporter, type ReporterOptions } from "./reporter.js";

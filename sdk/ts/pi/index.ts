@@ -15,12 +15,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import {
+  ConversationSender,
   findJob,
   findSocket,
   ITEM_BATCHES,
   type JobEnv,
   type Reply,
   RoostAgent,
+  TRANSCRIPT,
   withoutJob,
 } from "../agent/index.js";
 import { Approvals, approvalList } from "./approvals.js";
@@ -28,6 +30,7 @@ import { followPolicy } from "./concierge-policy.js";
 import { conciergeTools } from "./concierge-tools.js";
 import { Inbox } from "./inbox.js";
 import type { PiAPI, PiContext } from "./pi-api.js";
+import { PiConversation } from "./pi-conversation.js";
 import { Questions } from "./questions.js";
 import { PiRow, usageFileIn } from "./row.js";
 import { roostTools } from "./tools.js";
@@ -38,7 +41,7 @@ export type { PiAPI } from "./pi-api.js";
 export const AGENT = { name: "pi", version: "roost-pi/1" };
 /** Besides report, replies and agent-items (the client's): what this extension does. */
 // Batches: handbacks close together (a fan-in) are one message, one turn.
-export const CAPABILITIES = ["steer", "usage", "context", "model-switch", "peers", ITEM_BATCHES];
+export const CAPABILITIES = ["steer", "usage", "context", "model-switch", "peers", ITEM_BATCHES, TRANSCRIPT];
 
 /** Set while an instance of the extension speaks in this process (see "Loaded twice"). */
 const SPEAKING = Symbol.for("pi-roost.pi-extension");
@@ -74,7 +77,16 @@ export default function roostExtension(pi: PiAPI): void {
   let ctx: PiContext | null = null;
   let agent: RoostAgent;
   const row = new PiRow((report) => agent.report(report), usageFileIn(job?.dir ?? null));
-  const questions = new Questions(row);
+  // A job's conversation, from pi's events (pi-conversation.ts); a foreground pi keeps its own.
+  const talk = job
+    ? new PiConversation(
+        new ConversationSender(
+          (op, args) => agent.call(op, args),
+          () => agent.job,
+        ),
+      )
+    : null;
+  const questions = new Questions(row, talk);
   const inbox = new Inbox(pi, () => ctx, questions, row);
   const approvals = new Approvals(approvalList(env), questions);
   const options = {
@@ -147,12 +159,19 @@ export default function roostExtension(pi: PiAPI): void {
   });
   pi.on("message_start", (event) => inbox.started(event.message));
   pi.on("message_end", (event, c) => {
+    talk?.messageEnded(event.message);
     if (event.message.role !== "assistant") return;
     row.said(event.message);
     row.refresh(c, thinking());
   });
-  pi.on("tool_execution_start", (event) => row.toolStarted(event.toolCallId, event.toolName, event.args));
-  pi.on("tool_execution_end", (event) => row.toolEnded(event.toolCallId));
+  pi.on("tool_execution_start", (event) => {
+    row.toolStarted(event.toolCallId, event.toolName, event.args);
+    talk?.toolStarted(event.toolCallId, event.toolName, event.args);
+  });
+  pi.on("tool_execution_end", (event) => {
+    row.toolEnded(event.toolCallId);
+    talk?.toolEnded(event.toolCallId, event.toolName, event.result, event.isError);
+  });
   pi.on("tool_call", (event, c) => approvals.check(event.toolName, event.input, c, c.signal));
   pi.on("model_select", (_event, c) => {
     row.refresh(c, thinking());

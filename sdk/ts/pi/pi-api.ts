@@ -80,7 +80,7 @@ export interface PiEvents {
   message_start: { message: PiMessage };
   message_end: { message: PiMessage };
   tool_execution_start: { toolCallId: string; toolName: string; args: unknown };
-  tool_execution_end: { toolCallId: string; toolName: string; isError: boolean };
+  tool_execution_end: { toolCallId: string; toolName: string; isError: boolean; result?: unknown };
   tool_call: { toolCallId: string; toolName: string; input: Record<string, unknown> };
   model_select: { model: PiModel };
   thinking_level_select: { level: string };

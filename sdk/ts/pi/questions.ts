@@ -5,6 +5,7 @@
  * answers is taken then and there: it never also reaches pi as a message.
  */
 import type { PiContext } from "./pi-api.js";
+import type { PiConversation } from "./pi-conversation.js";
 import type { PiRow } from "./row.js";
 
 /** An answer, and who gave it: the user (through roost or in pi), or the concierge in their place (why). */
@@ -34,7 +35,11 @@ export class Questions {
   /** The one on the row first, the others waiting their turn (parallel tool calls may each ask). */
   private readonly queue: Question[] = [];
 
-  constructor(private readonly row: PiRow) {}
+  constructor(
+    private readonly row: PiRow,
+    /** The job's conversation, which says each question and its answer (pi-conversation.ts). */
+    private readonly conversation: PiConversation | null = null,
+  ) {}
 
   /**
    * Asks, and resolves with the answer (a choice, or any text a reply gave), or null when it was
@@ -46,6 +51,17 @@ export class Questions {
 
   /** As `ask`, with who answered. */
   answerOf(text: string, choices: string[], ctx: PiContext, signal?: AbortSignal): Promise<Answer | null> {
+    const answer = this.asking(text, choices, ctx, signal);
+    this.conversation?.asked(text, choices, answer);
+    return answer;
+  }
+
+  private asking(
+    text: string,
+    choices: string[],
+    ctx: PiContext,
+    signal?: AbortSignal,
+  ): Promise<Answer | null> {
     return new Promise((resolve) => {
       const q: Question = {
         text,
