@@ -6,6 +6,7 @@
  * (Claude Code's `--settings`, merged with the user's; Codex's `-c` overrides of this run; Gemini
  * CLI's system defaults file, whose hooks are added to the user's), so the user's hooks still run.
  */
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { HOOK_AGENTS, type HookAgent } from "../../../sdk/ts/protocol/index.js";
@@ -66,19 +67,43 @@ const quoted = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`;
 const hookCommand = (agent: HookAgent, event: string): string =>
   [process.execPath, BUILT.cli, "hook", agent, event].map(quoted).join(" ");
 
-/** The hooks as Claude Code's and Gemini CLI's settings have them (Codex's config too, as TOML). */
+/**
+ * The hooks as Claude Code's and Gemini CLI's settings have them (Codex's config too, as TOML). A
+ * tool's event matches every tool: `*` for Claude Code and Gemini CLI, no matcher for Codex (its
+ * matcher is a regular expression, and none matches all).
+ */
 function hooksFor(agent: HookAgent): Record<string, unknown[]> {
   const timeout = agent === "gemini" ? HOOK_TIMEOUT_S * 1000 : HOOK_TIMEOUT_S; // Gemini's is in ms
+  const handler = (event: string) =>
+    agent === "codex"
+      ? { async: false, command: hookCommand(agent, event), timeout, type: "command" }
+      : { type: "command", command: hookCommand(agent, event), timeout };
   return Object.fromEntries(
     EVENTS[agent].map((event) => [
       event,
-      [
-        {
-          ...(TOOL_EVENTS.has(event) ? { matcher: "*" } : {}),
-          hooks: [{ type: "command", command: hookCommand(agent, event), timeout }],
-        },
-      ],
+      [{ ...(TOOL_EVENTS.has(event) && agent !== "codex" ? { matcher: "*" } : {}), hooks: [handler(event)] }],
     ]),
+  );
+}
+
+/**
+ * Codex runs a hook only once it is trusted (else it asks the user to review it before its first
+ * turn): the job's own hooks are trusted for its run alone, in the same overrides (`hooks.state`),
+ * by the key and hash Codex gives a hook of its command line: its place
+ * (`/<session-flags>/config.toml:EVENT:GROUP:HANDLER`, the event in snake case) and the SHA-256 of
+ * its identity as JSON, keys sorted (its event, its group's matcher, its handlers). The user's own
+ * hooks keep the trust the user gave them.
+ */
+function codexTrust(
+  hooks: Record<string, unknown[]>,
+): Record<string, { trusted_hash: string; enabled: boolean }> {
+  return Object.fromEntries(
+    Object.entries(hooks).map(([event, groups]) => {
+      const label = event.replace(/(?<=[a-z])(?=[A-Z])/g, "_").toLowerCase();
+      const identity = { event_name: label, hooks: (groups[0] as { hooks: unknown[] }).hooks };
+      const hash = createHash("sha256").update(JSON.stringify(identity)).digest("hex");
+      return [`/<session-flags>/config.toml:${label}:0:0`, { trusted_hash: `sha256:${hash}`, enabled: true }];
+    }),
   );
 }
 
@@ -87,7 +112,7 @@ function toml(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(toml).join(", ")}]`;
   if (value !== null && typeof value === "object")
     return `{${Object.entries(value)
-      .map(([k, v]) => `${k} = ${toml(v)}`)
+      .map(([k, v]) => `${JSON.stringify(k)} = ${toml(v)}`)
       .join(", ")}}`;
   return JSON.stringify(value);
 }
@@ -114,10 +139,11 @@ export function withHooks(dir: string, launch: Launch, session: string | null): 
       return { command: [program, "--settings", file, ...resume, ...args], env: {} };
     }
     case "codex": {
-      const overrides = Object.entries(hooksFor("codex")).flatMap(([event, v]) => [
-        "-c",
-        `hooks.${event}=${toml(v)}`,
-      ]);
+      const hooks = hooksFor("codex");
+      const overrides = [
+        ...Object.entries(hooks).flatMap(([event, v]) => ["-c", `hooks.${event}=${toml(v)}`]),
+        ...["-c", `hooks.state=${toml(codexTrust(hooks))}`],
+      ];
       const resume = session === null ? [] : ["resume", session];
       return { command: [program, ...overrides, ...resume, ...args], env: {} };
     }

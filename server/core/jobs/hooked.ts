@@ -6,6 +6,7 @@
  * going ends), and takes the row back once the agent's session has ended.
  */
 import { type FullReport, type OpArgs, type OpResult, RoostError } from "../../../sdk/ts/protocol/index.js";
+import { DEFAULT_QUIET_MS } from "../../pty/wire.js";
 import type { Core } from "../core.js";
 import { oneLine } from "../text.js";
 import { type AgentConnection, authorize } from "./agents.js";
@@ -13,6 +14,7 @@ import { agentConversation } from "./conversation.js";
 import { isEnded } from "./lifecycle.js";
 import { EMPTY_REPORT, type LiveJob } from "./registry.js";
 import { setReport } from "./state.js";
+import { typePending } from "./typist.js";
 
 /** A numbered menu on the screen (a permission prompt's `1. Yes` `2. No`): its labels, and the key of each. */
 export interface Menu {
@@ -38,6 +40,8 @@ export interface Hooked {
   usage: FullReport["usage"];
   /** The screen has shown a menu since the ask: its going is the ask's end (answered in the terminal). */
   menuSeen: boolean;
+  /** When a hook last spoke (ms): a turn's end said after roost last typed is the agent waiting (typist.ts). */
+  at: number;
 }
 
 const fresh = (): Hooked => ({
@@ -50,6 +54,7 @@ const fresh = (): Hooked => ({
   context: null,
   usage: null,
   menuSeen: false,
+  at: 0,
 });
 
 /** `hook`: what the job's agent's hook said, on its row. */
@@ -70,10 +75,15 @@ export function hookSaid(core: Core, conn: AgentConnection, args: OpArgs<"hook">
     applyEvent(job.hooked, args);
   }
   setReport(core, job, rowOf(job));
+  // Its turn is over: a follow-up may be typed, once the hook has returned and the agent takes
+  // keys again (what is typed while its hook runs, Codex drops).
+  if (job.hooked?.state === "done")
+    setTimeout(() => void typePending(core, job), job.rec.launch.quietMs ?? DEFAULT_QUIET_MS).unref();
   return {};
 }
 
 function applyEvent(h: Hooked, args: OpArgs<"hook">): void {
+  h.at = Date.now();
   if (args.model !== undefined) h.model = args.model;
   if (args.context !== undefined) h.context = args.context;
   if (args.usage !== undefined) h.usage = args.usage;
@@ -172,21 +182,4 @@ export function rowOf(job: LiveJob): FullReport {
     tool: h.tool,
     summary: h.summary ?? screen.summary,
   };
-}
-
-/**
- * The keys that answer the menu the row asks about, when the reply names one of its options: its
- * number, its label (in any case), or both (`2. No`). null: the reply is text to type as it is.
- */
-export function menuKeys(job: LiveJob, text: string): string | null {
-  const menu = job.screen?.menu;
-  if (!menu || job.rec.report?.state !== "blocked") return null;
-  const said = text.trim().toLowerCase();
-  const i = menu.labels.findIndex(
-    (label, n) =>
-      said === menu.keys[n] ||
-      said === label.toLowerCase() ||
-      said === `${menu.keys[n]}. ${label}`.toLowerCase(),
-  );
-  return i < 0 ? null : menu.keys[i]!;
 }

@@ -7,8 +7,8 @@
 import { DEFAULT_QUIET_MS } from "../../pty/wire.js";
 import type { Core } from "../core.js";
 import { messageOf } from "../text.js";
-import { menuKeys } from "./hooked.js";
 import { delivered } from "./lifecycle.js";
+import { menuKeys } from "./menu-keys.js";
 import type { LiveJob } from "./registry.js";
 import { keystrokes } from "./typed-text.js";
 
@@ -25,8 +25,13 @@ const quietOf = (job: LiveJob): Quiet => {
   return job.quiet;
 };
 
-/** Idle: the screen said so after roost last typed (output that answered the typing, then quiet). */
-const isIdle = (q: Quiet) => !q.busy && q.at >= q.typedAt;
+/**
+ * Idle: the screen said so after roost last typed (output that answered the typing, then quiet), or
+ * the agent's own hook said its turn ended since (hooked.ts: an agent whose screen never stills,
+ * Codex's, waits for the user all the same).
+ */
+const isIdle = (q: Quiet, job: LiveJob) =>
+  (!q.busy && q.at >= q.typedAt) || (job.hooked?.state === "done" && job.hooked.at >= q.typedAt);
 
 /** A terminal agent's process started: it is busy until its screen first goes quiet. */
 export function terminalStarted(core: Core, job: LiveJob): void {
@@ -96,9 +101,10 @@ async function typeNow(core: Core, job: LiveJob): Promise<void> {
   const terminals = await core.terminals();
   for (const r of core.store.pendingReplies(job.rec.id)) {
     if (r.kind !== null) continue; // peer items are for protocol agents
-    if (r.mode !== "steer" && (followUpTyped || !isIdle(q))) continue;
-    // An option of the menu the row asks about (a permission prompt's) is its key alone.
-    const key = r.peer === null ? menuKeys(job, r.text) : null;
+    // An option of the menu the row asks about (a permission prompt's) is its key alone, typed at
+    // once: the agent waits on its menu (its screen may still move: Codex's spinner runs).
+    const key = r.peer === null && !followUpTyped ? menuKeys(job, r.text) : null;
+    if (key === null && r.mode !== "steer" && (followUpTyped || !isIdle(q, job))) continue;
     await terminals.write(job.rec.id, key ?? keystrokes(r.text, r.peer !== null)); // a peer item: always a paste
     core.store.markTyped(job.rec.id, r.seq);
     job.pending--;

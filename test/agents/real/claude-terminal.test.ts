@@ -84,7 +84,13 @@ describe("Claude Code in a terminal, its row from its hooks", () => {
     );
     const { job } = await c.ok("dispatch", { profile: "claude", task: "[ct] write made.txt", cwd: work });
     const id = job.id;
-    const asked = await untilRow(c, id, "blocked, with its menu", (r) => r.state === "blocked" && r.choices, 60_000);
+    const asked = await untilRow(
+      c,
+      id,
+      "blocked, with its menu",
+      (r) => r.state === "blocked" && r.choices,
+      60_000,
+    );
     expect(asked.question).toBe("Claude needs your permission to use Bash: echo hooked > made.txt");
     expect(asked.tool).toBe("Bash");
     expect(asked.choices[0]).toBe("Yes");
@@ -94,7 +100,12 @@ describe("Claude Code in a terminal, its row from its hooks", () => {
     await c.ok("reply", { id, text: "Yes" });
     const done = await untilRow(c, id, "its answer", (r) => r.summary === "All done: wrote made.txt", 60_000);
     expect(fs.readFileSync(path.join(work, "made.txt"), "utf8")).toBe("hooked\n");
-    expect(done).toMatchObject({ view: "your turn", question: null, tool: null, model: expect.stringMatching(/claude/) });
+    expect(done).toMatchObject({
+      view: "your turn",
+      question: null,
+      tool: null,
+      model: expect.stringMatching(/claude/),
+    });
     // The scripted model's usage (1000 in, 100 out a request), priced as the model Claude Code named.
     expect(done.usage).toMatchObject({ messages: 2, input: 2000, output: 200, cost: { currency: "USD" } });
     expect(done.usage.cost.total).toBeGreaterThan(0);

@@ -1,0 +1,101 @@
+/**
+ * The real Codex in a terminal job, as its users run it, against the scripted model: roost's hooks
+ * for the job (`-c hooks.…` overrides of its run, trusted for that run alone) make the row: its
+ * approval `blocked` with its own menu's options, a reply by number typed as the option's key, the
+ * tool run, `your turn` with its last message, its session said. `npm run build` first.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI, startDaemon, type TestDaemon } from "../../helpers/daemon.js";
+import { untilRow } from "../../helpers/jobs.js";
+import type { RawClient } from "../../helpers/raw-client.js";
+import { codexEnv, realAgent } from "../../helpers/real-agents.js";
+import { type ScriptedModel, startScriptedModel } from "../../helpers/scripted-model.js";
+
+let model: ScriptedModel;
+let d: TestDaemon;
+let c: RawClient;
+let base: string;
+let work: string;
+
+beforeAll(async () => {
+  model = await startScriptedModel();
+  base = fs.mkdtempSync(path.join(os.tmpdir(), "roost-codex-term-"));
+  work = path.join(base, "work");
+  fs.mkdirSync(work);
+  d = await startDaemon({
+    config: {
+      agentProfiles: {
+        codex: {
+          // The model's upgrade taken as seen, as after a first run (else Codex offers it first).
+          command: [realAgent("codex"), "-c", 'notice.model_migrations={"gpt-5.3-codex"="gpt-5.4"}'],
+          task: "argv",
+          messages: true,
+          env: codexEnv(model.origin, path.join(base, "home"), [work]),
+        },
+      },
+    },
+  });
+  c = await d.client();
+}, 60_000);
+afterAll(async () => {
+  await d?.cleanup();
+  await model?.close();
+  if (base) fs.rmSync(base, { recursive: true, force: true });
+});
+
+/** What the job's terminal shows, for a failure's message. */
+const screen = (id: string) =>
+  execFileSync(process.execPath, [CLI, "log", id, "--plain", "--tail", "40"], {
+    env: { ...process.env, ...d.env },
+  })
+    .toString()
+    .slice(-3000);
+
+describe("Codex in a terminal, its row from its hooks", () => {
+  it("asks approval with its own menu, takes a reply by number, ends its turn with its answer", async () => {
+    model.script(
+      "cx",
+      {
+        text: "Writing the file.",
+        tools: [
+          {
+            name: "exec_command",
+            args: {
+              cmd: "echo hooked > made.txt",
+              sandbox_permissions: "require_escalated",
+              justification: "Write made.txt",
+            },
+          },
+        ],
+      },
+      { text: "All done: wrote made.txt" },
+    );
+    const { job } = await c.ok("dispatch", { profile: "codex", task: "[cx] write made.txt", cwd: work });
+    const id = job.id;
+    const asked = await untilRow(c, id, "blocked", (r) => r.state === "blocked" && r.choices, 60_000).catch(
+      (err) => {
+        throw new Error(`${err.message}\n${screen(id)}`);
+      },
+    );
+    expect(asked.question).toMatch(/Codex needs your permission to use .*: .*echo hooked > made.txt/);
+    expect(asked.conversation).toBe("new");
+    await c.ok("reply", { id, text: "1" });
+    const done = await untilRow(
+      c,
+      id,
+      "its answer",
+      (r) => r.summary === "All done: wrote made.txt",
+      60_000,
+    ).catch((err) => {
+      throw new Error(`${err.message}\n${screen(id)}`);
+    });
+    expect(fs.readFileSync(path.join(work, "made.txt"), "utf8")).toBe("hooked\n");
+    expect(done).toMatchObject({ view: "your turn", question: null, tool: null });
+
+    expect(done.conversation).toBe("new");
+  }, 240_000);
+});
