@@ -153,6 +153,16 @@ export class AcpRow {
     this.flush();
   }
 
+  /**
+   * A tool call the user allowed runs now: on the row until its update says it ended, if the agent
+   * did not announce it itself (Gemini CLI announces a call it asks about in the request alone).
+   */
+  allowed(call: acp.ToolCallUpdate): void {
+    if (this.tools.has(call.toolCallId)) return;
+    const title = call.title ? oneLine(call.title) : "";
+    if (title) this.tools.set(call.toolCallId, title);
+  }
+
   /** Something worth a line on the row that changes nothing else (a refused /model). */
   note(summary: string): void {
     this.summary = summary;

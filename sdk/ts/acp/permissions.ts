@@ -12,6 +12,7 @@ import { oneLine } from "./acp-row.js";
 
 interface Asked {
   question: string;
+  toolCall: acp.ToolCallUpdate;
   options: acp.PermissionOption[];
   settle: (outcome: acp.RequestPermissionOutcome) => void;
 }
@@ -42,6 +43,7 @@ export class Permissions {
     return new Promise((resolve) => {
       const asked: Asked = {
         question: questionOf(req),
+        toolCall: req.toolCall,
         options: req.options,
         settle: (outcome) => {
           const i = this.queue.indexOf(asked);
@@ -74,6 +76,8 @@ export class Permissions {
     if (!asked) return false;
     const option = optionNamed(asked.options, text);
     if (option) {
+      // Allowed, the call runs: the row shows it, though the agent may not announce it itself.
+      if (option.kind === "allow_once" || option.kind === "allow_always") this.row.allowed(asked.toolCall);
       asked.settle({ outcome: "selected", optionId: option.optionId });
       return true;
     }

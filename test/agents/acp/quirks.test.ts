@@ -72,6 +72,22 @@ describe("an ACP agent's ways", { timeout: 4 * ACP_WAIT }, () => {
     ).toEqual(["say changed course", "handed over", "end_turn", "end_turn"]);
   });
 
+  it("a call announced in its permission request alone (Gemini CLI's way) is on the row while it runs, once allowed", async () => {
+    const w = world();
+    const { id, work } = await w.dispatch("ask-only Run make; gate go; tool-done; say made");
+    await w.until(id, "blocked", (r) => r.state === "blocked");
+    await w.c.ok("reply", { id, text: "Allow once" });
+    expect(
+      await w.until(id, "the call running", (r) => r.state === "working" && r.tool !== null),
+    ).toMatchObject({
+      tool: "Run make",
+      summary: "Run make",
+      question: null,
+    });
+    fs.writeFileSync(path.join(work, "go"), "");
+    expect(await untilSettled(w, id)).toMatchObject({ state: "done", summary: "made", tool: null });
+  });
+
   it("Gemini CLI's trust: the job's folder trusted unless the profile says otherwise", async () => {
     const w = world();
     const trusted = await w.dispatch("say hi");
