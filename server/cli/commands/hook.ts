@@ -10,6 +10,7 @@ import type { HookAgent } from "../../../sdk/ts/protocol/index.js";
 import type { Command } from "../command.js";
 import { callOnce } from "../connect.js";
 import { claudeSaid } from "../hooks/claude.js";
+import { claudeConversation } from "../hooks/claude-conversation.js";
 import { codexSaid } from "../hooks/codex.js";
 import { geminiSaid } from "../hooks/gemini.js";
 import type { HookInput, HookSaid } from "../hooks/said.js";
@@ -75,6 +76,12 @@ async function say(
   if (input === null || typeof input !== "object") throw new Error("the hook's input is not a JSON object");
   const said = read(event, input as HookInput);
   if (said) await callOnce(env, "hook", { id, token, ...said });
+  // Claude Code's transcript, as the job's conversation (claude-conversation.ts): what it gained.
+  const transcript = (input as HookInput).transcript_path;
+  if (agent === "claude" && typeof transcript === "string" && env.ROOST_JOB_DIR)
+    await claudeConversation(env.ROOST_JOB_DIR, transcript, (entries, requestId) =>
+      callOnce(env, "conversation-append", { id, token, entries, requestId }),
+    );
 }
 
 /** The hook's input, whole (a terminal on stdin gives none). */
