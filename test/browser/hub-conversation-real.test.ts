@@ -35,7 +35,7 @@ describe("Claude Code's conversation in the hub", { timeout: 4 * REAL_WAIT }, ()
     const { id } = await w.dispatch("[conv] write a greeting to greeting.txt");
     const { page } = await openPage(w.d);
     await page.goto(`${w.d.url}#/jobs/${id}`);
-    const conv = page.locator("ol.conversation");
+    const conv = page.locator("ol.job-conversation");
     await conv.locator("li.conv-ask").waitFor({ timeout: REAL_WAIT });
     await page
       .locator(".job-view li.row")

@@ -26,7 +26,7 @@ describe("a job's conversation in the hub", () => {
     const { job } = await c.ok("dispatch", { profile: "talk", task: "edit", cwd: dir, name: "rename" });
     await page.goto(`${d.url}#/jobs/${job.id}`);
 
-    const conv = page.locator("ol.conversation");
+    const conv = page.locator("ol.job-conversation");
     const items = conv.locator("> li");
     // Up to the permission asked: the page follows the pushes, nothing reloaded.
     await conv.locator("li.conv-ask", { hasText: "Allow: Edit a.txt?" }).waitFor({ timeout: WAIT });

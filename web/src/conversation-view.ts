@@ -26,7 +26,7 @@ const clock = (at: number) => new Date(at).toLocaleTimeString([], { hour: "2-dig
 
 export class ConversationView {
   readonly el: HTMLElement;
-  private readonly list = h("ol", { class: "conversation", "aria-labelledby": "conversation-title" });
+  private readonly list = h("ol", { class: "job-conversation", "aria-labelledby": "conversation-title" });
   private readonly note = h("p", { class: "muted small", role: "status" });
   private last = 0;
   /** Each tool call's item, by its id: a later entry of the call updates it in place. */
