@@ -233,14 +233,16 @@ describe("roost log", () => {
     const env = homeWith("j3", {});
     expect(await ok(["attach", "--help"], env)).toContain("usage: roost attach ID [--watch]\n");
     const logHelp = await ok(["log", "--help"], env);
-    expect(logHelp).toContain("usage: roost log ID [--plain] [--tail N] [--json]\n");
+    expect(logHelp).toContain("usage: roost log ID [--plain] [--tail N] [--terminal] [--json]\n");
+    // A job's conversation first, when it has one; its terminal's transcript for the asking.
+    expect(logHelp).toContain("--terminal prints its terminal's\ntranscript instead, as does a job without one.");
     // --plain is the screen's text, not the program's output alone: the help says so.
     expect(logHelp).toContain("the prompt and the typed task echoed included");
     expect(logHelp).toContain("the screen as text (prompt and echo included)");
     expect(await ok(["attach", "--help"], env)).toContain("and its end detaches, exit 0");
     const all = await ok(["help"], env);
     expect(all).toMatch(/^ {2}attach +Show a job's live terminal/m);
-    expect(all).toMatch(/^ {2}log +Print what a job printed/m);
+    expect(all).toMatch(/^ {2}log +Print a job's conversation, or what it printed/m);
   });
 });
 
