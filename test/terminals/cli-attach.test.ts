@@ -235,7 +235,9 @@ describe("roost log", () => {
     const logHelp = await ok(["log", "--help"], env);
     expect(logHelp).toContain("usage: roost log ID [--plain] [--tail N] [--terminal] [--json]\n");
     // A job's conversation first, when it has one; its terminal's transcript for the asking.
-    expect(logHelp).toContain("--terminal prints its terminal's\ntranscript instead, as does a job without one.");
+    expect(logHelp).toContain(
+      "--terminal prints its terminal's\ntranscript instead, as does a job without one.",
+    );
     // --plain is the screen's text, not the program's output alone: the help says so.
     expect(logHelp).toContain("the prompt and the typed task echoed included");
     expect(logHelp).toContain("the screen as text (prompt and echo included)");
