@@ -12,6 +12,9 @@ import { menuKeys } from "./menu-keys.js";
 import type { LiveJob } from "./registry.js";
 import { keystrokes } from "./typed-text.js";
 
+/** How long after a reply's text its Enter goes, for an agent CLI that reads keys at once as a paste. */
+const ENTER_AFTER_MS = 150;
+
 /** What a terminal agent's screen last said, and when roost last typed into it (the job's `quiet`). */
 export interface Quiet {
   busy: boolean;
@@ -105,7 +108,16 @@ async function typeNow(core: Core, job: LiveJob): Promise<void> {
     // once: the agent waits on its menu (its screen may still move: Codex's spinner runs).
     const key = r.peer === null && !followUpTyped ? menuKeys(job, r.text) : null;
     if (key === null && r.mode !== "steer" && (followUpTyped || !isIdle(q, job))) continue;
-    await terminals.write(job.rec.id, key ?? keystrokes(r.text, r.peer !== null)); // a peer item: always a paste
+    const keys = key ?? keystrokes(r.text, r.peer !== null); // a peer item: always a paste
+    if (key === null && job.rec.launch.hooks && keys.endsWith("\r")) {
+      // Codex and Gemini CLI take keys that come at once as a paste, its Enter a new line in it:
+      // the Enter goes on its own, a moment after.
+      await terminals.write(job.rec.id, keys.slice(0, -1));
+      await new Promise((resolve) => setTimeout(resolve, ENTER_AFTER_MS));
+      await terminals.write(job.rec.id, "\r");
+    } else {
+      await terminals.write(job.rec.id, keys);
+    }
     core.store.markTyped(job.rec.id, r.seq);
     job.pending--;
     typed++;

@@ -56,7 +56,7 @@ const screen = (id: string) =>
     .slice(-3000);
 
 describe("Codex in a terminal, its row from its hooks", () => {
-  it("asks approval with its own menu, takes a reply by number, ends its turn with its answer", async () => {
+  it("asks approval with its own menu, takes a reply by number, ends its turn with its answer; a follow-up", async () => {
     model.script(
       "cx",
       {
@@ -73,6 +73,7 @@ describe("Codex in a terminal, its row from its hooks", () => {
         ],
       },
       { text: "All done: wrote made.txt" },
+      { text: "You are welcome." },
     );
     const { job } = await c.ok("dispatch", { profile: "codex", task: "[cx] write made.txt", cwd: work });
     const id = job.id;
@@ -97,5 +98,13 @@ describe("Codex in a terminal, its row from its hooks", () => {
     expect(done).toMatchObject({ view: "your turn", question: null, tool: null });
 
     expect(done.conversation).toBe("new");
+
+    // A follow-up, typed once its Stop hook said the turn ended (its screen never stills).
+    await c.ok("reply", { id, text: "thanks" });
+    await untilRow(c, id, "the follow-up's answer", (r) => r.summary === "You are welcome.", 60_000).catch(
+      (err) => {
+        throw new Error(`${err.message}\n${screen(id)}`);
+      },
+    );
   }, 240_000);
 });
