@@ -41,6 +41,14 @@ function write(res: http.ServerResponse, a: Answer, model: string, n: number): v
     },
   });
   let index = 0;
+  if (a.thinking) {
+    send("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } });
+    for (const thinking of piecesOf(a.thinking))
+      send("content_block_delta", { index, delta: { type: "thinking_delta", thinking } });
+    send("content_block_delta", { index, delta: { type: "signature_delta", signature: `scripted-${n}` } });
+    send("content_block_stop", { index });
+    index++;
+  }
   if (a.text || !a.tools?.length) {
     send("content_block_start", { index, content_block: { type: "text", text: "" } });
     for (const text of piecesOf(a.text))

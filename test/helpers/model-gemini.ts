@@ -101,6 +101,7 @@ export const gemini: Wire = {
         ...(last ? { usageMetadata: usageMetadata(a) } : {}),
         modelVersion: req.model,
       });
+    for (const text of piecesOf(a.thinking)) res.write(chunk([{ text, thought: true }], false));
     const pieces = piecesOf(a.text);
     const calls = (a.tools ?? []).map((t) => ({ functionCall: { name: t.name, args: t.args } }));
     pieces.forEach((text, i) => {

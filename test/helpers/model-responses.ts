@@ -25,6 +25,21 @@ function write(res: http.ServerResponse, a: Answer, model: string, n: number): v
   const response = { id: `resp_${n}`, object: "response", created_at: Math.floor(Date.now() / 1000), model };
   send("response.created", { response: { ...response, status: "in_progress", output: [] } });
   const output: Record<string, unknown>[] = [];
+  if (a.thinking) {
+    const id = `rs_${n}`;
+    const output_index = output.length;
+    const where = { item_id: id, output_index, summary_index: 0 };
+    send("response.output_item.added", { output_index, item: { id, type: "reasoning", summary: [] } });
+    send("response.reasoning_summary_part.added", { ...where, part: { type: "summary_text", text: "" } });
+    for (const delta of piecesOf(a.thinking))
+      send("response.reasoning_summary_text.delta", { ...where, delta });
+    const part = { type: "summary_text", text: a.thinking };
+    send("response.reasoning_summary_text.done", { ...where, text: a.thinking });
+    send("response.reasoning_summary_part.done", { ...where, part });
+    const item = { id, type: "reasoning", summary: [part], encrypted_content: null };
+    send("response.output_item.done", { output_index, item });
+    output.push(item);
+  }
   if (a.text || !a.tools?.length) {
     const id = `msg_${n}`;
     const output_index = output.length;

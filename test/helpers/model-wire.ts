@@ -16,6 +16,11 @@ export interface ToolCall {
 export interface Answer {
   /** Text, streamed in a few pieces (before the tool calls, when there are some). */
   text?: string;
+  /**
+   * The model's thinking, streamed before the text: Anthropic's thinking block, Gemini's thought
+   * part, a Responses reasoning item's summary (not on pi's chat wire).
+   */
+  thinking?: string;
   /** Tool calls: the answer then ends for the tools to run (each dialect says it its way). */
   tools?: ToolCall[];
   /** An HTTP error instead (status 400 unless given): the agent's turn ends in an error with this message. */

@@ -7,7 +7,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { type RealAcpWorld, untilSettled } from "./real-acp.js";
+import { until } from "./daemon.js";
+import { REAL_WAIT, type RealAcpWorld, untilSettled } from "./real-acp.js";
 import type { ToolCall } from "./scripted-model.js";
 
 export interface RealAgentSpec {
@@ -141,5 +142,42 @@ export function realAcpRules(world: () => RealAcpWorld, spec: RealAgentSpec): vo
     const result = w.model.requestsFor("board")[1]!.toolResults.join("\n");
     expect(result).toMatch(/#\d+ open/);
     expect(result).toContain(title);
+  });
+
+  it("the job's conversation: the task, the model's thinking, the tool call, the answer", async () => {
+    const w = world();
+    w.model.script(
+      "talk",
+      {
+        thinking: "The file wants one line.",
+        text: "Writing it.",
+        tools: [spec.shell("echo said | tee said.txt")],
+      },
+      { text: "It is written." },
+    );
+    const { id } = await w.dispatch("[talk] write said.txt");
+    await untilBlocked(w, id);
+    await w.c.ok("reply", { id, text: spec.allow });
+    await w.until(id, "answered", (r) => r.state === "done" && r.summary === "It is written.");
+    // The conversation is written as the agent streams: its answer's end comes with the turn's.
+    const entries = await until(
+      "the answer in the conversation",
+      async () => {
+        const { entries } = await w.c.ok("conversation", { id });
+        return entries.some((e: any) => e.kind === "message" && e.text === "It is written.") ? entries : null;
+      },
+      REAL_WAIT,
+    );
+    const said = (kind: string) => entries.filter((e: any) => e.kind === kind);
+    expect(said("message")[0]).toMatchObject({ role: "user", text: "[talk] write said.txt" });
+    expect(
+      said("thinking")
+        .map((e: any) => e.text)
+        .join(""),
+    ).toContain("The file wants one line.");
+    const tool = said("tool").at(-1);
+    expect(tool.tool.status).toBe("completed");
+    expect(JSON.stringify(tool)).toContain("said.txt");
+    expect(said("message").at(-1)).toMatchObject({ role: "agent", text: "It is written." });
   });
 }
