@@ -9,10 +9,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { claudeHome } from "../../helpers/claude-home.js";
 import { startDaemon, type TestDaemon } from "../../helpers/daemon.js";
 import { untilRow } from "../../helpers/jobs.js";
 import type { RawClient } from "../../helpers/raw-client.js";
-import { claudeEnv, realAgent, SCRIPTED_KEY } from "../../helpers/real-agents.js";
+import { claudeEnv, realAgent } from "../../helpers/real-agents.js";
 import { type ScriptedModel, startScriptedModel } from "../../helpers/scripted-model.js";
 
 let model: ScriptedModel;
@@ -20,26 +21,6 @@ let d: TestDaemon;
 let c: RawClient;
 let base: string;
 let work: string;
-
-/**
- * Claude Code's own state in its HOME as after a first run: onboarding done, the key approved
- * (else it asks whether to use it), the working folder trusted (else it asks that first).
- */
-function claudeHome(home: string, folders: string[]): void {
-  fs.mkdirSync(home, { recursive: true });
-  const projects = Object.fromEntries(
-    folders.map((f) => [f, { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true }]),
-  );
-  fs.writeFileSync(
-    path.join(home, ".claude.json"),
-    JSON.stringify({
-      hasCompletedOnboarding: true,
-      theme: "dark",
-      customApiKeyResponses: { approved: [SCRIPTED_KEY.slice(-20)], rejected: [] },
-      projects,
-    }),
-  );
-}
 
 beforeAll(async () => {
   model = await startScriptedModel();
