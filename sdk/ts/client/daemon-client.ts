@@ -110,6 +110,10 @@ export class DaemonClient {
   events(args: OpArgs<"events"> = {}) {
     return this.call("events", args);
   }
+  /** A job's conversation as its agent streamed it (protocol.md, "The conversation"). */
+  conversation(id: string, args: Omit<OpArgs<"conversation">, "id"> = {}) {
+    return this.call("conversation", { id, ...args });
+  }
   input(id: string, data: string) {
     return this.call("input", { id, data });
   }

@@ -54,6 +54,8 @@ describe("DaemonClient", () => {
     await sub.return?.();
     const { events } = await speak("events", () => c.events({ id }));
     expect(events.map((e) => e.kind)).toEqual(["dispatch", "start", "rename", "reply"]);
+    // A shell streams no conversation: an empty one, not an error.
+    expect((await speak("conversation", () => c.conversation(id))).entries).toEqual([]);
     expect((await speak("profiles", () => c.profiles())).profiles.map((p) => p.name)).toContain("shell");
     expect(await speak("whoami", () => c.whoami())).toMatchObject({ token: null, readOnly: false });
     const { task } = await speak("task", () => c.task({ action: "add", title: "from the client" }));
