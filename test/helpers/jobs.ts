@@ -61,11 +61,13 @@ export function untilRow(
   pred: (r: any) => boolean,
   ms = 15000,
 ): Promise<any> {
+  // A wait that fails says where the row was: its state, view and summary when last looked at.
   return until(
     `${id}: ${what}`,
     async () => {
       const r = await row(c, id);
-      return pred(r) ? r : null;
+      if (pred(r)) return r;
+      throw new Error(`${r.state}/${r.view}: ${JSON.stringify(r.summary)} (pending ${r.pending})`);
     },
     ms,
   );

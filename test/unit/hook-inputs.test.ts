@@ -7,11 +7,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { claudeSaid } from "../../server/cli/hooks/claude.js";
 import { codexSaid } from "../../server/cli/hooks/codex.js";
 import { geminiSaid } from "../../server/cli/hooks/gemini.js";
 import { claudeUsage } from "../../server/cli/hooks/usage.js";
+import { withHooks } from "../../server/core/jobs/agent-hooks.js";
 import { menuIn } from "../../server/core/terminals/screen-menu.js";
 import { FIXTURES } from "../helpers/daemon.js";
 
@@ -141,5 +142,31 @@ describe("a permission prompt's menu on the screen", () => {
     expect(menuIn(view(["1. Only one", "❯ "]))).toBeNull();
     expect(menuIn(view(["2. Two", "3. Three"]))).toBeNull();
     expect(menuIn(view(["Steps:", "all good"]))).toBeNull();
+  });
+});
+
+describe("a hooked start's command and environment", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "roost-hooked-"));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const gemini = (env: Record<string, string>) =>
+    withHooks(
+      dir,
+      {
+        command: ["gemini"],
+        cwd: "/",
+        env,
+        task: "type",
+        protocol: false,
+        hooks: { agent: "gemini", taskArg: false },
+      },
+      null,
+    );
+
+  it("tells Gemini CLI it is not in CI (else it runs headless in the job's terminal and exits)", () => {
+    const inCi = gemini({ CI: "true" });
+    expect(inCi.env.CI).toBe("false");
+    expect(inCi.env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH).toMatch(/gemini-settings\.json$/);
+    expect(gemini({ CI: "false" }).env.CI).toBeUndefined();
+    expect(gemini({ CI: "1" }).env.CI).toBeUndefined();
   });
 });

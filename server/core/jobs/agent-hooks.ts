@@ -150,9 +150,23 @@ export function withHooks(dir: string, launch: Launch, session: string | null): 
     case "gemini": {
       const file = writeSettings(dir, "gemini-settings.json", { hooks: hooksFor("gemini") });
       const resume = session === null ? [] : ["--resume", session];
-      return { command: [program, ...resume, ...args], env: { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: file } };
+      return {
+        command: [program, ...resume, ...args],
+        env: { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: file, ...interactive(launch.env) },
+      };
     }
   }
+}
+
+/**
+ * Gemini CLI runs headless when it sees `CI=true` or `GITHUB_ACTIONS=true` (it reads its task from
+ * stdin, finds none and exits 42), whatever its terminal: a daemon started in CI would make every
+ * `gemini-cli` job fail at once. The job has a real terminal and roost types into it, so those two
+ * say "false" to it when they would say "true".
+ */
+function interactive(env: Record<string, string> | undefined): Record<string, string> {
+  const said = (name: string) => (env?.[name] ?? process.env[name]) === "true";
+  return Object.fromEntries(["CI", "GITHUB_ACTIONS"].filter(said).map((name) => [name, "false"]));
 }
 
 /** A settings file of the job's own, in its directory (the job's alone: 0600). */
