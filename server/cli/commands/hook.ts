@@ -10,10 +10,11 @@ import type { HookAgent } from "../../../sdk/ts/protocol/index.js";
 import type { Command } from "../command.js";
 import { callOnce } from "../connect.js";
 import { claudeSaid } from "../hooks/claude.js";
-import { claudeConversation } from "../hooks/claude-conversation.js";
+import { claudeTranscript } from "../hooks/claude-conversation.js";
 import { codexSaid } from "../hooks/codex.js";
 import { geminiSaid } from "../hooks/gemini.js";
 import type { HookInput, HookSaid } from "../hooks/said.js";
+import { sendTranscript, type TranscriptParser } from "../hooks/transcript.js";
 
 /** How long a hook may take in all: reading its input, and the daemon's answer. */
 const GIVE_UP_MS = 3000;
@@ -24,6 +25,11 @@ const READERS: Record<HookAgent, (event: string, input: HookInput) => HookSaid |
   claude: claudeSaid,
   codex: codexSaid,
   gemini: geminiSaid,
+};
+
+/** Each agent's transcript reader (its conversation, sent as its transcript grows); none: no conversation. */
+const TRANSCRIPTS: Partial<Record<HookAgent, TranscriptParser>> = {
+  claude: claudeTranscript,
 };
 
 /** The agents, for what `roost hook` says (the schema set's list would load typebox at the CLI's start). */
@@ -76,10 +82,11 @@ async function say(
   if (input === null || typeof input !== "object") throw new Error("the hook's input is not a JSON object");
   const said = read(event, input as HookInput);
   if (said) await callOnce(env, "hook", { id, token, ...said });
-  // Claude Code's transcript, as the job's conversation (claude-conversation.ts): what it gained.
+  // The agent's transcript, as the job's conversation (transcript.ts): what it gained.
   const transcript = (input as HookInput).transcript_path;
-  if (agent === "claude" && typeof transcript === "string" && env.ROOST_JOB_DIR)
-    await claudeConversation(env.ROOST_JOB_DIR, transcript, (entries, requestId) =>
+  const parser = TRANSCRIPTS[agent as HookAgent];
+  if (parser && typeof transcript === "string" && transcript !== "" && env.ROOST_JOB_DIR)
+    await sendTranscript(env.ROOST_JOB_DIR, transcript, parser, (entries, requestId) =>
       callOnce(env, "conversation-append", { id, token, entries, requestId }),
     );
 }
