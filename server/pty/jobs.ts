@@ -39,6 +39,8 @@ export interface Job {
   readonly tty: string | null;
   /** How many processes wrap the job's own (a sandbox's bubblewrap and its init: 2); 0 for none. */
   readonly wrappers: number;
+  /** Its processes from its leader down to its program, once looked for (processes.ts); null before. */
+  chain: number[] | null;
   /** The host's own fd of the job's slave side (see holdSlave); null once let go. */
   slave: number | null;
   /** Its process has ended and its terminal is being read to the end (see drain); null before. */
@@ -154,6 +156,7 @@ export class Jobs {
       transcript,
       tty: ptsNameOf(p),
       wrappers: spec.wrappers,
+      chain: null,
       slave: holdSlave(p),
       drain: null,
       mark,

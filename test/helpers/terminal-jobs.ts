@@ -18,6 +18,13 @@ export const terminalConfig = {
     "bash-slow-quiet": bashProfile(3000),
     ask: { command: [path.join(FIXTURES, "ask.sh")], task: "type", quietMs: QUIET_MS },
     python: { command: ["python3", "-i", "-q"], task: "type", quietMs: QUIET_MS, env: { PYTHONSTARTUP: "" } },
+    // The same, started by a launcher that waits on it (as Codex's npm package starts its binary).
+    "launched-python": {
+      command: [process.execPath, path.join(FIXTURES, "launcher.mjs"), "python3", "-i", "-q"],
+      task: "type",
+      quietMs: QUIET_MS,
+      env: { PYTHONSTARTUP: "" },
+    },
     less: { command: ["less"], task: "argv", quietMs: QUIET_MS },
     agent: agentProfile(),
     // A question roost cannot tell by itself: the profile's own blockedPattern marks it.

@@ -189,4 +189,19 @@ describe("a command that prints nothing", () => {
     expect(text.indexOf("-15")).toBeGreaterThan(0); // the sleep's end, as Python prints it
     expect(text.indexOf("-15")).toBeLessThan(text.indexOf("print(6 * 9)"));
   });
+
+  it("python -i started by a launcher that waits on it: idle at its prompt; a subprocess of its own still holds a follow-up", async () => {
+    const { c } = t;
+    // The launcher's child is the program (server/pty/processes.ts, `launched`): else, on the
+    // terminal in the launcher's group, it would count as a command at work, and the job never idle.
+    const job = await t.dispatch(c, "launched-python", "import subprocess");
+    await followUpWaits(c, job.id, 'subprocess.run(["sleep", "600"]).returncode', "print(6 * 9)");
+    const done = await untilRow(
+      c,
+      job.id,
+      "the follow-up ran, its turn",
+      (r) => r.summary === "54" && r.view === "your turn",
+    );
+    expect(done.status).toBe("idle");
+  });
 });
