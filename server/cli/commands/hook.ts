@@ -12,6 +12,7 @@ import { callOnce } from "../connect.js";
 import { claudeSaid } from "../hooks/claude.js";
 import { claudeTranscript } from "../hooks/claude-conversation.js";
 import { codexSaid } from "../hooks/codex.js";
+import { codexTranscript } from "../hooks/codex-conversation.js";
 import { geminiSaid } from "../hooks/gemini.js";
 import type { HookInput, HookSaid } from "../hooks/said.js";
 import { sendTranscript, type TranscriptParser } from "../hooks/transcript.js";
@@ -30,6 +31,7 @@ const READERS: Record<HookAgent, (event: string, input: HookInput) => HookSaid |
 /** Each agent's transcript reader (its conversation, sent as its transcript grows); none: no conversation. */
 const TRANSCRIPTS: Partial<Record<HookAgent, TranscriptParser>> = {
   claude: claudeTranscript,
+  codex: codexTranscript,
 };
 
 /** The agents, for what `roost hook` says (the schema set's list would load typebox at the CLI's start). */
