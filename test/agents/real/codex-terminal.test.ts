@@ -2,14 +2,15 @@
  * The real Codex in a terminal job, as its users run it, against the scripted model: roost's hooks
  * for the job (`-c hooks.…` overrides of its run, trusted for that run alone) make the row: its
  * approval `blocked` with its own menu's options, a reply by number typed as the option's key, the
- * tool run, `your turn` with its last message, its session said. `npm run build` first.
+ * tool run, `your turn` with its last message, its session said; and its rollout file read as the
+ * job's conversation (server/cli/hooks/codex-conversation.ts). `npm run build` first.
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI, startDaemon, type TestDaemon } from "../../helpers/daemon.js";
+import { CLI, startDaemon, type TestDaemon, until } from "../../helpers/daemon.js";
 import { untilRow } from "../../helpers/jobs.js";
 import type { RawClient } from "../../helpers/raw-client.js";
 import { codexEnv, realAgent } from "../../helpers/real-agents.js";
@@ -65,7 +66,7 @@ describe("Codex in a terminal, its row from its hooks", () => {
           {
             name: "exec_command",
             args: {
-              cmd: "echo hooked > made.txt",
+              cmd: "echo hooked > made.txt && cat made.txt",
               sandbox_permissions: "require_escalated",
               justification: "Write made.txt",
             },
@@ -98,6 +99,21 @@ describe("Codex in a terminal, its row from its hooks", () => {
     expect(done).toMatchObject({ view: "your turn", question: null, tool: null });
 
     expect(done.conversation).toBe("new");
+
+    // Its rollout as the conversation, sent by the Stop hook just after the turn's end it said.
+    const said = await until("the agent's last words in the conversation", async () => {
+      const { entries } = await c.ok("conversation", { id });
+      return entries.some((e: any) => e.text === "All done: wrote made.txt") ? entries : undefined;
+    });
+    expect(said.map((e: any) => [e.kind, e.role ?? e.tool?.status, e.text ?? e.tool?.output])).toEqual([
+      ["message", "user", "[cx] write made.txt"],
+      ["message", "agent", "Writing the file."],
+      ["tool", "running", "echo hooked > made.txt && cat made.txt"],
+      ["tool", "completed", "hooked"],
+      ["message", "agent", "All done: wrote made.txt"],
+    ]);
+    expect(said[2].tool).toMatchObject({ name: "exec_command", id: said[3].tool.id });
+    expect(JSON.parse(said[2].tool.input)).toMatchObject({ cmd: "echo hooked > made.txt && cat made.txt" });
 
     // A follow-up, typed once its Stop hook said the turn ended (its screen never stills).
     await c.ok("reply", { id, text: "thanks" });
