@@ -14,6 +14,7 @@ import { claudeTranscript } from "../hooks/claude-conversation.js";
 import { codexSaid } from "../hooks/codex.js";
 import { codexTranscript } from "../hooks/codex-conversation.js";
 import { geminiSaid } from "../hooks/gemini.js";
+import { geminiTranscript } from "../hooks/gemini-conversation.js";
 import type { HookInput, HookSaid } from "../hooks/said.js";
 import { sendTranscript, type TranscriptParser } from "../hooks/transcript.js";
 
@@ -28,10 +29,11 @@ const READERS: Record<HookAgent, (event: string, input: HookInput) => HookSaid |
   gemini: geminiSaid,
 };
 
-/** Each agent's transcript reader (its conversation, sent as its transcript grows); none: no conversation. */
-const TRANSCRIPTS: Partial<Record<HookAgent, TranscriptParser>> = {
+/** Each agent's transcript reader: its conversation, sent as its transcript grows. */
+const TRANSCRIPTS: Record<HookAgent, TranscriptParser> = {
   claude: claudeTranscript,
   codex: codexTranscript,
+  gemini: geminiTranscript,
 };
 
 /** The agents, for what `roost hook` says (the schema set's list would load typebox at the CLI's start). */
@@ -87,7 +89,7 @@ async function say(
   // The agent's transcript, as the job's conversation (transcript.ts): what it gained.
   const transcript = (input as HookInput).transcript_path;
   const parser = TRANSCRIPTS[agent as HookAgent];
-  if (parser && typeof transcript === "string" && transcript !== "" && env.ROOST_JOB_DIR)
+  if (typeof transcript === "string" && transcript !== "" && env.ROOST_JOB_DIR)
     await sendTranscript(env.ROOST_JOB_DIR, transcript, parser, (entries, requestId) =>
       callOnce(env, "conversation-append", { id, token, entries, requestId }),
     );

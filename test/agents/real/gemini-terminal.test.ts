@@ -2,14 +2,16 @@
  * The real Gemini CLI in a terminal job (the `gemini-cli` profile), as its users run it, against the
  * scripted model: roost's hooks for the job (its system defaults file) make the row: its tool's
  * permission `blocked` with its own menu's options, a reply by number typed as the option's key, the
- * tool run, `your turn` with its last message, its session said. `npm run build` first.
+ * tool run, `your turn` with its last message, its session said; and its conversation, read from its
+ * session file: the task, the thought, the words, the shell command with its output, the answer.
+ * `npm run build` first.
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI, startDaemon, type TestDaemon } from "../../helpers/daemon.js";
+import { CLI, startDaemon, type TestDaemon, until } from "../../helpers/daemon.js";
 import { untilRow } from "../../helpers/jobs.js";
 import type { RawClient } from "../../helpers/raw-client.js";
 import { geminiEnv, realAgent } from "../../helpers/real-agents.js";
@@ -72,6 +74,7 @@ describe("Gemini CLI in a terminal, its row from its hooks", () => {
     model.script(
       "gt",
       {
+        thinking: "A file, then.",
         text: "Writing the file.",
         tools: [{ name: "run_shell_command", args: { command: "echo hooked > made.txt" } }],
       },
@@ -94,5 +97,28 @@ describe("Gemini CLI in a terminal, its row from its hooks", () => {
     ).catch(orScreen(id));
     expect(fs.readFileSync(path.join(work, "made.txt"), "utf8")).toBe("hooked\n");
     expect(done).toMatchObject({ view: "your turn", question: null, tool: null, conversation: "new" });
+
+    // The session file's news is sent by the hook after what the hook said: waited for.
+    const said = (e: any) => [e.kind, e.role ?? e.tool?.status, e.text, e.tool?.output];
+    const entries = await until("the answer in the conversation", async () => {
+      const { entries } = await c.ok("conversation", { id });
+      return entries.some((e: any) => e.text === "All done: wrote made.txt") && entries;
+    });
+    expect(entries.map(said)).toEqual([
+      ["message", "user", "[gt] write made.txt", undefined],
+      ["thinking", "agent", "A file, then.", undefined],
+      ["message", "agent", "Writing the file.", undefined],
+      [
+        "tool",
+        "completed",
+        "echo hooked > made.txt",
+        expect.stringMatching(/^Output: \(empty\)\nProcess Group PGID: \d+$/),
+      ],
+      ["message", "agent", "All done: wrote made.txt", undefined],
+    ]);
+    expect(entries[3].tool).toMatchObject({
+      name: "run_shell_command",
+      input: JSON.stringify({ command: "echo hooked > made.txt" }, null, 2),
+    });
   }, 240_000);
 });
