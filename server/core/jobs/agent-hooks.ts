@@ -145,7 +145,8 @@ export function withHooks(dir: string, launch: Launch, session: string | null): 
         ...["-c", `hooks.state=${toml(codexTrust(hooks))}`],
       ];
       const resume = session === null ? [] : ["resume", session];
-      return { command: [program, ...overrides, ...resume, ...args], env: {} };
+      // After `resume ID`: Codex 0.140's `resume` ran without the hooks given before it.
+      return { command: [program, ...resume, ...overrides, ...args], env: {} };
     }
     case "gemini": {
       const file = writeSettings(dir, "gemini-settings.json", { hooks: hooksFor("gemini") });

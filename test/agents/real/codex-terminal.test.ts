@@ -75,6 +75,7 @@ describe("Codex in a terminal, its row from its hooks", () => {
       },
       { text: "All done: wrote made.txt" },
       { text: "You are welcome." },
+      { text: "Still here." },
     );
     const { job } = await c.ok("dispatch", { profile: "codex", task: "[cx] write made.txt", cwd: work });
     const id = job.id;
@@ -115,12 +116,41 @@ describe("Codex in a terminal, its row from its hooks", () => {
     expect(said[2].tool).toMatchObject({ name: "exec_command", id: said[3].tool.id });
     expect(JSON.parse(said[2].tool.input)).toMatchObject({ cmd: "echo hooked > made.txt && cat made.txt" });
 
-    // A follow-up, typed once its Stop hook said the turn ended (its screen never stills).
+    // A follow-up, typed once its Stop hook said the turn ended.
     await c.ok("reply", { id, text: "thanks" });
     await untilRow(c, id, "the follow-up's answer", (r) => r.summary === "You are welcome.", 60_000).catch(
       (err) => {
         throw new Error(`${err.message}\n${screen(id)}`);
       },
     );
-  }, 240_000);
+
+    // A respawn goes on with the session its hook said (`codex resume ID`), without its task again.
+    // Its SessionStart hook runs only at its first turn: until then the row is read off its screen,
+    // idle at its `› ` prompt (its npm launcher looked through), so the reply is typed.
+    const { pid } = (await c.ok("list", { id })).rows[0];
+    await c.ok("respawn", { id });
+    await untilRow(
+      c,
+      id,
+      "started again, at its prompt",
+      (r) => r.pid !== pid && r.view === "your turn",
+      60_000,
+    ).catch((err) => {
+      throw new Error(`${err.message}\n${screen(id)}`);
+    });
+    await c.ok("reply", { id, text: "are you there?" });
+    const again = await untilRow(
+      c,
+      id,
+      "an answer after the respawn",
+      (r) => r.summary === "Still here.",
+      60_000,
+    ).catch((err) => {
+      throw new Error(`${err.message}\n${screen(id)}`);
+    });
+    expect(again.conversation).toBe("resumed");
+    const last = model.requestsFor("cx").at(-1)!.text;
+    expect(last).toContain("thanks");
+    expect(last.split("[cx] write made.txt")).toHaveLength(2);
+  }, 300_000);
 });
