@@ -9,7 +9,7 @@ import { waitForDrainOnDestroy } from "./late-output.js";
 import { endLeftovers, newRunMark, RUN_VARIABLE, startOf } from "./leftovers.js";
 import { log } from "./log.js";
 import { jobIdOf, type Msg } from "./params.js";
-import { hasEnded, jobRunsInForeground } from "./processes.js";
+import { hasEnded, jobRunsInForeground, ticksNow } from "./processes.js";
 import { Screen } from "./screen.js";
 import { commandOf, spawnSpecOf } from "./spawn-spec.js";
 import { Transcript } from "./transcript.js";
@@ -39,8 +39,8 @@ export interface Job {
   readonly tty: string | null;
   /** How many processes wrap the job's own (a sandbox's bubblewrap and its init: 2); 0 for none. */
   readonly wrappers: number;
-  /** Its processes from its leader down to its program, once looked for (processes.ts); null before. */
-  chain: number[] | null;
+  /** When it was first typed into, in clock ticks after boot (processes.ts); null before. */
+  firstInput: number | null;
   /** The host's own fd of the job's slave side (see holdSlave); null once let go. */
   slave: number | null;
   /** Its process has ended and its terminal is being read to the end (see drain); null before. */
@@ -77,6 +77,18 @@ export function screenState(job: Job): ScreenState {
 export function askedScreenState(job: Job): ScreenState {
   if (!job.screen.busy && job.pty && jobRunsInForeground(job)) job.screen.wake();
   return screenState(job);
+}
+
+/** How long a job that has printed nothing yet counts as starting, at most: 5 s, in clock ticks. */
+const SILENT_START_TICKS = 500;
+
+/**
+ * A job that has printed nothing since it started, a few seconds at most, is still starting, not
+ * idle: a launcher (processes.ts, `launched`) may not have started its program yet on a loaded
+ * machine, and what is typed before it has is taken for a command the job was given.
+ */
+function silentStart(job: Job): boolean {
+  return job.seq === 0 && ticksNow() - job.startedAt < SILENT_START_TICKS;
 }
 
 export class Jobs {
@@ -130,7 +142,7 @@ export class Jobs {
       rows,
       scrollback: spec.scrollback,
       quietMs: spec.quietMs,
-      running: () => jobRunsInForeground(job),
+      running: () => silentStart(job) || jobRunsInForeground(job),
       onChange: () => this.events.screen(job),
       onFlow: (paused) => this.flow(job, paused),
     });
@@ -156,7 +168,7 @@ export class Jobs {
       transcript,
       tty: ptsNameOf(p),
       wrappers: spec.wrappers,
-      chain: null,
+      firstInput: null,
       slave: holdSlave(p),
       drain: null,
       mark,
@@ -282,6 +294,7 @@ export class Jobs {
 
   /** Types into the job; it counts as busy until its answer (or its silence) has had a quiet spell. */
   write(job: Job & { input: TypedInput }, data: string): void {
+    job.firstInput ??= ticksNow();
     job.input.write(data);
     job.screen.wake();
   }

@@ -62,61 +62,57 @@ export function runsInForeground(
  * which waits on its init, which waits on the job's own program, all three on the terminal; a
  * launcher waits on the program it started (see `launched`). The program is the one asked about;
  * the processes above it count as the leader. One not yet started counts as running.
- *
- * `job.chain` keeps the processes from the leader down to the program once found: found at the
- * job's first quiet spell, before anything is typed into it, so that a command it is given later
- * is never taken for its program. Looked for again once its program has ended.
  */
 export function jobRunsInForeground(job: {
   pid: number;
   tty: string | null;
   wrappers: number;
-  chain: number[] | null;
+  firstInput: number | null;
 }): boolean {
-  if (job.chain && job.chain.length > 1 && hasEnded(job.chain[job.chain.length - 1]!)) job.chain = null;
-  job.chain ??= programChain(job);
-  if (!job.chain) return !hasEnded(job.pid);
-  const program = job.chain[job.chain.length - 1]!;
-  return runsInForeground(program, job.tty, job.chain.slice(0, -1));
-}
-
-/** The job's processes from its leader down to its program; null while a wrapper's child is yet to start. */
-function programChain(job: { pid: number; tty: string | null; wrappers: number }): number[] | null {
   const chain = [job.pid];
   for (let i = 0; i < job.wrappers; i++) {
     // The first child: an init that took in orphans has others after it.
     const [first] = childrenOf(chain[chain.length - 1]!);
-    if (first === undefined) return null;
+    if (first === undefined) return !hasEnded(job.pid);
     chain.push(first);
   }
-  launched(chain, job.tty);
-  return chain;
+  launched(chain, job.tty, job.firstInput);
+  const program = chain.pop()!;
+  return runsInForeground(program, job.tty, chain);
 }
 
-/** How soon after its launcher a program starts, at most, in clock ticks (USER_HZ: 100 a second). */
-const LAUNCH_TICKS = 200;
 /** Launchers in a row, at most (npx, then a package's script, then its binary). */
 const MOST_LAUNCHERS = 3;
 
 /**
  * Goes down `chain` (its last the job's program as far as known) through launchers: a program
- * that starts one child on the terminal as it starts and waits on it for its whole life (Codex's
- * npm package, a node script that runs its native binary; Gemini CLI, which starts itself again).
- * The child is then the job's program, and the launcher counts as a wrapper: else the child, on
- * the terminal in the launcher's group, would look like a command at work for the job's whole
- * life (as `python3 -i` running `subprocess.run` does), and the job would never be idle. A child
- * started later than LAUNCH_TICKS after its parent is a command the program runs, not its program.
+ * that starts one child on the terminal before anything is typed into the job, and waits on it
+ * (Codex's npm package, a node script that runs its native binary; Gemini CLI, which starts itself
+ * again). The child is then the job's program, and the launcher counts as a wrapper: else the
+ * child, on the terminal in the launcher's group, would look like a command at work for the job's
+ * whole life (as `python3 -i` running `subprocess.run` does), and the job would never be idle. A
+ * child started after the job was first typed into (`firstInput`, clock ticks after boot) is a
+ * command it was given, not its program. (Not by how soon after its parent it started: a loaded
+ * machine can take seconds to start a node launcher.)
  */
-function launched(chain: number[], tty: string | null): void {
+function launched(chain: number[], tty: string | null, firstInput: number | null): void {
   if (tty === null) return;
   for (let i = 0; i < MOST_LAUNCHERS; i++) {
-    const parent = chain[chain.length - 1]!;
-    const onTerminal = childrenOf(parent).filter((pid) => usesTerminal(pid, tty));
+    const onTerminal = childrenOf(chain[chain.length - 1]!).filter((pid) => usesTerminal(pid, tty));
     if (onTerminal.length !== 1) return;
     const child = onTerminal[0]!;
-    const [born, parentBorn] = [startTime(child), startTime(parent)];
-    if (born === null || parentBorn === null || born - parentBorn > LAUNCH_TICKS) return;
+    const born = startTime(child);
+    if (born === null || (firstInput !== null && born >= firstInput)) return;
     chain.push(child);
+  }
+}
+
+/** Now, in clock ticks after boot (USER_HZ, 100 a second: /proc/uptime's seconds, as starttime counts). */
+export function ticksNow(): number {
+  try {
+    return Math.floor(Number(fs.readFileSync("/proc/uptime", "latin1").split(" ")[0]) * 100);
+  } catch {
+    return 0;
   }
 }
 
