@@ -4,7 +4,6 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { type IPty, spawn as ptySpawn } from "@lydell/node-pty";
-import { openOwn } from "../home.js";
 import { waitForDrainOnDestroy } from "./late-output.js";
 import { endLeftovers, newRunMark, RUN_VARIABLE, startOf } from "./leftovers.js";
 import { log } from "./log.js";
@@ -12,6 +11,7 @@ import { jobIdOf, type Msg } from "./params.js";
 import { hasEnded, jobRunsInForeground, ticksNow } from "./processes.js";
 import { Screen } from "./screen.js";
 import { commandOf, spawnSpecOf } from "./spawn-spec.js";
+import { holdSlave, ptsNameOf, writeExitFile } from "./terminal-files.js";
 import { Transcript } from "./transcript.js";
 import { TypedInput } from "./typed-input.js";
 import { type ExitInfo, type ListResult, type ScreenState, TAIL_LIMIT } from "./wire.js";
@@ -367,47 +367,10 @@ function killGroup(pid: number): void {
   }
 }
 
-/** The terminal's slave side (`/dev/pts/N`): node-pty has it, but its types do not say so. */
-const ptsNameOf = (p: IPty): string | null => (p as IPty & { ptsName?: string }).ptsName ?? null;
-
 /** Where a tail of `text` that is the start of `marker` begins (text.length when none is). */
 function partialEnd(text: string, marker: string): number {
   for (let n = Math.min(text.length, marker.length - 1); n > 0; n--) {
     if (text.endsWith(marker.slice(0, n))) return text.length - n;
   }
   return text.length;
-}
-
-// When a job's last slave fd closes, Linux can drop output still queued in the pty, so a job's
-// final lines (often its error) went missing. Holding a slave fd of our own keeps the master
-// readable until the host has read it to the end (see Jobs.drain). Non-blocking: the host writes
-// DRAINED through it, and must never wait on a full terminal.
-function holdSlave(p: IPty): number | null {
-  const pts = ptsNameOf(p);
-  const { O_RDWR, O_NOCTTY, O_NONBLOCK } = fs.constants;
-  try {
-    return pts ? fs.openSync(pts, O_RDWR | O_NOCTTY | O_NONBLOCK) : null;
-  } catch {
-    return null; // the job may be gone already; then there is nothing left to lose
-  }
-}
-
-// Durable before the event goes out, so a daemon that crashes right now still finds it on disk.
-function writeExitFile(dir: string, exit: ExitInfo): void {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const tmp = path.join(dir, `.exit.json.${process.pid}.tmp`);
-  const fd = openOwn(tmp, fs.constants.O_CREAT | fs.constants.O_WRONLY | fs.constants.O_TRUNC);
-  try {
-    fs.writeSync(fd, `${JSON.stringify(exit)}\n`);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, path.join(dir, "exit.json"));
-  const dfd = fs.openSync(dir, "r");
-  try {
-    fs.fsyncSync(dfd);
-  } finally {
-    fs.closeSync(dfd);
-  }
 }

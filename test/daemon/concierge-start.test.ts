@@ -44,7 +44,9 @@ describe("a concierge from a profile", () => {
 describe("roost's own concierge (pi)", () => {
   it("takes roost.json's pi profile: its arguments and environment, with roost's extension and ROOST_CONCIERGE", async () => {
     // A stand-in for pi that keeps its arguments: the concierge's command is the pi profile's.
-    const script = 'printf "%s\\n" "$@" > "$ROOST_JOB_DIR/argv"; exec sleep 600';
+    // Written aside and renamed, so the test never reads the file between its creation and write.
+    const script =
+      'printf "%s\\n" "$@" > "$ROOST_JOB_DIR/argv.new"; mv "$ROOST_JOB_DIR/argv.new" "$ROOST_JOB_DIR/argv"; exec sleep 600';
     const own = await startDaemon({
       config: {
         agentProfiles: {

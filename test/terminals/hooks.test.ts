@@ -34,6 +34,15 @@ beforeAll(async () => {
           messages: true,
           quietMs: QUIET_MS,
         },
+        // Its task typed, once it takes keys: it starts up quiet for three quiet spells first.
+        "slow-claude": {
+          command: [path.join(FIXTURES, "fake-claude.mjs")],
+          task: "type",
+          hooks: "claude",
+          messages: true,
+          quietMs: QUIET_MS,
+          env: { FAKE_SLOW_START_MS: String(3 * QUIET_MS) },
+        },
         silent: silentProfile(),
       },
     },
@@ -114,6 +123,19 @@ describe("Claude Code's hooks in a terminal job", () => {
     const argv = given(id).find((e, i) => i > 0 && e.argv)?.argv;
     expect(argv).toEqual(["--settings", settings, "--resume", "11111111-2222-3333-4444-555555555555"]);
   }, 60_000);
+
+  it("its task is typed once its SessionStart hook said it takes keys, not while it starts up quiet", async () => {
+    const { job } = await c.ok("dispatch", { profile: "slow-claude", task: "[t] once it listens", cwd });
+    const r = await untilRow(
+      c,
+      job.id,
+      "its turn's end",
+      (x) => x.summary === "You said: [t] once it listens",
+    );
+    expect(r.view).toBe("your turn");
+    // Typed once, after its start: nothing of it was dropped while it started up.
+    expect(given(job.id).slice(1)).toEqual([{ prompt: "[t] once it listens" }]);
+  }, 30_000);
 
   it("a menu answered in the terminal itself ends the row's question: the screen says so", async () => {
     const { job } = await c.ok("dispatch", { profile: "fake-claude", cwd });

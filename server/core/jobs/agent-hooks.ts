@@ -47,6 +47,12 @@ const EVENTS: Record<HookAgent, readonly string[]> = {
   ],
 };
 
+/**
+ * Its `SessionStart` hook runs as it starts, once it takes keys (Claude Code, Gemini CLI): what is
+ * typed into it waits for that (typist.ts). Codex runs its own only at its first turn.
+ */
+export const sessionHookAtStart = (agent: HookAgent): boolean => agent !== "codex";
+
 /** The events whose hooks take a matcher (a tool's name): all of them. */
 const TOOL_EVENTS: ReadonlySet<string> = new Set([
   "PreToolUse",

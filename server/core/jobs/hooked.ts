@@ -14,7 +14,7 @@ import { agentConversation } from "./conversation.js";
 import { isEnded } from "./lifecycle.js";
 import { EMPTY_REPORT, type LiveJob } from "./registry.js";
 import { setReport } from "./state.js";
-import { typePending } from "./typist.js";
+import { hookHeard, typePending } from "./typist.js";
 
 /** A numbered menu on the screen (a permission prompt's `1. Yes` `2. No`): its labels, and the key of each. */
 export interface Menu {
@@ -74,6 +74,7 @@ export function hookSaid(core: Core, conn: AgentConnection, args: OpArgs<"hook">
     if (!job.hooked) job.hooked = { ...fresh(), state: args.event === "session" ? "done" : "working" };
     applyEvent(job.hooked, args);
   }
+  hookHeard(job);
   setReport(core, job, rowOf(job));
   // Its turn is over: a follow-up may be typed, once the hook has returned and the agent takes
   // keys again (what is typed while its hook runs, Codex drops).

@@ -81,7 +81,7 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
     core.registry.changed(job, true);
     const text = `started ${excerpt(rec.launch.command.join(" "))} (pid ${pid})${conversationText(rec.conversation)}`;
     core.feed.record(rec.id, "start", text, ROOST);
-    if (!rec.launch.protocol) terminalStarted(core, job);
+    if (!rec.launch.protocol) terminalStarted(core, job, true);
   } catch (err) {
     ended(core, job, null, `could not start: ${(err as Error).message}`);
   }

@@ -7,6 +7,7 @@
 import { DEFAULT_QUIET_MS } from "../../pty/wire.js";
 import type { Core } from "../core.js";
 import { messageOf } from "../text.js";
+import { sessionHookAtStart } from "./agent-hooks.js";
 import { delivered } from "./lifecycle.js";
 import { menuKeys } from "./menu-keys.js";
 import type { LiveJob } from "./registry.js";
@@ -21,10 +22,12 @@ export interface Quiet {
   at: number;
   typedAt: number;
   timer: NodeJS.Timeout | null;
+  /** Just launched, its agent's hooks say when it takes keys, and none has spoken yet (terminalStarted). */
+  awaitingHook: boolean;
 }
 
 const quietOf = (job: LiveJob): Quiet => {
-  job.quiet ??= { busy: true, at: 0, typedAt: Date.now(), timer: null };
+  job.quiet ??= { busy: true, at: 0, typedAt: Date.now(), timer: null, awaitingHook: false };
   return job.quiet;
 };
 
@@ -34,13 +37,41 @@ const quietOf = (job: LiveJob): Quiet => {
  * Codex's, waits for the user all the same).
  */
 const isIdle = (q: Quiet, job: LiveJob) =>
-  (!q.busy && q.at >= q.typedAt) || (job.hooked?.state === "done" && job.hooked.at >= q.typedAt);
+  (!q.awaitingHook && !q.busy && q.at >= q.typedAt) ||
+  (job.hooked?.state === "done" && job.hooked.at >= q.typedAt);
 
-/** A terminal agent's process started: it is busy until its screen first goes quiet. */
-export function terminalStarted(core: Core, job: LiveJob): void {
+/**
+ * The longest a job just launched waits for its agent's first hook before its screen's quiet counts
+ * again: hooks that never run (Gemini CLI skips a settings file others may write) must not keep
+ * its task from being typed for good.
+ */
+const FIRST_HOOK_WAIT_MS = 15_000;
+
+/**
+ * A terminal agent's process started: it is busy until its screen first goes quiet. `launched`: it
+ * was just launched, not found again running by a restarted daemon. An agent whose hooks say when
+ * its session begins (agent-hooks.ts) takes nothing typed before they have: its screen may be quiet
+ * while it starts, and Gemini CLI drops what is typed while it waits on its terminal's answers.
+ */
+export function terminalStarted(core: Core, job: LiveJob, launched: boolean): void {
   if (job.quiet?.timer) clearTimeout(job.quiet.timer);
   job.quiet = null;
+  const q = quietOf(job);
+  const hooks = job.rec.launch.hooks;
+  if (launched && hooks && sessionHookAtStart(hooks.agent)) {
+    q.awaitingHook = true;
+    setTimeout(() => {
+      if (job.quiet !== q || !q.awaitingHook) return;
+      q.awaitingHook = true;
+      void typePending(core, job);
+    }, FIRST_HOOK_WAIT_MS).unref();
+  }
   watchForQuiet(core, job);
+}
+
+/** Its agent's hook spoke: the screen's quiet counts again (hooked.ts). */
+export function hookHeard(job: LiveJob): void {
+  if (job.quiet) job.quiet.awaitingHook = false;
 }
 
 /**

@@ -55,7 +55,7 @@ export async function findJobsAgain(core: Core, opts: { hostLostAt?: string } = 
       if (same) core.registry.noted(job, true);
       else core.registry.changed(job, true);
       // Its row from its screen as it is now, and (a terminal agent) its waiting replies typed.
-      if (!job.rec.launch.protocol) terminalStarted(core, job);
+      if (!job.rec.launch.protocol) terminalStarted(core, job, false);
       void terminals.screen(job.rec.id).then(
         (state) => onScreen(core, state),
         () => {},
