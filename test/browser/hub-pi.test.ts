@@ -7,6 +7,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PI_WAIT, piWorldPerTest, untilDone } from "../helpers/pi.js";
+import { attachScreen } from "../helpers/screen.js";
 import { type HubPage, launch, openHub, pageErrors, shot } from "./browser.js";
 
 let browser: Browser;
@@ -59,14 +60,28 @@ describe("a pi job in the hub", { timeout: 4 * PI_WAIT }, () => {
     await page.goto(`${w.d.url}#/jobs/${id}`);
     const terminal = page.locator(".job-view .xterm-rows");
     await terminal.waitFor();
-    await page.waitForFunction(
-      () => {
-        const text = document.querySelector(".job-view .xterm-rows")?.textContent ?? "";
-        return text.includes("There are 3 files.") && text.includes("/100k");
-      },
-      undefined,
-      { timeout: PI_WAIT },
-    );
+    await page
+      .waitForFunction(
+        () => {
+          const text = document.querySelector(".job-view .xterm-rows")?.textContent ?? "";
+          return text.includes("There are 3 files.") && text.includes("/100k");
+        },
+        undefined,
+        { timeout: PI_WAIT },
+      )
+      .catch(async (err: Error) => {
+        // What the browser shows beside what the daemon's screen of the job holds, and their sizes.
+        const shown = await page.evaluate(() =>
+          Array.from(document.querySelectorAll(".job-view .xterm-rows > div")).map((d) =>
+            d.textContent?.trimEnd(),
+          ),
+        );
+        const own = await attachScreen(w.c, id);
+        throw new Error(
+          `${err.message}\nthe hub's terminal (${shown.length} rows):\n${shown.join("\n")}\n` +
+            `the daemon's screen (${own.term.cols}x${own.term.rows}):\n${own.text()}`,
+        );
+      });
     const text = await terminal.innerText();
     expect(text).toContain("[hub] count the files");
     expect(text).toMatch(/\$0\.204/); // pi's footer: what its session has cost

@@ -29,6 +29,8 @@ export interface GitView {
   head: string | null;
   /** Its branch (`main`), null on a detached HEAD. */
   branch: string | null;
+  /** The repository's git directory (its objects are the view's, read-only). */
+  commonDir: string;
 }
 
 /**
@@ -38,11 +40,19 @@ export interface GitView {
 const KEPT =
   /^(core\.(ignorecase|filemode|symlinks|autocrlf|eol|safecrlf|precomposeunicode|checkstat|trustctime)|extensions\.objectformat|core\.repositoryformatversion)$/;
 
-/** `fn` with a view of `tree`; what the view made is gone after, whatever `fn` did. */
-export async function withView<T>(tree: GitTree, fn: (view: GitView) => Promise<T>): Promise<T> {
+/**
+ * `fn` with a view of `tree`; what the view made is gone after, whatever `fn` did. `objects`: where
+ * what git hashes goes instead, kept after (roost's own, for a look whose objects outlive it:
+ * overlaps.ts compares the snapshots of several trees).
+ */
+export async function withView<T>(
+  tree: GitTree,
+  fn: (view: GitView) => Promise<T>,
+  objects?: string,
+): Promise<T> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "roost-view-"));
   try {
-    return await fn(await makeView(tree, tmp));
+    return await fn(await makeView(tree, tmp, objects));
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
@@ -52,7 +62,7 @@ export async function withView<T>(tree: GitTree, fn: (view: GitView) => Promise<
 const inRepository = (tree: GitTree, args: string[]) =>
   git(tree.workTree, [`--git-dir=${tree.gitDir}`, ...args], { env: configEnv(NO_NETWORK) });
 
-async function makeView(tree: GitTree, tmp: string): Promise<GitView> {
+async function makeView(tree: GitTree, tmp: string, objects = path.join(tmp, "objects")): Promise<GitView> {
   // Asked together: each is a git of its own, and the look waits on the slowest alone.
   const [where, headAt, symbolic, settings] = await Promise.all([
     inRepository(tree, [
@@ -74,7 +84,7 @@ async function makeView(tree: GitTree, tmp: string): Promise<GitView> {
   const gitDir = path.join(tmp, "git");
   fs.mkdirSync(path.join(gitDir, "refs"), { recursive: true });
   fs.mkdirSync(path.join(gitDir, "info"));
-  fs.mkdirSync(path.join(tmp, "objects"));
+  fs.mkdirSync(objects, { recursive: true, mode: 0o700 });
   // A detached HEAD at the tree's commit (an unborn branch before the first).
   fs.writeFileSync(path.join(gitDir, "HEAD"), head ? `${head}\n` : "ref: refs/heads/unborn\n");
   fs.writeFileSync(path.join(gitDir, "config"), configOf(settings.stdout));
@@ -85,11 +95,12 @@ async function makeView(tree: GitTree, tmp: string): Promise<GitView> {
     GIT_DIR: gitDir,
     GIT_WORK_TREE: tree.workTree,
     GIT_INDEX_FILE: path.join(tmp, "index"),
-    GIT_OBJECT_DIRECTORY: path.join(tmp, "objects"),
+    GIT_OBJECT_DIRECTORY: objects,
     GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(common, "objects"),
   };
   await seedIndex(index, env, head !== null);
-  return { dir: tree.workTree, env, head, branch: symbolic.code === 0 ? symbolic.stdout.trim() : null };
+  const branch = symbolic.code === 0 ? symbolic.stdout.trim() : null;
+  return { dir: tree.workTree, env, head, branch, commonDir: common };
 }
 
 /** `git config -z` (`KEY\nVALUE\0`...): the kept settings, as a config file of their own. */
