@@ -137,7 +137,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
       foreground: new Foreground(graceMs),
     },
     board: new TaskBoard(registry, feed, pushes, board, await board.load(), graceMs),
-    worktrees: new WorktreeStats(registry),
+    worktrees: new WorktreeStats(registry, feed, paths.overlapsDir),
     remotes,
     concierge: new Concierge(
       { store, registry, pushes, feed, clock, sendItem: (receiver, item) => sendItem(core, receiver, item) },

@@ -37,6 +37,8 @@ export interface Paths {
   jobsDir: string;
   /** The jobs' git worktrees, each `<job-id>` (docs/worktrees.md). */
   worktreesDir: string;
+  /** Snapshots of the jobs' worktrees, compared for overlaps (worktrees/overlaps.ts); cleared at start. */
+  overlapsDir: string;
 }
 
 export function roostPaths(env: NodeJS.ProcessEnv = process.env): Paths {
@@ -51,6 +53,7 @@ export function roostPaths(env: NodeJS.ProcessEnv = process.env): Paths {
     daemonLog: path.join(home, "daemon.log"),
     jobsDir: path.join(home, "jobs"),
     worktreesDir: path.join(home, "worktrees"),
+    overlapsDir: path.join(home, "overlaps"),
   };
 }
 

@@ -21,6 +21,7 @@ import { ls } from "./commands/ls.js";
 import { mcp } from "./commands/mcp.js";
 import { merge } from "./commands/merge.js";
 import { notify } from "./commands/notify.js";
+import { overlaps } from "./commands/overlaps.js";
 import { pi } from "./commands/pi.js";
 import { profiles } from "./commands/profiles.js";
 import { remote } from "./commands/remote.js";
@@ -66,6 +67,7 @@ const COMMANDS: readonly Command[] = [
   rename,
   diff,
   merge,
+  overlaps,
   profiles,
   tasks,
   concierge,

@@ -30,6 +30,8 @@ export type FeedKind =
   | "repair"
   // a job's branch landed in its base branch (core/worktrees/merge.ts)
   | "merge"
+  // two jobs' work would conflict if both landed (core/worktrees/overlaps.ts): `id` one of them, the text names both
+  | "overlap"
   // the peers (docs/protocol.md): `who`/`whoId` the sender, `id` the receiver (for a notice, the watcher)
   | "message"
   | "spawn"

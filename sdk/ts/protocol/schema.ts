@@ -12,7 +12,7 @@ import type { ConversationEvent } from "./conversation.js";
 import { LIMITS } from "./limits.js";
 import { VIEW_STATES } from "./row-state.js";
 import type { ScheduleEvent } from "./schedules.js";
-import { Worktree } from "./worktree.js";
+import { Overlap, Worktree } from "./worktree.js";
 
 export { LIMITS, NULL_REPORT_FIELDS } from "./limits.js";
 
@@ -171,6 +171,12 @@ export const Row = Type.Object({
   cwd: Type.String(),
   /** Its git worktree and branch (docs/worktrees.md); null for a job run where it was told. */
   worktree: nullable(Worktree),
+  /**
+   * The other jobs of its repository that changed files it changed too (docs/worktrees.md,
+   * "Overlaps"), and whether they would conflict; empty when none. Always set on this daemon's
+   * rows; optional so that a remote of an older roost, whose rows lack it, is still read.
+   */
+  overlaps: Type.Optional(Type.Array(Overlap)),
   /**
    * It runs in roost's sandbox (docs/security.md): the file system read-only but for its tree,
    * roost's home hidden, roost reached through a socket of its own. Always set on this daemon's

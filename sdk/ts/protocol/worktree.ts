@@ -19,6 +19,18 @@ export const DiffStat = Type.Object({
 });
 export type DiffStat = Static<typeof DiffStat>;
 
+/**
+ * Another job of the same repository that changed some of the same files (docs/worktrees.md,
+ * "Overlaps"): the files both changed (each against its own start, committed or not), and those
+ * of them their work would conflict in if both landed (empty: it merges cleanly). At most 50 each.
+ */
+export const Overlap = Type.Object({
+  id: Type.String(),
+  files: Type.Array(Type.String()),
+  conflicts: Type.Array(Type.String()),
+});
+export type Overlap = Static<typeof Overlap>;
+
 /** The row's `worktree`: null for a job that runs where it was told. */
 export const Worktree = Type.Object({
   /** The worktree's directory (roost's: `$ROOST_HOME/worktrees/<job-id>`). */

@@ -4,7 +4,7 @@
  * are what users of other tools complain of):
  *
  * - a feed entry that matters (a session turned blocked, failed or done, a new question, a task
- *   board change, an exit; not the concierge's own doings) arms one settle time on the daemon's
+ *   board change, an exit, two sessions' work that would conflict; not the concierge's own doings) arms one settle time on the daemon's
  *   clock: the changes that come meanwhile make one digest;
  * - nothing happening makes none; each digest says what happened since the feed cursor the last
  *   one reached, so the same need is said once (the fleet's lines say how each session stands);
@@ -25,7 +25,7 @@ import { DIGEST_ENVELOPE, digestText } from "./digest-text.js";
 /** How long the first change waits for others to come with it. */
 export const SETTLE_MS = 1500;
 /** The feed entries that wake the concierge. */
-const WAKES: ReadonlySet<string> = new Set(["state", "task", "exit"]);
+const WAKES: ReadonlySet<string> = new Set(["state", "task", "exit", "overlap"]);
 /** The feed entries a digest says, besides those. */
 const SAYS: ReadonlySet<string> = new Set([...WAKES, "dispatch", "spawn", "handback", "rm", "respawn"]);
 const SETTLE_KEY = "concierge digest";

@@ -160,7 +160,7 @@ export function remove(core: Core, job: LiveJob, actor: Actor, options: RemoveOp
     // The worktree before the row: a crash between them leaves a row whose rm is done again.
     if (wt)
       await removeWorktree(job.rec.id, wt, { force, deleteBranch: options.deleteBranch ?? false }, tree);
-    core.worktrees.forget(job.rec.id);
+    core.worktrees.forget(job);
     core.peers.watches.changed(core, job.rec.id, true); // "removed" is a stop, and an end
     core.schedules.jobChanged(job.rec.id, true);
     core.store.deleteJob(job.rec.id);

@@ -8,6 +8,7 @@ import {
   type FullReport,
   LIMITS,
   NULL_REPORT_FIELDS,
+  type Overlap,
   RoostError,
   type Row,
   type Watching,
@@ -90,6 +91,8 @@ export interface LiveJob {
   repliesInFlight: Map<string, Promise<unknown>>;
   /** Its watches not yet fired, as its row shows them (watches.ts keeps it). */
   watches: Watching[];
+  /** The other jobs of its repository that changed the same files (worktrees/overlaps.ts keeps it). */
+  overlaps: Overlap[];
   /**
    * The answer the concierge suggests while it waits (`concierge-suggest`), until it moves on (a
    * reply, a new state or question). Kept in memory only: after a restart the concierge's next
@@ -134,6 +137,7 @@ const liveJob = (rec: JobRecord, pending: number, awaySince = Date.now()): LiveJ
   size: null,
   repliesInFlight: new Map(),
   watches: [],
+  overlaps: [],
   suggested: null,
   begun: begunAtStart(rec),
   handedBack: false,
@@ -323,6 +327,7 @@ export class Registry {
       pid: r.pid,
       cwd: r.launch.cwd,
       worktree: r.worktree,
+      overlaps: job.overlaps,
       sandboxed: r.launch.sandbox !== undefined,
       conversation: conversationWord(r.conversation),
       startedAt: r.startedAt,

@@ -4,12 +4,11 @@
  * `changes` is asked. Not on every report: a diff costs git a walk of the worktree.
  */
 import { type Changes, RoostError } from "../../../sdk/ts/protocol/index.js";
-import type { LiveJob, Registry } from "../jobs/index.js";
+import type { LiveJob } from "../jobs/index.js";
 import { diffOf } from "./changes.js";
 import { type GitTree, withView } from "./git-view.js";
+import { isMoving, type OverlapParts, Overlaps } from "./overlaps.js";
 import { worktreeTree } from "./worktrees.js";
-
-const MOVING: ReadonlySet<string> = new Set(["working", "starting"]);
 
 export class WorktreeStats {
   /** By job: whether it was at rest at its last change (a stat is taken as it comes to rest). */
@@ -17,15 +16,30 @@ export class WorktreeStats {
   /** By job: the stat being taken, and whether another was asked for meanwhile. */
   private readonly taking = new Map<string, { again: boolean }>();
 
-  constructor(private readonly registry: Pick<Registry, "row" | "find" | "noted">) {}
+  /** Which jobs of a repository changed the same files (overlaps.ts); null: not looked for. */
+  readonly overlaps: Overlaps | null;
+
+  /** `overlapsDir`: where overlaps keeps its snapshots (in roost's home); without it, none are looked for. */
+  constructor(
+    private readonly registry: OverlapParts["registry"],
+    feed?: OverlapParts["feed"],
+    overlapsDir?: string,
+  ) {
+    this.overlaps =
+      feed && overlapsDir
+        ? new Overlaps({ registry, feed, dir: overlapsDir, tree: (job) => this.tree(job) })
+        : null;
+  }
 
   /** The job's row changed: a job with a worktree that just came to rest has its stat taken. */
   changed(job: LiveJob): void {
     if (!job.rec.worktree) return;
-    const rest = !MOVING.has(this.registry.row(job).view);
+    const rest = !isMoving(this.registry.row(job).view);
     const was = this.resting.get(job.rec.id) ?? false;
     this.resting.set(job.rec.id, rest);
     if (rest && !was) this.take(job);
+    // Cheap on every change: at most a timer per repository (overlaps.ts).
+    if (!rest || !was) this.overlaps?.touched(job, !rest);
   }
 
   /** Takes its stat now (once at a time: one asked for meanwhile runs after). */
@@ -95,8 +109,10 @@ export class WorktreeStats {
     this.registry.noted(job, true);
   }
 
-  forget(id: string): void {
+  forget(job: LiveJob): void {
+    const id = job.rec.id;
     this.resting.delete(id);
     this.taking.delete(id);
+    this.overlaps?.forget(id, job.rec.worktree?.repo);
   }
 }
