@@ -18,8 +18,9 @@ import type { Core } from "./core/core.js";
 import { Feed } from "./core/feed.js";
 import { connectionClosed } from "./core/jobs/agents.js";
 import { checkLaunch, dispatch } from "./core/jobs/dispatch.js";
-import { stop } from "./core/jobs/lifecycle.js";
+import { remove, stop } from "./core/jobs/lifecycle.js";
 import { Registry } from "./core/jobs/registry.js";
+import { reply } from "./core/jobs/reply.js";
 import { bwrapProgram } from "./core/jobs/sandbox.js";
 import { loadJobs, recordSetAside } from "./core/jobs/stored-jobs.js";
 import { Notify } from "./core/notify/notify.js";
@@ -28,6 +29,7 @@ import { sendItem } from "./core/peers/peer-items.js";
 import { PeerRules } from "./core/peers/peer-rules.js";
 import { Watches } from "./core/peers/watches.js";
 import { Pushes } from "./core/pushes.js";
+import { MergeQueue } from "./core/queue/index.js";
 import { Schedules } from "./core/schedules/schedules.js";
 import { findJobsAgain } from "./core/terminals/find-again.js";
 import { HostLink } from "./core/terminals/host-link.js";
@@ -152,6 +154,18 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     hubUrl: () => hubUrl,
     shutdown: () => void shutdown(),
     secrets,
+    // A job told what to fix is replied to as by `reply`; one cleaned is removed as by `rm --delete-branch`.
+    queue: new MergeQueue({
+      store,
+      pushes,
+      feed,
+      registry,
+      home: paths.home,
+      worktreesDir: paths.worktreesDir,
+      tell: (id, text, actor) => reply(core, { id, text }, actor),
+      clean: (id, actor) => remove(core, registry.get(id), actor, { deleteBranch: true }),
+      redact: (text) => secrets.redact(text),
+    }),
   };
 
   const hostLink = new HostLink(core, paths.home, () => stopping);
@@ -201,6 +215,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     stopWatching();
     clock.close();
     remotes.close();
+    core.queue.close();
     await Promise.all([bridge.close().catch(() => {}), jobSockets.closeAll(), closeSoon(http?.close())]);
     registry.flush();
     await board.close();
@@ -227,6 +242,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   core.schedules.start();
   remotes.start(); // the other daemons' rows, followed from now on
   core.concierge.start(); // its orders on the clock, as the schedules
+  // The merge queue goes on: an entry cut short is landed once, or started again (core/queue/queue.ts).
+  void core.queue.start().catch((err) => console.error("roost: the merge queue:", err));
 }
 
 /** The task board in PostgreSQL (docs/fleet.md): this daemon named on it by its host, by default. */

@@ -24,6 +24,7 @@ import { notify } from "./commands/notify.js";
 import { overlaps } from "./commands/overlaps.js";
 import { pi } from "./commands/pi.js";
 import { profiles } from "./commands/profiles.js";
+import { queue } from "./commands/queue.js";
 import { remote } from "./commands/remote.js";
 import { reply } from "./commands/reply.js";
 import { schedule } from "./commands/schedule.js";
@@ -68,6 +69,7 @@ const COMMANDS: readonly Command[] = [
   diff,
   merge,
   overlaps,
+  queue,
   profiles,
   tasks,
   concierge,

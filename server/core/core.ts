@@ -12,6 +12,7 @@ import type { Registry } from "./jobs/index.js";
 import type { Notify } from "./notify/index.js";
 import type { Foreground, PeerRules, Watches } from "./peers/index.js";
 import type { Pushes } from "./pushes.js";
+import type { MergeQueue } from "./queue/index.js";
 import type { Remotes } from "./remotes.js";
 import type { Schedules } from "./schedules/index.js";
 import type { Viewers } from "./terminals/index.js";
@@ -93,4 +94,6 @@ export interface Core {
   shutdown: () => void;
   /** roost.json's secrets, and the one redaction of what the daemon says (secrets.ts). */
   secrets: Secrets;
+  /** The merge queue: jobs' branches landed one at a time, each checked first (core/queue/). */
+  queue: MergeQueue;
 }

@@ -45,6 +45,8 @@ export type FeedKind =
   // `answer`, `suggest`, `undo`, `on`, `off`) or what became of a standing order (`order`,
   // `order-kept`, `order-dropped`); `id` the session it is about, else the concierge's job
   | "concierge"
+  // the merge queue's (core/queue/queue.ts): `id` the job whose branch was queued, landed or refused
+  | "queue"
   // a notify hook given up (core/notify/notify.ts): `id` "notify", the text naming the hook by its place
   | "notify";
 

@@ -9,6 +9,7 @@ import type {
   ConciergeStatus,
   FeedEntry,
   PushEvent,
+  QueueEntry,
   RemoteStatus,
   Row,
   Schedule,
@@ -77,6 +78,11 @@ export class Pushes {
   /** A schedule added or changed (null: removed). Rare: pushed as it comes. */
   schedule(id: string, schedule: Schedule | null): void {
     this.emit({ event: "schedule", id, schedule });
+  }
+
+  /** A merge queue's entry changed (core/queue/queue.ts): pushed as it comes. */
+  queue(entry: QueueEntry): void {
+    this.emit({ event: "queue", entry });
   }
 
   /** The concierge's status changed (core/concierge/concierge.ts): rare, pushed as it comes. */

@@ -35,6 +35,9 @@ import { peersOp } from "./peers.js";
 import { pendingOp } from "./pending.js";
 import { pinOp } from "./pin.js";
 import { profilesOp } from "./profiles.js";
+import { queueOp } from "./queue.js";
+import { queueAddOp } from "./queue-add.js";
+import { queueCancelOp } from "./queue-cancel.js";
 import { remotesReloadOp } from "./remotes-reload.js";
 import { renameOp } from "./rename.js";
 import { reorderOp } from "./reorder.js";
@@ -136,6 +139,10 @@ const defs = [
   tokenOp,
   remotesReloadOp,
   notifyTestOp,
+  // the merge queue
+  queueAddOp,
+  queueOp,
+  queueCancelOp,
 ] as unknown as OpDef<OpName>[];
 
 // Every op of the schema set has its handler, and no handler is without its schema.

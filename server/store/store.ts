@@ -13,6 +13,7 @@ import { type BoardStore, SqliteBoard } from "./board.js";
 import { Conversations } from "./conversations.js";
 import { GroupCommit } from "./group-commit.js";
 import { type CheckpointThread, openDatabase } from "./open.js";
+import { QueueStore } from "./queue.js";
 import type {
   JobRecord,
   NewFeedEntry,
@@ -49,6 +50,8 @@ export class Store {
   readonly board: BoardStore;
   /** The jobs' conversations, in `jobs/<id>/` beside the database (the home's layout: paths.ts). */
   readonly conversations: Conversations;
+  /** The merge queue's entries (queue.ts). */
+  readonly queue: QueueStore;
   private readonly checkpoints: CheckpointThread | null;
 
   /**
@@ -64,6 +67,7 @@ export class Store {
     this.replies = new Replies(this.sql, this.commits, () => this.db.open);
     this.board = new SqliteBoard(this.sql, this.commits);
     this.conversations = new Conversations(path.join(path.dirname(file), "jobs"));
+    this.queue = new QueueStore(this.db, this.commits);
   }
 
   close(): void {

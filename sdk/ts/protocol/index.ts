@@ -4,6 +4,7 @@ export * from "./conversation.js";
 export * from "./errors.js";
 export * from "./line-diff.js";
 export * from "./ops.js";
+export * from "./queue.js";
 export * from "./row-state.js";
 export * from "./schedules.js";
 export * from "./schema.js";

@@ -33,6 +33,9 @@ import { peers } from "./ops/peers.js";
 import { pending } from "./ops/pending.js";
 import { pin } from "./ops/pin.js";
 import { profiles } from "./ops/profiles.js";
+import { queue } from "./ops/queue.js";
+import { queueAdd } from "./ops/queue-add.js";
+import { queueCancel } from "./ops/queue-cancel.js";
 import { remotesReload } from "./ops/remotes-reload.js";
 import { rename } from "./ops/rename.js";
 import { reorder } from "./ops/reorder.js";
@@ -122,6 +125,10 @@ export const OPS = {
   "schedule-pause": schedulePause,
   "schedule-run": scheduleRun,
   "schedule-when": scheduleWhen,
+  // -- the merge queue (docs/worktrees.md, "The merge queue") --
+  "queue-add": queueAdd,
+  queue,
+  "queue-cancel": queueCancel,
 } as const;
 
 export type OpName = keyof typeof OPS;

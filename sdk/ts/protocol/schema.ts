@@ -10,6 +10,7 @@ import { jsonBytes, tooDeep } from "./bounds.js";
 import type { ConciergeEvent } from "./concierge.js";
 import type { ConversationEvent } from "./conversation.js";
 import { LIMITS } from "./limits.js";
+import type { QueueEvent } from "./queue.js";
 import { VIEW_STATES } from "./row-state.js";
 import type { ScheduleEvent } from "./schedules.js";
 import { Overlap, Worktree } from "./worktree.js";
@@ -304,7 +305,8 @@ export type PushEvent =
   | Static<typeof BoardEvent>
   | ScheduleEvent
   | ConciergeEvent
-  | ConversationEvent;
+  | ConversationEvent
+  | QueueEvent;
 /** A job's terminal output, to a connection that attached to it. */
 export const OutputEvent = Type.Object({ event: Type.Literal("output"), id: JobId, data: Type.String() });
 /** The attachment ended without the viewer asking: the job ended or was removed. */

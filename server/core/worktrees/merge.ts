@@ -84,12 +84,12 @@ export async function merge(core: Core, args: OpArgs<"merge">, actor: Actor): Pr
   }
 }
 
-async function commitOf(repo: string, ref: string): Promise<string | null> {
+export async function commitOf(repo: string, ref: string): Promise<string | null> {
   const r = await git(repo, ["rev-parse", "--verify", "-q", `${ref}^{commit}`]);
   return r.code === 0 ? r.stdout.trim() : null;
 }
 
-async function isAncestor(repo: string, a: string, b: string): Promise<boolean> {
+export async function isAncestor(repo: string, a: string, b: string): Promise<boolean> {
   return (await git(repo, ["merge-base", "--is-ancestor", a, b])).code === 0;
 }
 
@@ -119,13 +119,13 @@ async function cleanMergeTree(
   return tree;
 }
 
-const isInside = (dir: string, p: string) => {
+export const isInside = (dir: string, p: string) => {
   const rel = path.relative(dir, p);
   return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
 };
 
 /** The checkout (the base checkout, or another worktree) that has `ref` checked out, if one has. */
-async function checkoutOf(repo: string, ref: string): Promise<string | null> {
+export async function checkoutOf(repo: string, ref: string): Promise<string | null> {
   const out = await gitOk(repo, ["worktree", "list", "--porcelain"]);
   for (const block of out.split("\n\n")) {
     const lines = block.split("\n");

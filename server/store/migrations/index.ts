@@ -221,4 +221,15 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT, WITHOUT ROWID;
   CREATE INDEX resends_at ON resends (at);
   `,
+  // 13: the merge queue (core/queue/queue.ts; docs/worktrees.md, "The merge queue"): each entry a JSON
+  // record by its number, `n` never reused (the counter only grows). Ended entries past the latest
+  // 100 are deleted.
+  `
+  INSERT INTO counters (name, value) VALUES ('queue', 0);
+  CREATE TABLE queue (
+    n INTEGER PRIMARY KEY,
+    ended INTEGER NOT NULL,           -- 1 once landed, failed or cancelled
+    entry TEXT NOT NULL               -- JSON: the record (server/store/queue.ts)
+  ) STRICT;
+  `,
 ];
