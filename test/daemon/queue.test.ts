@@ -2,7 +2,7 @@
  * The merge queue (docs/worktrees.md, "The merge queue"), against a real daemon and real git
  * repositories: jobs' branches landed one at a time, a conflict and a failed check leaving the
  * target as it was and the jobs told, a dirty target checkout refused, a push and a clean, the
- * CLI following its entries, and what is refused. The daemon killed mid-queue: test/daemon/queue-restart.test.ts.
+ * CLI following its entries, and what is refused. The daemon killed mid-queue: queue-restart.test.ts.
  */
 import fs from "node:fs";
 import path from "node:path";

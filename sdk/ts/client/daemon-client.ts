@@ -22,6 +22,7 @@ const SAME_AGAIN: ReadonlySet<string> = new Set([
   "schedules",
   "schedule-when",
   "changes",
+  "queue",
   "pin",
   "rename",
   "reorder",
@@ -152,6 +153,16 @@ export class DaemonClient {
   /** A `when` read and its next runs, saved nowhere. */
   scheduleWhen(when: string, count?: number) {
     return this.call("schedule-when", count === undefined ? { when } : { when, count });
+  }
+  /** The merge queue (docs/protocol.md, "The merge queue"): jobs' branches landed one at a time. */
+  queueAdd(args: OpArgs<"queue-add">) {
+    return this.call("queue-add", args);
+  }
+  queue() {
+    return this.call("queue", {});
+  }
+  queueCancel(n: number) {
+    return this.call("queue-cancel", { n });
   }
   /** The concierge (docs/protocol.md, "The concierge"): on, off, status, its policy, undo. */
   concierge(args: OpArgs<"concierge">) {

@@ -4,23 +4,10 @@
  * first. An entry as the ops answer it and the `queue` push carries it.
  */
 import Type, { type Static } from "typebox";
+import { QUEUE_STATES } from "./queue-states.js";
 import { JobId, oneOf } from "./schema.js";
 
-/** An entry's life: queued, then merging, checking (when it has a check), landing; then how it ended. */
-export const QUEUE_STATES = [
-  "queued",
-  "merging",
-  "checking",
-  "landing",
-  "landed",
-  "failed",
-  "cancelled",
-] as const;
-export type QueueState = (typeof QUEUE_STATES)[number];
-export const QUEUE_ENDED: ReadonlySet<QueueState> = new Set(["landed", "failed", "cancelled"]);
-
-/** The check's output an entry carries: its last 8 KiB (the whole is in `$ROOST_HOME/queue/<n>.log`). */
-export const QUEUE_OUTPUT_BYTES = 8192;
+export { QUEUE_ENDED, QUEUE_OUTPUT_BYTES, QUEUE_STATES, type QueueState } from "./queue-states.js";
 
 export const QueueEntry = Type.Object({
   /** Its number: 1, 2, …, never reused; the queue lands in this order. */

@@ -3,7 +3,7 @@
  * cancelled. And how `roost merge` with several jobs (or a check) follows the entries it queued.
  */
 import type { OpArgs, QueueEntry } from "../../../sdk/ts/protocol/index.js";
-import { QUEUE_ENDED } from "../../../sdk/ts/protocol/index.js";
+import { QUEUE_ENDED } from "../../../sdk/ts/protocol/queue-states.js";
 import { CliError, type Command, type Invocation, out, printJson, UsageError } from "../command.js";
 import { callOnce, connect } from "../connect.js";
 import { ago, clean, columns, terminalWidth, wantsColour } from "../format.js";

@@ -23,7 +23,13 @@ export interface RunningCheck {
 }
 
 /** git's own variables from the daemon's environment would point the check's git elsewhere. */
-const NOT_PASSED = new Set(["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX"]);
+const NOT_PASSED: ReadonlySet<string> = new Set([
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_COMMON_DIR",
+  "GIT_PREFIX",
+]);
 
 export function runCheck(opts: {
   command: string;

@@ -105,6 +105,15 @@ describe("DaemonClient", () => {
     const merged = await speak("merge", () => c.merge({ id: edit.id }));
     expect(merged).toMatchObject({ into: "main", fastForward: true, files: ["added.txt"] });
     expect(head(repo, "main")).toBe(merged.commit);
+    // The merge queue: the branch queued again has nothing left to land; an ended entry stays.
+    const { entries } = await speak("queue-add", () => c.queueAdd({ ids: [edit.id] }));
+    expect(entries).toMatchObject([{ id: edit.id, into: "main", state: "queued" }]);
+    await until(
+      "the entry ended",
+      async () => (await speak("queue", () => c.queue())).entries[0]?.state === "landed",
+    );
+    const ended = await speak("queue-cancel", () => c.queueCancel(entries[0]!.n)).catch((e) => e);
+    expect(ended.code).toBe("conflict");
     await c.stop(edit.id);
     await c.rm(edit.id);
     fs.rmSync(repo, { recursive: true, force: true });
