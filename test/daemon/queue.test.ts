@@ -163,7 +163,7 @@ describe("what queue-add refuses, nothing queued", () => {
 
     const many = await refused("queue-add", { ids: Array.from({ length: 51 }, (_, i) => `j${i + 1}`) });
     expect(many.code).toBe("bad_request");
-    expect(many.error).toMatch(/ids.*50/);
+    expect(many.error).toBe("queue-add: ids must not have more than 50 items");
 
     for (const remote of ["-oops", "two words"]) {
       const bad = await refused("queue-add", { ids: [j.id], push: remote });
@@ -178,6 +178,35 @@ describe("what queue-add refuses, nothing queued", () => {
     const missing = await refused("queue-cancel", { n: 99999 });
     expect(missing.code).toBe("not_found");
   });
+});
+
+describe("a check's time limit, and cancelling", () => {
+  it("a check past its timeout fails the entry; a queued entry is cancelled, one under way is not", async () => {
+    const base = repo();
+    const slow = await jobWith(base, { "slow.txt": "s\n" });
+    const next = await jobWith(base, { "next.txt": "n\n" });
+    const { entries } = await c.ok("queue-add", {
+      ids: [slow.id, next.id],
+      check: "echo begun; sleep 30",
+      timeout: 1,
+    });
+    const [n1, n2] = entries.map((e: any) => e.n);
+    await until(
+      "checking",
+      async () => (await c.ok("queue", {})).entries.find((e: any) => e.n === n1).state === "checking",
+    );
+    const busy = await refused("queue-cancel", { n: n1 });
+    expect(busy.code).toBe("conflict");
+    expect(busy.error).toContain(`#${n1} is under way (checking)`);
+    const { entry } = await c.ok("queue-cancel", { n: n2 });
+    expect(entry).toMatchObject({ n: n2, state: "cancelled" });
+    const done = await ended([n1, n2]);
+    expect(done.get(n1)).toMatchObject({ state: "failed" });
+    expect(done.get(n1).detail).toContain("timed out after 1 s");
+    expect(done.get(n1).output).toContain("begun");
+    expect(done.get(n2).state).toBe("cancelled");
+    expect(git(base, "log", "--format=%s", "main").trim()).toBe("base");
+  }, 30_000);
 });
 
 describe("push and clean", () => {

@@ -43,6 +43,8 @@ const actorOf = (rec: QueueRecord): Actor => ({ who: `queue #${rec.n}`, whoId: n
 export class MergeQueue implements Lander {
   private readonly all = new Map<number, QueueRecord>();
   private running = false;
+  /** Set by `start`: until then nothing runs, so that an entry cut short by a restart goes first. */
+  private started = false;
   /** Entries whose output changed since it was last pushed, and when each was. */
   private readonly outputPushed = new Map<number, { at: number; timer: NodeJS.Timeout | null }>();
   checking: Lander["checking"] = null;
@@ -146,6 +148,7 @@ export class MergeQueue implements Lander {
         detail: `started again: roost stopped while it was ${rec.state}`,
       });
     }
+    this.started = true;
     this.kick();
   }
 
@@ -157,7 +160,7 @@ export class MergeQueue implements Lander {
   }
 
   private kick(): void {
-    if (this.running || this.closed) return;
+    if (this.running || this.closed || !this.started) return;
     this.running = true;
     void (async () => {
       try {
@@ -176,9 +179,10 @@ export class MergeQueue implements Lander {
             merged: null,
             onto: null,
           });
-          await land(this, next).catch((err) =>
-            this.failed(next, `roost could not land it: ${messageOf(err)}`, null),
-          );
+          await land(this, next).catch((err) => {
+            // A daemon stopping cuts its git and its check short: the entry starts again at the next start.
+            if (!this.closed) return this.failed(next, `roost could not land it: ${messageOf(err)}`, null);
+          });
         }
       } finally {
         this.running = false;
