@@ -203,6 +203,11 @@ function terminalSocket(core: Core, req: FastifyRequest, channel: Channel): void
     const request = terminalRequest(isBinary ? null : String(data));
     if (typeof request === "string") return { ok: false, code: "bad_request", error: request };
     const outcome = await runOp(core, caller, request.op, { ...request.args, id });
+    if (request.op === "attach") {
+      // The screen afresh, sent now: the output it has not drawn follows it (viewers.ts).
+      channel.send({ op: "attach", ...answerOf(outcome) });
+      return null;
+    }
     return outcome.ok ? null : { op: request.op, ...answerOf(outcome) };
   };
   readInOrder(channel, attached, refusal);
@@ -232,16 +237,20 @@ function readInOrder(
   });
 }
 
-/** `{"op": "input", "args": {"data": "ls\r"}}` or `{"op": "resize", "args": {"cols": 100, "rows": 30}}`. */
+/**
+ * `{"op": "input", "args": {"data": "ls\r"}}`, `{"op": "resize", "args": {"cols": 100, "rows": 30}}`,
+ * or `{"op": "attach"}`: the screen again (the hub's, once a resize has settled).
+ */
 function terminalRequest(
   text: string | null,
-): { op: "input" | "resize"; args: Record<string, unknown> } | string {
+): { op: "input" | "resize" | "attach"; args: Record<string, unknown> } | string {
   const usage =
-    'send {"op": "input", "args": {"data": "…"}} or {"op": "resize", "args": {"cols": n, "rows": n}}';
+    'send {"op": "input", "args": {"data": "…"}}, {"op": "resize", "args": {"cols": n, "rows": n}} or {"op": "attach"}';
   if (text === null) return `binary messages are not read: ${usage}`;
   const read = readRequest(text);
   if (!read.ok) return read.why === "json" ? `not JSON: ${usage}` : usage;
   const { op, args } = read.request;
+  if (op === "attach") return { op, args: {} };
   if ((op !== "input" && op !== "resize") || args === undefined) return usage;
   return { op, args };
 }

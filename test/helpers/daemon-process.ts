@@ -97,9 +97,18 @@ export class DaemonProcess {
   /** The pty host, the jobs it holds (they outlive the daemon by design) and the home: gone. */
   protected removeAll(): void {
     killPtyHost(this.home);
-    // Retried: a job killed a moment ago may still be closing a file in its folder (ENOTEMPTY); a
-    // sandboxed one's processes end after their bubblewrap, and on a loaded machine 1.5 s of
-    // retries were too few (10: 5.5 s in all, node's delay growing by 100 ms a try).
-    fs.rmSync(this.home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    // Retried: a job killed a moment ago may still be writing in its folder (ENOTEMPTY); a
+    // sandboxed one's processes end after their bubblewrap, and on a loaded CI machine 5.5 s of
+    // node's own retries were too few. For up to 30 s, then the error.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        fs.rmSync(this.home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
+      }
+    }
   }
 }

@@ -4,12 +4,19 @@
  * to match. A read-only viewer watches at the job's own size and sends nothing; a glance (the
  * preview pane) types but keeps the job's size, so that moving through forty rows never reflows
  * forty agents' screens.
+ *
+ * After a resize, once the job has been quiet for REPAINT_QUIET_MS, the screen is asked for again
+ * and drawn afresh (docs/http.md): what shows is the daemon's screen of the job at the new size,
+ * whatever the program's own redraw did on its way here (pi's redraw for a new size was seen cut
+ * short in the hub, under load, while the daemon's screen had it whole).
  */
 import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
 import { onMessages, wsUrl } from "./api.js";
 import { h } from "./dom.js";
+
+const REPAINT_QUIET_MS = 400;
 
 const THEME = {
   background: "#111418",
@@ -30,6 +37,8 @@ export class TerminalView {
   private backoff = 250;
   private readonly observer: ResizeObserver;
   private fitQueued = false;
+  /** A resize was sent: the screen is asked for again once the job has been quiet a moment. */
+  private repaint: number | undefined;
 
   constructor(
     private readonly id: string,
@@ -60,6 +69,7 @@ export class TerminalView {
   dispose(): void {
     this.disposed = true;
     window.clearTimeout(this.retry);
+    window.clearTimeout(this.repaint);
     this.observer.disconnect();
     this.ws?.close();
     this.term?.dispose();
@@ -89,8 +99,14 @@ export class TerminalView {
         this.setNote("");
       },
       (msg) => {
-        if (msg.event === "output") this.term?.write(String(msg.data));
-        else if (msg.event === "detached") {
+        if (msg.event === "output") {
+          this.term?.write(String(msg.data));
+          if (this.repaint !== undefined) this.repaintWhenQuiet();
+        } else if (msg.op === "attach" && msg.ok === true) {
+          const r = msg.result as { screen: string };
+          this.term?.reset();
+          this.term?.write(r.screen);
+        } else if (msg.event === "detached") {
           ended = true;
           this.setNote(`The terminal ended: ${String(msg.why)}`);
         } else if (msg.ok === false) this.setNote(`Refused: ${String(msg.error)}`);
@@ -144,7 +160,10 @@ export class TerminalView {
     const fit = new FitAddon();
     this.fit = fit;
     term.loadAddon(fit);
-    term.onResize(({ cols, rows }) => this.send({ op: "resize", args: { cols, rows } }));
+    term.onResize(({ cols, rows }) => {
+      this.send({ op: "resize", args: { cols, rows } });
+      this.repaintWhenQuiet();
+    });
     this.queueFit();
   }
 
@@ -160,6 +179,15 @@ export class TerminalView {
         // not laid out yet
       }
     });
+  }
+
+  /** (Re)arms the repaint: it goes once no output has come for REPAINT_QUIET_MS. */
+  private repaintWhenQuiet(): void {
+    window.clearTimeout(this.repaint);
+    this.repaint = window.setTimeout(() => {
+      this.repaint = undefined;
+      this.send({ op: "attach" });
+    }, REPAINT_QUIET_MS);
   }
 
   private send(msg: unknown): void {

@@ -112,6 +112,21 @@ describe("GET /api/jobs/<id>/terminal", () => {
       view.close();
       return result.cols === 101 && result.rows === 33;
     });
+    // The screen again, on this same stream: at the new size, with what was typed, and the output
+    // after it still streamed.
+    term.send({ op: "attach" });
+    const again = await term.next((m) => m.op === "attach", "the screen again");
+    expect(again).toMatchObject({ ok: true, result: { cols: 101, rows: 33 } });
+    expect(again.result.screen).toContain("42x");
+    term.send({ op: "input", args: { data: "echo $((7*8))y\r" } });
+    await until("56y in the output after it", () =>
+      term.messages
+        .slice(term.messages.indexOf(again))
+        .filter((m) => m.event === "output")
+        .map((m) => m.data)
+        .join("")
+        .includes("56y"),
+    );
     // Nonsense is answered, and the viewer stays.
     term.send({ op: "rm", args: {} });
     expect((await term.next((m) => m.ok === false, "the refusal")).code).toBe("bad_request");
