@@ -17,6 +17,7 @@ import { dispatchScenario } from "./scenarios/dispatch.js";
 import { fanOut } from "./scenarios/fan-out.js";
 import { idleJobs } from "./scenarios/idle-jobs.js";
 import { manyAgents } from "./scenarios/many-agents.js";
+import { overlapsScenario } from "./scenarios/overlaps.js";
 import { peersScenario } from "./scenarios/peers.js";
 import { replies, repliesHttp } from "./scenarios/replies.js";
 import { reportThroughput } from "./scenarios/report-throughput.js";
@@ -38,6 +39,7 @@ const SCENARIOS: Scenario[] = [
   peersScenario,
   boardScenario,
   stopRm,
+  overlapsScenario,
 ];
 const RESULTS = path.join(ROOT, "bench/results.jsonl");
 

@@ -4,6 +4,7 @@
  */
 import type { Row } from "./api.js";
 import { type Child, h, timeAgo } from "./dom.js";
+import { overlapList } from "./overlaps-view.js";
 import { contextWords, costWords } from "./row-words.js";
 
 /** The line under the summary; null when there is nothing to say. */
@@ -113,6 +114,7 @@ function worktreePairs(row: Row): [string, Child][] {
       ),
     ],
     ["Repository", h("code", null, wt.repo)],
+    ...(row.overlaps?.length ? [["Overlaps", overlapList(row.overlaps)] as [string, Child]] : []),
     // Its .git was replaced: roost runs no git there, and says why (docs/worktrees.md).
     ...(wt.refused ? [["Refused", wt.refused] as [string, Child]] : []),
   ];

@@ -6,6 +6,7 @@
  */
 import type { Row } from "./api.js";
 import { type Child, h, timeAgo } from "./dom.js";
+import { overlapTag } from "./overlaps-view.js";
 import { displayName, stateOf } from "./row-words.js";
 
 /** Another daemon's job is marked with its daemon's name (docs/fleet.md); this daemon's are not. */
@@ -56,6 +57,7 @@ export function lineCells(row: Row, choices: Child, tree: { toggle: Child; notes
       ),
       daemonTag(row),
       sandboxTag(row),
+      overlapTag(row),
       tree.notes,
     ),
     h(

@@ -7,6 +7,7 @@
 import { failedText, op, type Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
 import { h, replaceKeepingFocus, timeAgo } from "./dom.js";
+import { overlapTag } from "./overlaps-view.js";
 import { RenameForm } from "./rename-form.js";
 import { ReplyForm } from "./reply-form.js";
 import { type ActionsHost, RowActions } from "./row-actions.js";
@@ -268,6 +269,7 @@ export class RowView implements ActionsHost, ChoicesHost {
         daemonTag(row),
         row.pinned ? h("span", { class: "pin" }, "pinned") : null,
         sandboxTag(row),
+        overlapTag(row),
         notes,
         h("span", { class: "muted ident" }, row.id, h("span", { class: "profile" }, ` · ${row.profile}`)),
         h("span", { class: "spacer" }),

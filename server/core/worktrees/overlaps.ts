@@ -23,6 +23,8 @@ import { type GitTree, withView } from "./git-view.js";
 export const OVERLAP_POLL_MS = 5_000;
 /** The files an overlap lists, at most (each of its two lists). */
 const MOST_FILES = 50;
+/** Merges run at once (on a small machine, more only queue for its cores). */
+const MERGES_AT_ONCE = 3;
 /** Snapshots taken into one repository's objects before they are cleared and taken afresh. */
 const SNAPSHOTS_PER_STORE = 500;
 
@@ -55,7 +57,9 @@ export interface OverlapParts {
 interface Repository {
   timer: NodeJS.Timeout | null;
   running: boolean;
+  /** Asked for while it ran: again after it, at once (`now`: a job came to rest) or after a poll's wait. */
   again: boolean;
+  againNow: boolean;
   lastRun: number;
   /** The jobs whose tree is to be taken again at the next run. */
   stale: Set<string>;
@@ -108,6 +112,7 @@ export class Overlaps {
         timer: null,
         running: false,
         again: false,
+        againNow: false,
         lastRun: 0,
         stale: new Set(),
         snapshotsTaken: 0,
@@ -122,6 +127,7 @@ export class Overlaps {
   private schedule(repo: string, r: Repository, delay: number): void {
     if (r.running) {
       r.again = true;
+      if (delay === 0) r.againNow = true;
       return;
     }
     if (r.timer) {
@@ -138,6 +144,7 @@ export class Overlaps {
   private async run(repo: string, r: Repository): Promise<void> {
     r.running = true;
     r.again = false;
+    r.againNow = false;
     const began = performance.now();
     try {
       await this.recompute(repo, r);
@@ -158,7 +165,8 @@ export class Overlaps {
     // Jobs at work are looked at again in a while: their files change as they go.
     const moving = jobs.filter((j) => isMoving(this.parts.registry.row(j).view));
     for (const j of moving) r.stale.add(j.rec.id);
-    if (r.again || r.stale.size > 0) this.schedule(repo, r, r.again && !moving.length ? 0 : OVERLAP_POLL_MS);
+    if (r.againNow) this.schedule(repo, r, 0);
+    else if (r.again || r.stale.size > 0) this.schedule(repo, r, OVERLAP_POLL_MS);
   }
 
   /** The repository's jobs whose worktree is there to look at. */
@@ -200,7 +208,7 @@ export class Overlaps {
       GIT_OBJECT_DIRECTORY: objects,
       GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(r.commonDir, "objects"),
     };
-    const found = new Map<string, Overlap[]>();
+    const pairs: { a: LiveJob; b: LiveJob; sa: Snapshot; sb: Snapshot; both: string[] }[] = [];
     for (const a of jobs) {
       const sa = this.snapshots.get(a.rec.id);
       if (!sa) continue;
@@ -208,15 +216,21 @@ export class Overlaps {
         const sb = this.snapshots.get(b.rec.id);
         if (!sb || b.rec.id <= a.rec.id) continue;
         const both = [...sa.files].filter((f) => sb.files.has(f)).sort();
-        if (both.length === 0) continue;
-        const conflicts = await this.conflictsOf(repo, env, sa.commit, sb.commit);
-        const files = both.slice(0, MOST_FILES);
-        const shown = conflicts.slice(0, MOST_FILES);
-        push(found, a.rec.id, { id: b.rec.id, files, conflicts: shown });
-        push(found, b.rec.id, { id: a.rec.id, files, conflicts: shown });
-        this.sayConflict(a, b, conflicts);
+        if (both.length > 0) pairs.push({ a, b, sa, sb, both });
       }
     }
+    // A few merges at once: each is a git of its own, mostly its start's time.
+    const conflicts = await inPool(MERGES_AT_ONCE, pairs, (p) =>
+      this.conflictsOf(repo, env, p.sa.commit, p.sb.commit),
+    );
+    const found = new Map<string, Overlap[]>();
+    pairs.forEach(({ a, b, both }, n) => {
+      const files = both.slice(0, MOST_FILES);
+      const shown = conflicts[n]!.slice(0, MOST_FILES);
+      push(found, a.rec.id, { id: b.rec.id, files, conflicts: shown });
+      push(found, b.rec.id, { id: a.rec.id, files, conflicts: shown });
+      this.sayConflict(a, b, conflicts[n]!);
+    });
     for (const job of jobs) {
       const now = (found.get(job.rec.id) ?? []).sort((x, y) => x.id.localeCompare(y.id));
       if (JSON.stringify(now) === JSON.stringify(job.overlaps)) continue;
@@ -302,6 +316,20 @@ function push(map: Map<string, Overlap[]>, id: string, overlap: Overlap): void {
   const list = map.get(id);
   if (list) list.push(overlap);
   else map.set(id, [overlap]);
+}
+
+/** `fn` over `items`, at most `size` at a time; the results in the items' order. */
+async function inPool<T, R>(size: number, items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const n = next++;
+      results[n] = await fn(items[n]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(size, items.length) }, worker));
+  return results;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
