@@ -127,7 +127,8 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     ctx.log(`${ROUNDS} rounds: one job changes, its row's overlaps follow`);
     const oneMs: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      const i = r % JOBS;
+      // Each job twice: a conflict made, then undone.
+      const i = Math.floor(r / 2) % JOBS;
       const job = jobs[i]!;
       const conflict = r % 2 === 0;
       const neighbour = sharedLine((i + 1) % JOBS);
