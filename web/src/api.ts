@@ -6,6 +6,7 @@
 import type { ConciergeStatus, StandingOrder } from "../../sdk/ts/protocol/concierge.js";
 import type { BoardTask } from "../../sdk/ts/protocol/ops/task.js";
 import type { OpResult } from "../../sdk/ts/protocol/ops.js";
+import type { QueueEntry } from "../../sdk/ts/protocol/queue.js";
 import type { Schedule, ScheduleEvent } from "../../sdk/ts/protocol/schedules.js";
 import type { BoardCounts, FeedEntry, RemoteStatus, Row } from "../../sdk/ts/protocol/schema.js";
 
@@ -14,6 +15,7 @@ export type {
   BoardTask,
   ConciergeStatus,
   FeedEntry,
+  QueueEntry,
   RemoteStatus,
   Row,
   Schedule,

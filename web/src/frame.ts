@@ -11,9 +11,10 @@ import { showFavicon } from "./favicon.js";
 import { openHelp } from "./help.js";
 import type { Live } from "./live.js";
 import { openNotifySettings } from "./notify-settings.js";
+import { followQueueCount } from "./queue-count.js";
 import { followScheduleNeeds } from "./schedule-needs.js";
 
-export type Nav = "jobs" | "events" | "board" | "schedules" | "concierge";
+export type Nav = "jobs" | "events" | "board" | "schedules" | "queue" | "concierge";
 
 export interface Frame {
   main: HTMLElement;
@@ -156,11 +157,14 @@ class PageFrame implements Frame {
   private readonly boardCount = h("span", { class: "tab-count", hidden: true });
   /** The schedules that need you (three skips in a row), beside their tab: schedule-needs.ts. */
   private readonly scheduleCount = h("span", { class: "tab-count", hidden: true });
+  /** The merge queue's entries not ended yet, beside its tab: queue-count.ts. */
+  private readonly queueCount = h("span", { class: "tab-count queue-count", hidden: true });
   private readonly navs = [
     h("a", { href: "#/", "data-nav": "jobs" }, "Jobs"),
     h("a", { href: "#/events", "data-nav": "events" }, "Events"),
     h("a", { href: "#/board", "data-nav": "board" }, "Board", this.boardCount),
     h("a", { href: "#/schedules", "data-nav": "schedules" }, "Schedules", this.scheduleCount),
+    h("a", { href: "#/queue", "data-nav": "queue" }, "Queue", this.queueCount),
     h("a", { href: "#/concierge", "data-nav": "concierge" }, "Concierge"),
   ];
   private readonly banner = h("div", { class: "banner", role: "alert", hidden: true });
@@ -178,6 +182,7 @@ class PageFrame implements Frame {
         words ? `Schedules: ${words}` : "Schedules",
       );
     });
+    followQueueCount(ctx, this.queueCount);
     const skipToMain = (ev: Event) => {
       ev.preventDefault();
       this.main.focus();

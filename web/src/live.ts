@@ -1,7 +1,7 @@
 /**
  * The page's live state: the rows, the feed and the task board's counts, pushed over
- * `/api/subscribe` (the board's tasks: board-state.ts), and the schedules' changes handed on to
- * the page that shows them. Nothing polls. When
+ * `/api/subscribe` (the board's tasks: board-state.ts), and the schedules' and the merge queue's
+ * changes handed on to what shows them. Nothing polls. When
  * the socket closes (the daemon restarting), it reconnects by itself: 250 ms, doubling, at most 2 s.
  */
 import {
@@ -11,6 +11,7 @@ import {
   get,
   type Message,
   onMessages,
+  type QueueEntry,
   type RemoteStatus,
   type Row,
   type ScheduleEvent,
@@ -48,6 +49,7 @@ export class Live {
   private readonly feedListeners = new Set<(e: FeedEntry) => void>();
   private readonly boardListeners = new Set<(counts: BoardCounts) => void>();
   private readonly scheduleListeners = new Set<(e: ScheduleEvent) => void>();
+  private readonly queueListeners = new Set<(entry: QueueEntry) => void>();
   private readonly conciergeListeners = new Set<(s: ConciergeStatus) => void>();
   private readonly connectedListeners = new Set<(again: boolean) => void>();
   private readonly conversationListeners = new Set<(id: string, last: number) => void>();
@@ -94,6 +96,12 @@ export class Live {
   onSchedule(fn: (e: ScheduleEvent) => void): () => void {
     this.scheduleListeners.add(fn);
     return () => this.scheduleListeners.delete(fn);
+  }
+
+  /** A merge queue's entry queued or changed (queue-store.ts keeps them). */
+  onQueue(fn: (entry: QueueEntry) => void): () => void {
+    this.queueListeners.add(fn);
+    return () => this.queueListeners.delete(fn);
   }
 
   /** The concierge's status changed (on, off, its policy, its answer, its orders, a need). */
@@ -195,6 +203,8 @@ export class Live {
       this.changed();
     } else if (msg.event === "schedule") {
       for (const fn of this.scheduleListeners) fn(msg as unknown as ScheduleEvent);
+    } else if (msg.event === "queue") {
+      for (const fn of this.queueListeners) fn(msg.entry as QueueEntry);
     } else if (msg.event === "concierge") this.setConcierge(msg.status as ConciergeStatus);
     else if (msg.event === "conversation")
       for (const fn of this.conversationListeners) fn(msg.id as string, msg.last as number);

@@ -1,6 +1,6 @@
 /**
  * Hash routing: `#/` the rows, `#/jobs/<id>` a job's page, `#/events[?job=<id>]` the feed,
- * `#/board[?task=<id>]` the task board, `#/schedules` the schedules, `#/concierge` the concierge. Hash routes, so the
+ * `#/board[?task=<id>]` the task board, `#/schedules` the schedules, `#/queue` the merge queue, `#/concierge` the concierge. Hash routes, so the
  * daemon needs no fallback and the page works under any path prefix.
  */
 import { boardView } from "./board.js";
@@ -8,6 +8,7 @@ import { conciergeView } from "./concierge.js";
 import type { Ctx } from "./ctx.js";
 import type { Frame, Nav } from "./frame.js";
 import { eventsView, jobView } from "./pages.js";
+import { queueView } from "./queue-view.js";
 import { rowsView } from "./rows.js";
 import { schedulesView } from "./schedules.js";
 import type { View } from "./view.js";
@@ -53,6 +54,10 @@ export class Router {
       this.view = schedulesView(this.ctx);
       document.title = "roost: schedules";
       nav = "schedules";
+    } else if (hash.startsWith("#/queue")) {
+      this.view = queueView(this.ctx);
+      document.title = "roost: merge queue";
+      nav = "queue";
     } else this.view = rowsView(this.ctx);
     this.frame.main.replaceChildren(this.view.el);
     this.frame.markNav(nav);
