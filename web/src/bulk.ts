@@ -1,11 +1,13 @@
 /**
- * Bulk actions on the selected rows: Stop, Pin, Unpin, Remove… (asked first). The ops go out
+ * Bulk actions on the selected rows: Stop, Pin, Unpin, Remove… (asked first), and Merge… (their
+ * branches through the merge queue: queue-form.ts). The ops go out
  * several at once (a stop waits for its job to end: one after another, 300 would take minutes),
  * and the bar says how far they got, then what went through and what failed, and why.
  */
 import { op, type Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
 import { counted, h } from "./dom.js";
+import { canMerge, openMergeForm } from "./queue-form.js";
 import { isRunning } from "./row-words.js";
 
 /** How many ops are in flight at once: a browser opens about six connections to one server. */
@@ -146,6 +148,7 @@ export class BulkBar {
           a.label,
         );
       }),
+      this.mergeButton(rows),
       h(
         "button",
         {
@@ -160,6 +163,26 @@ export class BulkBar {
         "Clear",
       ),
     ];
+  }
+
+  /** Enabled when every selected row has a worktree: the queue refuses the lot otherwise. */
+  private mergeButton(rows: Row[]): HTMLElement {
+    const ok = rows.length > 0 && rows.every(canMerge);
+    return h(
+      "button",
+      {
+        type: "button",
+        class: "act",
+        "data-focus": "merge",
+        "aria-haspopup": "dialog",
+        disabled: !ok,
+        title: ok
+          ? `Land the branches of ${jobs(rows.length)} one at a time`
+          : "Only jobs with worktrees can be merged",
+        onclick: () => openMergeForm(this.ctx, rows, () => this.host.clear()),
+      },
+      "Merge…",
+    );
   }
 
   private confirm(rows: Row[]): HTMLElement[] {
