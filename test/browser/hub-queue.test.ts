@@ -144,6 +144,14 @@ describe("the merge queue in the hub", () => {
 
     await page.mouse.move(0, 0);
     await shot(page, "queue-page", true);
+
+    // g q comes back to it from the jobs.
+    await page.goto(`${d.url}#/`);
+    await rowOf(clean.id).waitFor({ state: "attached" });
+    await page.keyboard.press("g");
+    await page.keyboard.press("q");
+    await page.getByRole("heading", { name: "Merge queue", level: 1 }).waitFor();
+    await entry(n2).locator(".queue-state", { hasText: "failed" }).waitFor();
     expect(pageErrors(page)).toEqual([]);
   });
 });

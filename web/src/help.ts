@@ -16,6 +16,7 @@ const SHORTCUTS: [string, string][] = [
   ["g e", "go to the events"],
   ["g b", "go to the task board"],
   ["g s", "go to the schedules"],
+  ["g q", "go to the merge queue"],
   ["Esc", "close a dialog or form; clear the selection; from a job's page, back to the jobs"],
   ["?", "this help"],
 ];

@@ -10,6 +10,15 @@ import type { View } from "./view.js";
 
 /** How long after `g` its second key counts. */
 const G_WINDOW_MS = 1500;
+/** Where `g` then a key goes (`h`: home, the jobs, as `j`). */
+const GO_TO: Record<string, string> = {
+  e: "#/events",
+  b: "#/board",
+  s: "#/schedules",
+  q: "#/queue",
+  j: "#/",
+  h: "#/",
+};
 
 export function bindShortcuts(ctx: Ctx, view: () => View | null): void {
   let gAt = 0;
@@ -21,10 +30,9 @@ export function bindShortcuts(ctx: Ctx, view: () => View | null): void {
     if (ev.altKey) return; // Alt+arrows: the row's own handler
     const g = Date.now() - gAt < G_WINDOW_MS;
     gAt = 0;
-    if (g && (ev.key === "e" || ev.key === "b" || ev.key === "j" || ev.key === "h" || ev.key === "s")) {
+    if (g && Object.hasOwn(GO_TO, ev.key)) {
       ev.preventDefault();
-      location.hash =
-        ev.key === "e" ? "#/events" : ev.key === "b" ? "#/board" : ev.key === "s" ? "#/schedules" : "#/";
+      location.hash = GO_TO[ev.key]!;
       return;
     }
     switch (ev.key) {
