@@ -152,6 +152,12 @@ describe("the merge queue in the hub", () => {
     await page.keyboard.press("q");
     await page.getByRole("heading", { name: "Merge queue", level: 1 }).waitFor();
     await entry(n2).locator(".queue-state", { hasText: "failed" }).waitFor();
+
+    // Dark, on a phone's width: nothing sideways.
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await shot(page, "queue-page-dark-narrow", true);
     expect(pageErrors(page)).toEqual([]);
   });
 });
