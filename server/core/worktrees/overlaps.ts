@@ -38,10 +38,14 @@ const SNAPSHOT_ENV = {
   GIT_COMMITTER_DATE: "@0 +0000",
 };
 
-/** A job's tree as last taken: its snapshot commit and the files it changed since its start. */
+/**
+ * A job's tree as last taken: its snapshot commit, the commit that is on (its HEAD), and the files
+ * it changed since its start, each with its content's object id now (deleted: zeros).
+ */
 interface Snapshot {
   commit: string;
-  files: ReadonlySet<string>;
+  parent: string;
+  files: ReadonlyMap<string, string>;
 }
 
 /** What overlaps needs of the rest of roost. */
@@ -71,7 +75,11 @@ interface Repository {
 export class Overlaps {
   private readonly repos = new Map<string, Repository>();
   private readonly snapshots = new Map<string, Snapshot>();
-  /** Each pair's files that would conflict, by `snapshotA snapshotB`: merged once per pair of snapshots. */
+  /**
+   * Each pair's files that would conflict, by what decides it: the two commits the snapshots are on
+   * and the content of the files both changed. A job that writes files of its own only (as most
+   * do, most of the time) is merged with no one again.
+   */
   private readonly merged = new Map<string, string[]>();
   /** The pairs said to conflict in the feed (`idA idB`), so each new conflict is said once. */
   private readonly said = new Set<string>();
@@ -215,13 +223,13 @@ export class Overlaps {
       for (const b of jobs) {
         const sb = this.snapshots.get(b.rec.id);
         if (!sb || b.rec.id <= a.rec.id) continue;
-        const both = [...sa.files].filter((f) => sb.files.has(f)).sort();
+        const both = [...sa.files.keys()].filter((f) => sb.files.has(f)).sort();
         if (both.length > 0) pairs.push({ a, b, sa, sb, both });
       }
     }
     // A few merges at once: each is a git of its own, mostly its start's time.
     const conflicts = await inPool(MERGES_AT_ONCE, pairs, (p) =>
-      this.conflictsOf(repo, env, p.sa.commit, p.sb.commit),
+      this.conflictsOf(repo, env, p.sa, p.sb, p.both),
     );
     const found = new Map<string, Overlap[]>();
     pairs.forEach(({ a, b, both }, n) => {
@@ -258,12 +266,16 @@ export class Overlaps {
           gitOk(view.dir, ["commit-tree", treeId, "-p", parent, "-m", `roost: ${job.rec.id}'s tree`], {
             env,
           }),
-          gitOk(view.dir, ["diff", "--cached", "--name-only", "-z", "--no-renames", wt.baseCommit, "--"], {
-            env,
-          }),
+          gitOk(
+            view.dir,
+            ["diff", "--cached", "--raw", "--no-abbrev", "-z", "--no-renames", wt.baseCommit, "--"],
+            {
+              env,
+            },
+          ),
         ]);
-        const files = new Set(names.split("\0").filter(Boolean));
-        return { snapshot: { commit: commit.trim(), files }, commonDir: view.commonDir };
+        const snapshot = { commit: commit.trim(), parent, files: rawFiles(names) };
+        return { snapshot, commonDir: view.commonDir };
       },
       objects,
     );
@@ -273,13 +285,22 @@ export class Overlaps {
   private async conflictsOf(
     repo: string,
     env: Record<string, string>,
-    a: string,
-    b: string,
+    a: Snapshot,
+    b: Snapshot,
+    both: readonly string[],
   ): Promise<string[]> {
-    const key = `${a} ${b}`;
+    const key = [a.parent, b.parent, ...both.map((f) => `${f}\0${a.files.get(f)}\0${b.files.get(f)}`)].join(
+      "\n",
+    );
     const known = this.merged.get(key);
     if (known) return known;
-    const r = await git(repo, ["merge-tree", "--write-tree", "--name-only", "--no-messages", a, b], { env });
+    const r = await git(
+      repo,
+      ["merge-tree", "--write-tree", "--name-only", "--no-messages", a.commit, b.commit],
+      {
+        env,
+      },
+    );
     if (r.code !== 0 && r.code !== 1) throw new Error(`git merge-tree: ${r.stderr.trim()}`);
     const [, ...names] = r.stdout.split("\n").filter(Boolean);
     const conflicts = r.code === 1 ? [...new Set(names)].sort() : [];
@@ -307,6 +328,17 @@ export class Overlaps {
       ROOST,
     );
   }
+}
+
+/** `git diff --raw -z`: `:MODE MODE OLD NEW STATUS\0PATH\0` each; the path, and its object id now. */
+function rawFiles(out: string): Map<string, string> {
+  const parts = out.split("\0");
+  const files = new Map<string, string>();
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const fields = parts[i]!.split(" ");
+    if (parts[i + 1]) files.set(parts[i + 1]!, fields[3] ?? "");
+  }
+  return files;
 }
 
 /** A job working or starting writes as it goes; the rest have stopped for now. */
