@@ -51,10 +51,19 @@ async function job(name: string, task: string): Promise<string> {
 describe("overlaps in the hub", () => {
   it("marks conflicting and overlapping rows, and lists the files on a job's page", async () => {
     const a = await job("login fix", "sed -i 's/check(user)/checkA(user)/' src/auth.ts");
-    const b = await job("login rework", "sed -i 's/check(user)/checkB(user)/' src/auth.ts && git commit -qam b");
+    const b = await job(
+      "login rework",
+      "sed -i 's/check(user)/checkB(user)/' src/auth.ts && git commit -qam b",
+    );
     const l = await job("logout tidy", "sed -i 's/clear(user)/wipe(user)/' src/auth.ts && git commit -qam l");
     for (const id of [a, b, l])
-      await untilRow(c, id, "both overlaps", (r) => r.view === "your turn" && r.overlaps?.length === 2, 30_000);
+      await untilRow(
+        c,
+        id,
+        "both overlaps",
+        (r) => r.view === "your turn" && r.overlaps?.length === 2,
+        30_000,
+      );
 
     hub = await openHub(browser, d);
     const { page } = hub;
