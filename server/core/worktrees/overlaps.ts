@@ -64,7 +64,6 @@ interface Repository {
   /** Asked for while it ran: again after it, at once (`now`: a job came to rest) or after a poll's wait. */
   again: boolean;
   againNow: boolean;
-  lastRun: number;
   /** The jobs whose tree is to be taken again at the next run. */
   stale: Set<string>;
   snapshotsTaken: number;
@@ -83,8 +82,6 @@ export class Overlaps {
   private readonly merged = new Map<string, string[]>();
   /** The pairs said to conflict in the feed (`idA idB`), so each new conflict is said once. */
   private readonly said = new Set<string>();
-  /** Recomputes run and how long they took, for the benchmark. */
-  readonly timings: number[] = [];
 
   constructor(private readonly parts: OverlapParts) {
     // Kept only while the daemon runs: snapshots are taken afresh at start.
@@ -108,11 +105,6 @@ export class Overlaps {
     this.schedule(repo, r, 0);
   }
 
-  /** Waits until no repository has a look pending (tests, the benchmark). */
-  async settled(): Promise<void> {
-    while ([...this.repos.values()].some((r) => r.running || r.timer)) await sleep(20);
-  }
-
   private repoOf(repo: string): Repository {
     let r = this.repos.get(repo);
     if (!r) {
@@ -121,7 +113,6 @@ export class Overlaps {
         running: false,
         again: false,
         againNow: false,
-        lastRun: 0,
         stale: new Set(),
         snapshotsTaken: 0,
         commonDir: null,
@@ -153,16 +144,12 @@ export class Overlaps {
     r.running = true;
     r.again = false;
     r.againNow = false;
-    const began = performance.now();
     try {
       await this.recompute(repo, r);
     } catch (err) {
       console.error(`roost: overlaps in ${repo}: ${(err as Error).message}`);
     } finally {
-      this.timings.push(performance.now() - began);
-      if (this.timings.length > 1000) this.timings.splice(0, 500);
       r.running = false;
-      r.lastRun = Date.now();
     }
     const jobs = this.jobsOf(repo);
     if (jobs.length === 0) {
@@ -239,7 +226,9 @@ export class Overlaps {
       push(found, b.rec.id, { id: a.rec.id, files, conflicts: shown });
       this.sayConflict(a, b, conflicts[n]!);
     });
-    for (const job of jobs) {
+    // The repository's jobs, those not looked at too (a worktree refused or gone: nothing to say of it).
+    const all = this.parts.registry.all().filter((j) => j.rec.worktree?.repo === repo);
+    for (const job of all) {
       const now = (found.get(job.rec.id) ?? []).sort((x, y) => x.id.localeCompare(y.id));
       if (JSON.stringify(now) === JSON.stringify(job.overlaps)) continue;
       job.overlaps = now;
@@ -363,5 +352,3 @@ async function inPool<T, R>(size: number, items: readonly T[], fn: (item: T) => 
   await Promise.all(Array.from({ length: Math.min(size, items.length) }, worker));
   return results;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
