@@ -8,7 +8,7 @@ import fs from "node:fs";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDaemon, type TestDaemon } from "../helpers/daemon.js";
-import { editorProfile, GIT_IDENTITY, makeRepo } from "../helpers/git.js";
+import { AUTH_MODULE, editorProfile, GIT_IDENTITY, makeRepo } from "../helpers/git.js";
 import { untilRow } from "../helpers/jobs.js";
 import type { RawClient } from "../helpers/raw-client.js";
 import { type HubPage, launch, openHub, pageErrors, shot } from "./browser.js";
@@ -19,22 +19,11 @@ let c: RawClient;
 let repo: string;
 let hub: HubPage | undefined;
 
-const AUTH = [
-  "export function login(user) {",
-  "  return check(user);",
-  "}",
-  ...Array.from({ length: 12 }, (_, i) => `// line ${i}`),
-  "export function logout(user) {",
-  "  return clear(user);",
-  "}",
-  "",
-].join("\n");
-
 beforeAll(async () => {
   browser = await launch();
   d = await startDaemon({ env: GIT_IDENTITY, config: { agentProfiles: { editor: editorProfile() } } });
   c = await d.client();
-  repo = makeRepo({ "src/auth.ts": AUTH });
+  repo = makeRepo({ "src/auth.ts": AUTH_MODULE });
 }, 60_000);
 afterAll(async () => {
   await hub?.context.close();

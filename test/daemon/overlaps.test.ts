@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, startDaemon, type TestDaemon } from "../helpers/daemon.js";
-import { editorProfile, GIT_IDENTITY, makeRepo } from "../helpers/git.js";
+import { AUTH_MODULE, editorProfile, GIT_IDENTITY, makeRepo } from "../helpers/git.js";
 import { untilRow } from "../helpers/jobs.js";
 import type { RawClient } from "../helpers/raw-client.js";
 
@@ -16,21 +16,10 @@ let d: TestDaemon;
 let c: RawClient;
 let repo: string;
 
-const AUTH = [
-  "export function login(user) {",
-  "  return check(user);",
-  "}",
-  ...Array.from({ length: 12 }, (_, i) => `// line ${i}`),
-  "export function logout(user) {",
-  "  return clear(user);",
-  "}",
-  "",
-].join("\n");
-
 beforeAll(async () => {
   d = await startDaemon({ env: GIT_IDENTITY, config: { agentProfiles: { editor: editorProfile() } } });
   c = await d.client();
-  repo = makeRepo({ "src/auth.ts": AUTH, "src/util.ts": "export const one = 1;\n" });
+  repo = makeRepo({ "src/auth.ts": AUTH_MODULE, "src/util.ts": "export const one = 1;\n" });
 }, 30_000);
 afterAll(async () => {
   await d?.cleanup();

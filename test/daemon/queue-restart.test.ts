@@ -8,9 +8,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
-import { GIT_IDENTITY, git, head, makeRepo } from "../helpers/git.js";
-import { silentProfile } from "../helpers/jobs.js";
+import { type TestDaemon, until } from "../helpers/daemon.js";
+import { git, head, makeRepo } from "../helpers/git.js";
+import { committedJob, startQueueDaemon } from "../helpers/queue.js";
 import type { RawClient } from "../helpers/raw-client.js";
 
 let d: TestDaemon;
@@ -18,10 +18,7 @@ let c: RawClient;
 const dirs: string[] = [];
 
 beforeAll(async () => {
-  d = await startDaemon({
-    env: { ...GIT_IDENTITY, ROOST_QUEUE_WAIT_MS: "200" },
-    config: { agentProfiles: { quiet: silentProfile() } },
-  });
+  d = await startQueueDaemon();
   c = await d.client();
 }, 30_000);
 afterAll(async () => {
@@ -35,13 +32,7 @@ function repo(): string {
   return dir;
 }
 
-async function jobWith(base: string, file: string) {
-  const { job } = await c.ok("dispatch", { profile: "quiet", task: "work", cwd: base, worktree: true });
-  fs.writeFileSync(path.join(job.worktree.path, file), `${file}\n`);
-  git(job.worktree.path, "add", "-A");
-  git(job.worktree.path, "commit", "-q", "-m", file);
-  return job;
-}
+const jobWith = (base: string, file: string) => committedJob(c, base, { [file]: `${file}\n` }, file);
 
 const entry = async (n: number) => (await c.ok("queue", {})).entries.find((e: any) => e.n === n);
 

@@ -8,9 +8,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { roost, userEnv } from "../helpers/cli.js";
-import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
-import { branches, GIT_IDENTITY, git, head, makeRepo } from "../helpers/git.js";
-import { silentProfile } from "../helpers/jobs.js";
+import { type TestDaemon, until } from "../helpers/daemon.js";
+import { branches, git, head, makeRepo } from "../helpers/git.js";
+import { committedJob, startQueueDaemon } from "../helpers/queue.js";
 import type { RawClient } from "../helpers/raw-client.js";
 
 let d: TestDaemon;
@@ -18,10 +18,7 @@ let c: RawClient;
 const repos: string[] = [];
 
 beforeAll(async () => {
-  d = await startDaemon({
-    env: { ...GIT_IDENTITY, ROOST_QUEUE_WAIT_MS: "200" },
-    config: { agentProfiles: { quiet: silentProfile() } },
-  });
+  d = await startQueueDaemon();
   c = await d.client();
 }, 30_000);
 afterAll(async () => {
@@ -35,15 +32,8 @@ function repo(): string {
   return dir;
 }
 
-/** A job in a worktree of `base`, with `files` committed on its branch by hand, as its agent would. */
-async function jobWith(base: string, files: Record<string, string>, message = Object.keys(files).join(" ")) {
-  const { job } = await c.ok("dispatch", { profile: "quiet", task: "work", cwd: base, worktree: true });
-  for (const [name, text] of Object.entries(files))
-    fs.writeFileSync(path.join(job.worktree.path, name), text);
-  git(job.worktree.path, "add", "-A");
-  git(job.worktree.path, "commit", "-q", "-m", message);
-  return job;
-}
+const jobWith = (base: string, files: Record<string, string>, message?: string) =>
+  committedJob(c, base, files, message);
 
 /** Waits until the entries numbered `ns` have all ended: the queue's entries. */
 async function ended(ns: number[], ms = 30_000): Promise<Map<number, any>> {

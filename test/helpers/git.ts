@@ -65,3 +65,18 @@ export const editorProfile = (extra: Record<string, unknown> = {}) => ({
 /** A snippet for `editorProfile`: write `text` to `file`, and commit it with the message `text`. */
 export const commitFile = (file: string, text: string) =>
   `printf '%s\\n' '${text}' > ${file} && git add -A && git commit -q -m '${text}'`;
+
+/**
+ * A module of two functions far apart (overlaps' tests): two jobs that change `login` conflict;
+ * one that changes `login` and one `logout` overlap, and merge cleanly.
+ */
+export const AUTH_MODULE = [
+  "export function login(user) {",
+  "  return check(user);",
+  "}",
+  ...Array.from({ length: 12 }, (_, i) => `// line ${i}`),
+  "export function logout(user) {",
+  "  return clear(user);",
+  "}",
+  "",
+].join("\n");
