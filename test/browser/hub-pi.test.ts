@@ -76,12 +76,20 @@ describe("a pi job in the hub", { timeout: 4 * PI_WAIT }, () => {
             d.textContent?.trimEnd(),
           ),
         );
+        const repaints = await page.locator(".job-view .term").getAttribute("data-repaints");
         const own = await attachScreen(w.c, id);
         throw new Error(
-          `${err.message}\nthe hub's terminal (${shown.length} rows):\n${shown.join("\n")}\n` +
+          `${err.message}\nthe hub's terminal (${shown.length} rows, repainted ${repaints ?? 0} times):\n` +
+            `${shown.join("\n")}\n` +
             `the daemon's screen (${own.term.cols}x${own.term.rows}):\n${own.text()}`,
         );
       });
+    // The page fitted pi's terminal to its box; once pi had redrawn, the screen was asked again.
+    await expect
+      .poll(async () => Number(await page.locator(".job-view .term").getAttribute("data-repaints")), {
+        timeout: 10_000,
+      })
+      .toBeGreaterThanOrEqual(1);
     const text = await terminal.innerText();
     expect(text).toContain("[hub] count the files");
     expect(text).toMatch(/\$0\.204/); // pi's footer: what its session has cost

@@ -103,9 +103,11 @@ export class TerminalView {
           this.term?.write(String(msg.data));
           if (this.repaint !== undefined) this.repaintWhenQuiet();
         } else if (msg.op === "attach" && msg.ok === true) {
+          // The reset goes in the stream (RIS), not term.reset(): output already written waits
+          // unparsed in xterm's buffer, and a reset called beside it would be drawn over by it.
           const r = msg.result as { screen: string };
-          this.term?.reset();
-          this.term?.write(r.screen);
+          this.term?.write(`\x1bc${r.screen}`);
+          this.el.dataset.repaints = String(Number(this.el.dataset.repaints ?? 0) + 1);
         } else if (msg.event === "detached") {
           ended = true;
           this.setNote(`The terminal ended: ${String(msg.why)}`);
