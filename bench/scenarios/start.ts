@@ -121,6 +121,7 @@ function endedJob(id: string, i: number, task: string, t: number): JobRecord {
     sessionKey: null,
     worktree: null,
     conversation: null,
+    stopReason: null,
   };
 }
 

@@ -10,6 +10,7 @@ import type {
   ScheduleLaunch,
   ScheduleRun,
   SessionRef,
+  StopReason,
   Worktree,
 } from "../../sdk/ts/protocol/index.js";
 
@@ -90,6 +91,8 @@ export interface JobRecord {
   worktree: Worktree | null;
   /** How its agent's conversation goes on at a respawn (core/jobs/conversation.ts); null when roost cannot tell. */
   conversation: Conversation | null;
+  /** Why roost stopped it by itself (core/jobs/lifecycle.ts), while it stays stopped; null otherwise. */
+  stopReason: StopReason | null;
 }
 
 /**

@@ -32,6 +32,13 @@ export const JOB_KINDS = ["terminal", "protocol", "foreground"] as const;
 /** How a job's agent began at its last start: going on with its conversation, or anew (a row's `conversation`). */
 export const CONVERSATIONS = ["resumed", "new"] as const;
 /**
+ * Why roost stopped a job by itself (docs/budgets.md): `budget`, its budget was spent; `idle`, it
+ * had nothing to do for its `idleStop` time, or was put to sleep from the hub. A stop by a person
+ * (`stop`) has none.
+ */
+export const STOP_REASONS = ["budget", "idle"] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+/**
  * A peer item's kind (docs/protocol.md, "The peer ops": Peer items); a `deliver` without one is
  * the user's reply.
  */
@@ -192,6 +199,12 @@ export const Row = Type.Object({
    * for a protocol agent until it has said. Optional so that a remote of an older roost is still read.
    */
   conversation: Type.Optional(nullable(oneOf(CONVERSATIONS))),
+  /**
+   * Why roost stopped it by itself (docs/budgets.md), while it stays stopped: `budget` or `idle`;
+   * null otherwise (running, exited, or stopped by a person). Optional so that a remote of an older
+   * roost, whose rows lack it, is still read.
+   */
+  stopReason: Type.Optional(nullable(oneOf(STOP_REASONS))),
   startedAt: nullable(Type.String()),
   endedAt: nullable(Type.String()),
   updatedAt: Type.String(),

@@ -5,7 +5,7 @@
  * imports it without a cycle.
  */
 import fs from "node:fs";
-import { LIMITS, RoostError, type Row } from "../../../sdk/ts/protocol/index.js";
+import { LIMITS, RoostError, type Row, type StopReason } from "../../../sdk/ts/protocol/index.js";
 import { jobDir } from "../../paths.js";
 import type { Core, ExitInfo } from "../core.js";
 import { type Actor, ROOST } from "../feed.js";
@@ -66,6 +66,7 @@ export function ended(
     exitCode: code,
     pid: null,
     endedAt: at ?? new Date().toISOString(),
+    stopReason: stopped ? job.stopFor : null,
   });
   const report = { ...(rec.report ?? EMPTY_REPORT), status: "idle" as const, waitingFor: null, tool: null };
   // The row's last word: a process that ended without saying done or failed said it by its exit.
@@ -81,6 +82,7 @@ export function ended(
   const link = job.link;
   job.link = null;
   job.stopping = null;
+  job.stopFor = null;
   // Whoever waits for this exit (`stop`, `rm`) is told even should a write below fail: an op that
   // never answers is worse than one that answers `busy`.
   try {
@@ -93,7 +95,9 @@ export function ended(
     core.worktrees.changed(job);
     // Nor for the board: the session keeps what it claimed, to finish it.
     if (!job.respawning) core.board.sessionEnded(rec.id, endedWhy(job, stopped));
-    const text = stopped ? "stopped" : (reason ?? `exited with code ${code}`);
+    const text = stopped
+      ? `stopped${rec.stopReason ? `: ${STOPPED_WHY[rec.stopReason]}` : ""}`
+      : (reason ?? `exited with code ${code}`);
     core.viewers.ended(rec.id, text);
     core.feed.record(rec.id, stopped ? "stop" : "exit", text + leftoversText(leftovers), stoppedBy ?? ROOST);
   } finally {
@@ -107,6 +111,12 @@ export function ended(
     .catch(() => {});
 }
 
+/** What the feed says of a job roost stopped by itself, by its reason. */
+const STOPPED_WHY: Record<StopReason, string> = {
+  budget: "its budget is spent",
+  idle: "it had nothing to do (put to sleep; respawn goes on with its conversation)",
+};
+
 /** What the feed adds about the processes a job left, which the pty host ended with it. */
 const leftoversText = (n: number): string =>
   n === 0 ? "" : `; ${n} leftover ${n === 1 ? "process" : "processes"} ended`;
@@ -118,14 +128,23 @@ function endedWhy(job: LiveJob, stopped: boolean): string {
   return job.rec.report?.state === "failed" ? "failed" : "exited";
 }
 
-/** SIGTERM, then SIGKILL after the grace; resolves once the process has ended. */
-export function stop(core: Core, job: LiveJob, actor: Actor): Promise<void> {
-  return oneAtATime(core, job, () => stopNow(core, job, actor));
+/**
+ * SIGTERM, then SIGKILL after the grace; resolves once the process has ended. `why`: roost stops it
+ * by itself (a budget spent, idle), which its row says while it stays stopped (`stopReason`).
+ */
+export function stop(core: Core, job: LiveJob, actor: Actor, why: StopReason | null = null): Promise<void> {
+  return oneAtATime(core, job, () => stopNow(core, job, actor, why));
 }
 
-export async function stopNow(core: Core, job: LiveJob, actor: Actor): Promise<void> {
+export async function stopNow(
+  core: Core,
+  job: LiveJob,
+  actor: Actor,
+  why: StopReason | null = null,
+): Promise<void> {
   if (isEnded(job)) return;
   job.stopping = actor;
+  job.stopFor = why;
   if (job.rec.kind === "foreground") {
     // No process of roost's to signal: the row ends, and the pi's connection no longer speaks for it.
     ended(core, job, null, null);

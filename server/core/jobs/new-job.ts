@@ -49,6 +49,7 @@ export function newJobRecord(job: NewJob): JobRecord {
     sessionKey: null,
     worktree: null,
     conversation: null,
+    stopReason: null,
     ...job,
   };
 }

@@ -11,6 +11,7 @@ import {
   type Overlap,
   RoostError,
   type Row,
+  type StopReason,
   type Watching,
   type WireEvent,
 } from "../../../sdk/ts/protocol/index.js";
@@ -60,6 +61,8 @@ export interface LiveJob {
   pending: number;
   /** Who is ending the process (`stop`, `rm`, `respawn`), while they are: its exit is a stop, not a failure. */
   stopping: Actor | null;
+  /** Why roost is stopping it by itself, while it does (`stopFor`): the row's `stopReason` once it has ended. */
+  stopFor: StopReason | null;
   /**
    * While `respawn` stops it to start it again: the same session goes on (its conversation too),
    * so its end is not one the board releases its claims for (lifecycle.ts).
@@ -124,6 +127,7 @@ const liveJob = (rec: JobRecord, pending: number, awaySince = Date.now()): LiveJ
   awaySince,
   pending,
   stopping: null,
+  stopFor: null,
   respawning: false,
   exitWaiters: [],
   lifeChanges: new OneAtATime(),
@@ -330,6 +334,7 @@ export class Registry {
       overlaps: job.overlaps,
       sandboxed: r.launch.sandbox !== undefined,
       conversation: conversationWord(r.conversation),
+      stopReason: r.stopReason,
       startedAt: r.startedAt,
       endedAt: r.endedAt,
       updatedAt: r.updatedAt,

@@ -44,11 +44,13 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
     pid: null,
     kind: "terminal",
     report: null,
+    stopReason: null,
   });
   job.link = null;
   // Its agent is away from now: a new process has the grace to connect (the board's claims).
   job.awaySince = Date.now();
   job.stopping = null;
+  job.stopFor = null;
   // A protocol agent begins anew: `starting` until its first turn (waiting.ts).
   job.begun = !rec.launch.protocol;
   job.handedBack = false;

@@ -232,4 +232,8 @@ export const MIGRATIONS: readonly string[] = [
     entry TEXT NOT NULL               -- JSON: the record (server/store/queue.ts)
   ) STRICT;
   `,
+  // 14: why roost stopped a job by itself (core/jobs/lifecycle.ts): 'budget' or 'idle', NULL otherwise.
+  `
+  ALTER TABLE jobs ADD COLUMN stop_reason TEXT;
+  `,
 ];
