@@ -12,6 +12,8 @@ export interface Figure {
   /** What is asked, said for the table ("ratio ≥ 0.70", "< 5 ms"); null: for information only. */
   target: string | null;
   met: boolean | null;
+  /** Its value in each round, where the scenario ran rounds (`withRounds`): its spread, for `--compare`. */
+  rounds?: number[];
 }
 
 export function table(figures: Figure[]): string {
@@ -84,4 +86,9 @@ export function underTarget(
   target = `< ${ceiling} ${unit}`,
 ): Figure {
   return { scenario, name, unit, roost, baseline: null, ratio: null, target, met: roost < ceiling };
+}
+
+/** The figure with its value in each round, from which `--compare` takes its spread (bench/compare.ts). */
+export function withRounds(figure: Figure, rounds: number[]): Figure {
+  return { ...figure, rounds: rounds.map((v) => Math.round(v * 1000) / 1000) };
 }

@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- NAME...] [--profile]`: runs the scenarios (all, or those named), prints a
- * table and appends one JSON line per scenario to bench/results.jsonl. See docs/benchmarks.md.
+ * `npm run bench [-- NAME...] [--profile] [--compare]`: runs the scenarios (all, or those named),
+ * prints a table and appends one JSON line per scenario to bench/results.jsonl; with --compare,
+ * each figure beside the last run's on record (bench/compare.ts). See docs/benchmarks.md.
  *
  * Every figure with a baseline is a ratio against it, measured in the same run on the same
  * machine: the machines are shared and noisy, and an absolute figure says little. A missed target
@@ -9,6 +10,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { compare, compareText, readHistory } from "./compare.js";
 import { type Figure, table } from "./figures.js";
 import { cleanupAll, endScenario, ROOT } from "./harness.js";
 import type { Scenario, ScenarioResult } from "./scenario.js";
@@ -43,11 +45,14 @@ const SCENARIOS: Scenario[] = [
 ];
 const RESULTS = path.join(ROOT, "bench/results.jsonl");
 
-const USAGE = `usage: npm run bench [-- [NAME...] [--profile]]
+const USAGE = `usage: npm run bench [-- [NAME...] [--profile] [--compare]]
 
   NAME       one or more of: ${SCENARIOS.map((s) => s.name).join(", ")} (default: all)
   --profile  run the daemon with --cpu-prof and an event-loop delay probe; the .cpuprofile
              files are kept in a temp directory, printed at the end (figures are slower then)
+  --compare  each figure beside the same figure of the last run on record: those worse beyond
+             their spread (their rounds', else their last runs') are listed, and the exit
+             code is 3
 
 Figures go to the terminal and, one JSON line per scenario, to bench/results.jsonl.`;
 
@@ -58,14 +63,17 @@ async function main(): Promise<number> {
     return 0;
   }
   const profile = args.includes("--profile");
+  const comparing = args.includes("--compare");
   const names = args.filter((a) => !a.startsWith("-"));
-  const unknown = args.filter((a) => a.startsWith("-") && a !== "--profile");
+  const unknown = args.filter((a) => a.startsWith("-") && a !== "--profile" && a !== "--compare");
   const chosen: Scenario[] = [];
   for (const name of names) {
     const s = SCENARIOS.find((x) => x.name === name || x.aliases.includes(name));
     if (!s) unknown.push(name);
     else if (!chosen.includes(s)) chosen.push(s);
   }
+  if (profile && comparing)
+    unknown.push("--profile with --compare (a profiled run is slower: compare runs without it)");
   if (unknown.length > 0) {
     console.error(`bench: unknown ${unknown.join(", ")}\n\n${USAGE}`);
     return 64;
@@ -73,6 +81,8 @@ async function main(): Promise<number> {
   const scenarios = chosen.length > 0 ? chosen : SCENARIOS;
   const profileDir = profile ? fs.mkdtempSync(path.join(os.tmpdir(), "roost-bench-profiles-")) : null;
   const m = machine(ROOT);
+  // Read before this run appends its own lines.
+  const history = comparing ? readHistory(RESULTS) : [];
   console.error(
     `bench: ${m.nproc} CPUs (${m.cpu}), node ${m.node}, load ${m.loadAvg.join(" ")}${profile ? ", profiling" : ""}`,
   );
@@ -115,9 +125,15 @@ async function main(): Promise<number> {
   console.log(`machine: ${m.nproc} CPUs, ${m.cpu}, ${m.memGiB} GiB, node ${m.node}, ${m.os}`);
   console.log(`results appended to ${path.relative(process.cwd(), RESULTS) || RESULTS}`);
   if (profileDir) console.log(`daemon CPU profiles (.cpuprofile, open in Chrome DevTools): ${profileDir}`);
+  let regressed = false;
+  if (comparing) {
+    const verdicts = compare(figures, history, m.nproc);
+    console.log(`\n${compareText(verdicts)}`);
+    regressed = verdicts.some((v) => v.worse);
+  }
   // A scenario that could not run fails the whole run (its figures are missing from the table).
   if (failed.length > 0) console.error(`bench: failed: ${failed.join(", ")}`);
-  return failed.length > 0 ? 1 : 0;
+  return failed.length > 0 ? 1 : regressed ? 3 : 0;
 }
 
 process.on("exit", cleanupAll);
