@@ -170,8 +170,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
 
   const hostLink = new HostLink(core, paths.home, () => stopping);
   // A parent whose last child handed back or ended rests now: its watchers and its worktree's stat hear it.
-  registry.onWaitingChanged = (job) => {
-    core.peers.watches.changed(core, job.rec.id);
+  registry.onWaitingChanged = (job, child) => {
+    core.peers.watches.changed(core, job.rec.id, false, child.rec.id);
     core.worktrees.changed(job);
   };
   feed.observe((entry) => core.concierge.digests.observed(entry));

@@ -262,5 +262,5 @@ describe("roost merge A B --check, and roost queue", () => {
     expect(queued.code).toBe(0);
     expect(queued.stdout).toMatch(new RegExp(`${c2.id} roost/${c2.id} → main: queued`));
     expect((await roost(["queue", "cancel", "x"], env)).code).toBe(64);
-  }, 60_000);
+  }, 120_000); // eight CLI runs and two checks: about 10 s on a quiet machine, five times that under load
 });

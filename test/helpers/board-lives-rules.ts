@@ -144,16 +144,19 @@ export function boardLives(store: string, board: () => Promise<Record<string, un
     });
 
     describe("across a daemon restart", () => {
-      it("kill -9: the board is kept; a session that came back keeps its claim, one that did not loses it, one that ended meanwhile at once", async () => {
+      it("kill -9: the board is kept; a session that came back keeps its claim, one that did not loses it, one that ended meanwhile at once, one respawned since keeps it", async () => {
         const back = await sess("comes-back");
         const gone = await sess("stays-away");
         const dead = await sess("dies");
+        const again = await sess("respawned");
         const kept = await added(hub, "kept");
         const lost = await added(hub, "lost");
         const died = await added(hub, "died");
+        const slow = await added(hub, "its agent slow to start again");
         await taskOk(back.c, { action: "claim", id: kept });
         await taskOk(gone.c, { action: "claim", id: lost });
         await taskOk(dead.c, { action: "claim", id: died });
+        await taskOk(again.c, { action: "claim", id: slow });
         const late = await added(hub, "written before the answer");
         const deadPid = (await row(hub, dead.id)).pid;
         await d.kill("SIGKILL");
@@ -168,11 +171,15 @@ export function boardLives(store: string, board: () => Promise<Record<string, un
         // The others wait for their agents: still theirs meanwhile.
         expect((await boardTask(lost)).owner.id).toBe(gone.id);
         await sess("comes-back", { id: back.id });
+        // Respawned after the restart, its agent not yet connected when the restart is judged: a
+        // respawn keeps its claims, as it does without a restart.
+        await hub.ok("respawn", { id: again.id });
         await untilOpen(lost, "released: it did not come back");
         expect((await taskEntries(hub, lost)).at(-1)).toBe(
           `release: #${lost} lost: ${gone.id} "stays-away" did not come back after roost restarted`,
         );
         expect((await boardTask(kept)).owner).toEqual({ id: back.id, name: "comes-back" });
+        expect((await boardTask(slow)).owner).toEqual({ id: again.id, name: "respawned" });
         expect((await row(hub, gone.id)).life).toBe("running");
         // Judged no sooner than the clients' longest wait between reconnections and the grace.
         const { events } = await hub.ok("events", { limit: 1000 });

@@ -202,10 +202,16 @@ export class TaskBoard {
       else if (isEnded(job)) this.sessionEnded(id, "ended while roost was down");
     }
     if (this.holders(true).length === 0) return;
+    const restartedAt = new Date().toISOString();
     const judge = setTimeout(
       () => {
-        for (const id of this.holders(true))
+        for (const id of this.holders(true)) {
+          // One started again since (a respawn) is judged by its own life, as any job's, not here:
+          // its agent may take longer than the grace to connect.
+          const startedAt = this.registry.find(id)?.rec.startedAt ?? "";
+          if (startedAt >= restartedAt) continue;
           if (!this.isLive(id)) this.sessionEnded(id, "did not come back after roost restarted");
+        }
       },
       LIMITS.reconnectMs + this.graceMs + 1,
     );

@@ -162,8 +162,8 @@ export class Registry {
   private readonly jobs = new Map<string, LiveJob>();
   private readonly unsaved = new Set<LiveJob>();
   private readonly children = new Children();
-  /** A job's `waitingOn` changed (the core tells its watchers: watches.ts). */
-  onWaitingChanged: (job: LiveJob) => void = () => {};
+  /** A job's `waitingOn` changed, by its child's change (the core tells its watchers: watches.ts). */
+  onWaitingChanged: (job: LiveJob, child: LiveJob) => void = () => {};
   private flushTimer: NodeJS.Timeout | null = null;
   /** The last `updatedAt` made, and its millisecond: a busy daemon changes rows many times in one. */
   private clock = { ms: 0, iso: "" };
@@ -231,7 +231,7 @@ export class Registry {
     if (sameIds(now, parent.waitingOn)) return;
     parent.waitingOn = now;
     this.noted(parent, false);
-    this.onWaitingChanged(parent);
+    this.onWaitingChanged(parent, child);
   }
 
   /**

@@ -130,17 +130,21 @@ export class Watches {
     return { fired: false, children };
   }
 
-  /** The job changed (its report, its life) or is about to be removed: the watches on it that are now so fire. */
-  changed(core: Core, jobId: string, removed = false): void {
+  /**
+   * The job changed (its report, its life) or is about to be removed: the watches on it that are now
+   * so fire. `child`: the change is its `waitingOn`'s, made by that child.
+   */
+  changed(core: Core, jobId: string, removed = false, child?: string): void {
     const parent = this.registry.find(jobId)?.rec.parent;
     const list = this.byTarget.get(jobId);
-    if (list) this.look(core, jobId, list, removed);
+    if (list) this.look(core, jobId, list, removed, child);
     // A child's end may be the last its parent's watch on its children waits for.
     const theirs = parent ? this.byTarget.get(parent)?.filter(isFanIn) : undefined;
-    if (parent && theirs?.length) this.look(core, parent, theirs, false);
+    if (parent && theirs?.length) this.look(core, parent, theirs, false, jobId);
   }
 
-  private look(core: Core, jobId: string, list: WatchRecord[], removed: boolean): void {
+  /** `child`: the child whose change this is, for a fan-in's notice (the one that came in last). */
+  private look(core: Core, jobId: string, list: WatchRecord[], removed: boolean, child?: string): void {
     const job = removed ? undefined : this.registry.find(jobId);
     const now = new Date().toISOString();
     for (const w of [...list]) {
@@ -153,7 +157,7 @@ export class Watches {
       if (!so) continue;
       this.forget(w);
       const fire = () =>
-        void this.fire(core, w, removed).catch((err) =>
+        void this.fire(core, w, removed, child).catch((err) =>
           console.error("roost: a watch's notice failed:", err),
         );
       // A fan-in's notice goes after the item that brought its last child in (a handback saves its
@@ -164,10 +168,10 @@ export class Watches {
   }
 
   /** The watcher's `notice`: what its watched session now is. */
-  private async fire(core: Core, w: WatchRecord, removed = false): Promise<void> {
+  private async fire(core: Core, w: WatchRecord, removed = false, child?: string): Promise<void> {
     const watcher = this.registry.find(w.watcher);
     if (!watcher) return;
-    if (isFanIn(w)) return this.fireFanIn(core, watcher, w);
+    if (isFanIn(w)) return this.fireFanIn(core, watcher, w, child);
     const target = removed ? undefined : this.registry.find(w.target);
     // In the word its row shows (`view`): "is blocked", "is your turn" (never "done" for one still
     // running); or "is removed".
@@ -190,9 +194,11 @@ export class Watches {
 
   /**
    * A fan-in's notice: each child, in its row's word and what it last said (those that ended
-   * before the watch was set left out). By roost, caused by the child that came in last (`whoId`).
+   * before the watch was set left out). By roost, caused by the child that came in last (`whoId`):
+   * the one whose change fired it (not the latest-changed at firing time: a child handed back before
+   * may end meanwhile), else the watcher's own (none was at work).
    */
-  private async fireFanIn(core: Core, watcher: LiveJob, w: WatchRecord): Promise<void> {
+  private async fireFanIn(core: Core, watcher: LiveJob, w: WatchRecord, child?: string): Promise<void> {
     const kids = this.registry
       .all()
       .filter((j) => j.rec.parent === watcher.rec.id && (!isEnded(j) || (j.rec.endedAt ?? "") >= w.at));
@@ -201,10 +207,6 @@ export class Watches {
       const now = k.handedBack ? "handed back" : `is ${viewOf(k)}`;
       return `- ${k.rec.id} ${JSON.stringify(this.registry.nameOf(k))} ${now}${said ? `: ${excerpt(said, 200)}` : ""}`;
     });
-    const last = kids.reduce<LiveJob | null>(
-      (a, k) => (a === null || k.rec.updatedAt > a.rec.updatedAt ? k : a),
-      null,
-    );
     const head =
       kids.length === 0
         ? "none of your children is at work"
@@ -216,7 +218,7 @@ export class Watches {
       feed: {
         kind: "notice",
         text: `${head} (watch on children: ${w.when})`,
-        actor: { who: ROOST.who, whoId: last?.rec.id ?? watcher.rec.id },
+        actor: { who: ROOST.who, whoId: child ?? watcher.rec.id },
       },
       by: null,
     });
