@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import Type, { type Static } from "typebox";
-import { ANSWER_POLICIES, HOOK_AGENTS, oneOf } from "../sdk/ts/protocol/index.js";
+import { ANSWER_POLICIES, HOOK_AGENTS, IdleStop, idleStopMs, oneOf } from "../sdk/ts/protocol/index.js";
 import { readOwn, UnsafeHome } from "./home.js";
 import { hookProblem, NotifyHook } from "./notify-config.js";
 import { LOCAL_DAEMON, PI_EXTENSION } from "./paths.js";
@@ -59,10 +59,15 @@ const Profile = Type.Object({
   writable: Type.Optional(
     Type.Array(Type.String({ pattern: "^(~|~/.*|/.*)$", maxLength: 4096 }), { maxItems: 100 }),
   ),
+  // Its jobs stopped once they have had nothing to do this long ("2h"; false: never), unless their
+  // dispatch says otherwise; absent: roost.json's top-level `idleStop` (docs/budgets.md).
+  idleStop: Type.Optional(IdleStop),
 });
 export type Profile = Static<typeof Profile>;
 
 const ConfigSchema = Type.Object({
+  // Every job's idleStop, unless its profile or its dispatch says otherwise (docs/budgets.md): off by default.
+  idleStop: Type.Optional(IdleStop),
   agentProfiles: Type.Optional(Type.Record(Type.String({ pattern: "^[A-Za-z0-9_.-]{1,100}$" }), Profile)),
   http: Type.Optional(
     Type.Object({
@@ -313,6 +318,15 @@ function secretsKept(file: string, secrets: readonly ConfigSecret[]): void {
   }
 }
 
+/** An `idleStop` of roost.json's is a duration or off: anything else is refused where it is. */
+function idleStopChecked(file: string, where: string, value: IdleStop | undefined): void {
+  try {
+    idleStopMs(value);
+  } catch (err) {
+    throw new ConfigError(`${file}: ${where}: ${(err as Error).message}`);
+  }
+}
+
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Config {
   let raw: string | null = null;
   try {
@@ -332,7 +346,9 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
   const checked = checkConfig(parsed);
   if (!checked.ok) throw new ConfigError(`${file}: ${checked.message}`);
   const config = checked.value;
+  idleStopChecked(file, "idleStop", config.idleStop);
   for (const [name, profile] of Object.entries(config.agentProfiles ?? {})) {
+    idleStopChecked(file, `agentProfiles.${name}.idleStop`, profile.idleStop);
     for (const [i, tool] of (profile.approve ?? []).entries())
       if (!TOOL_NAME.test(tool))
         throw new ConfigError(

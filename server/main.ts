@@ -15,8 +15,9 @@ import { TaskBoard } from "./core/board/task-board.js";
 import { Clock, timeSourceOf } from "./core/clock.js";
 import { Concierge } from "./core/concierge/concierge.js";
 import type { Core } from "./core/core.js";
-import { Feed } from "./core/feed.js";
+import { Feed, ROOST } from "./core/feed.js";
 import { connectionClosed } from "./core/jobs/agents.js";
+import { IdleStops } from "./core/jobs/idle.js";
 import { checkLaunch, dispatch } from "./core/jobs/dispatch.js";
 import { remove, stop } from "./core/jobs/lifecycle.js";
 import { Registry } from "./core/jobs/registry.js";
@@ -154,6 +155,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     hubUrl: () => hubUrl,
     shutdown: () => void shutdown(),
     secrets,
+    // A job that rested its idleStop through is stopped as `stop` does, its reason idle.
+    idle: new IdleStops(registry, (job, words) => stop(core, job, ROOST, "idle", words)),
     // A job told what to fix is replied to as by `reply`; one cleaned is removed as by `rm --delete-branch`.
     queue: new MergeQueue({
       store,
@@ -175,6 +178,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     core.worktrees.changed(job);
   };
   feed.observe((entry) => core.concierge.digests.observed(entry));
+  registry.onNoted = (job) => core.idle.noted(job);
 
   // The HTTP face is loaded and built while the jobs are found again (mostly a wait on the pty
   // host), and listens once the socket does: agents and the CLI never wait on it.
@@ -183,6 +187,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   recordSetAside(core, loaded.setAside);
   await findJobsAgain(core);
   core.board.afterRestart(); // claims follow lives: those of sessions gone meanwhile go
+  core.idle.start(); // the jobs found resting count their rest from now
   // What a crash left in worktrees/ (docs/worktrees.md): in the background, logged.
   void sweepWorktrees(paths, new Set(registry.all().map((j) => j.rec.id))).then((said) => {
     for (const line of said) console.warn(`roost: worktrees: ${line}`);
@@ -214,6 +219,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     stopping = true;
     stopWatching();
     clock.close();
+    core.idle.close();
     remotes.close();
     core.queue.close();
     await Promise.all([bridge.close().catch(() => {}), jobSockets.closeAll(), closeSoon(http?.close())]);

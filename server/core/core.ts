@@ -8,6 +8,7 @@ import type { TaskBoard } from "./board/index.js";
 import type { Clock } from "./clock.js";
 import type { Concierge } from "./concierge/index.js";
 import type { Feed } from "./feed.js";
+import type { IdleStops } from "./jobs/idle.js";
 import type { Registry } from "./jobs/index.js";
 import type { Notify } from "./notify/index.js";
 import type { Foreground, PeerRules, Watches } from "./peers/index.js";
@@ -94,6 +95,8 @@ export interface Core {
   shutdown: () => void;
   /** roost.json's secrets, and the one redaction of what the daemon says (secrets.ts). */
   secrets: Secrets;
+  /** The jobs that rest, each until its idleStop puts it to sleep (jobs/idle.ts). */
+  idle: IdleStops;
   /** The merge queue: jobs' branches landed one at a time, each checked first (core/queue/). */
   queue: MergeQueue;
 }

@@ -1,4 +1,5 @@
 /** `stop` (protocol.md, "roost's choices"): answers once the process has ended; logic in core/jobs/lifecycle.ts. */
+import { SLEPT_WORDS } from "../core/jobs/idle.js";
 import { stop } from "../core/jobs/lifecycle.js";
 import { defineOp } from "./define.js";
 
@@ -8,7 +9,9 @@ export const stopOp = defineOp({
   acts: true,
   relayed: true,
   handler: async (core, args, caller) => {
-    await stop(core, core.registry.get(args.id), caller.actor);
+    // reason idle: put to sleep (the hub's Sleep, `roost stop --sleep`), as its idleStop would.
+    const sleep = args.reason === "idle";
+    await stop(core, core.registry.get(args.id), caller.actor, sleep ? "idle" : null, sleep ? SLEPT_WORDS : null);
     return {};
   },
 });

@@ -44,6 +44,11 @@ export interface Launch {
   hooks?: { agent: HookAgent; taskArg: boolean };
   /** Run in roost's sandbox (core/jobs/sandbox.ts); absent for a job run as the user, unconfined. */
   sandbox?: SandboxLaunch;
+  /**
+   * Stopped once it has had nothing to do this long (its `idleStop`, fixed at dispatch so that a
+   * respawn keeps it: core/jobs/idle.ts); absent: never (off, or a job made before it existed).
+   */
+  idleStopMs?: number;
 }
 
 /** A sandboxed job's launch: what its profile said when it was dispatched, kept for respawn. */

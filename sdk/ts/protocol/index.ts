@@ -1,6 +1,7 @@
 export * from "./board-view.js";
 export * from "./concierge.js";
 export * from "./conversation.js";
+export * from "./duration.js";
 export * from "./errors.js";
 export * from "./line-diff.js";
 export * from "./ops.js";

@@ -42,6 +42,11 @@ export const dispatch: Command = {
       help: "run it in roost's sandbox (bubblewrap): it writes only its tree, and cannot act as the hub",
     },
     "no-sandbox": { type: "boolean", help: "run it unconfined, though its profile asks for the sandbox" },
+    "idle-stop": {
+      type: "string",
+      value: "T",
+      help: 'stop it once it has had nothing to do for T ("30m", "2h"; "off": never), whatever its profile says',
+    },
     "request-id": {
       type: "string",
       value: "ID",
@@ -53,12 +58,14 @@ export const dispatch: Command = {
     "roost dispatch shell --cwd ~/src/app",
     "roost dispatch claude 'fix the login bug' --worktree",
     "roost dispatch pi 'tidy the tests' --worktree --sandbox",
+    "roost dispatch pi 'review the PR' --idle-stop 2h",
   ],
   async run({ positionals: [profile, ...task], values, json, env }) {
     const cwd = str(values, "cwd");
     const name = str(values, "name");
     const requestId = str(values, "request-id");
     const branch = str(values, "branch");
+    const idleStop = str(values, "idle-stop");
     if (values.worktree && values["no-worktree"])
       throw new UsageError("--worktree and --no-worktree say opposite things: give one");
     const worktree = values.worktree ? true : values["no-worktree"] ? false : undefined;
@@ -75,6 +82,7 @@ export const dispatch: Command = {
       ...(worktree !== undefined ? { worktree } : {}),
       ...(branch !== undefined ? { branch } : {}),
       ...(sandbox !== undefined ? { sandbox } : {}),
+      ...(idleStop !== undefined ? { idleStop } : {}),
     });
     const row = result.job;
     if (json) printJson(result);

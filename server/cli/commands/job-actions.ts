@@ -11,9 +11,17 @@ export const stop: Command = {
   args: "ID...",
   arity: [1, Number.POSITIVE_INFINITY],
   summary: "Stop jobs (SIGTERM, then SIGKILL after a grace); their rows stay.",
-  details: `Returns once each process has ended. \`roost respawn ID\` starts one again.\n${SEVERAL}`,
-  examples: ["roost stop j3", "roost stop j3 j4 j7"],
-  run: (inv) => eachJob(inv, "stopped", (client, id) => client.call("stop", { id })),
+  details:
+    "Returns once each process has ended. `roost respawn ID` starts one again. --sleep puts them to\n" +
+    `sleep: stopped as idle (their rows say so), to be woken by respawn, their conversations going on.\n${SEVERAL}`,
+  options: {
+    sleep: { type: "boolean", help: "put them to sleep: stopped with the reason idle (docs/budgets.md)" },
+  },
+  examples: ["roost stop j3", "roost stop j3 j4 j7", "roost stop --sleep j3 j4"],
+  run: (inv) =>
+    eachJob(inv, inv.values.sleep ? "put to sleep" : "stopped", (client, id) =>
+      client.call("stop", { id, ...(inv.values.sleep ? { reason: "idle" as const } : {}) }),
+    ),
 };
 
 export const rm: Command = {

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { type OpArgs, RoostError, type Row } from "../../../sdk/ts/protocol/index.js";
+import { idleStopMs, type OpArgs, RoostError, type Row } from "../../../sdk/ts/protocol/index.js";
 import { blockedPatterns, jobCommand, type Profile, promptPatterns, speaksProtocol } from "../../config.js";
 import { expandHome } from "../../paths.js";
 import { DEFAULT_QUIET_MS } from "../../pty/wire.js";
@@ -40,6 +40,8 @@ export async function dispatch(
   }
   const checked = checkLaunch(core, args, as.profile);
   const { profile, name } = checked;
+  // The concierge is never put to sleep: it is woken by digests, not by the user.
+  const idleMs = as.role === "concierge" ? null : idleStopOf(core, args, profile);
   const { sandbox, cwd } = sandboxed(core, args, profile, parent, checked.cwd);
   const from = wantsWorktree(args, profile) ? await worktreeBase(cwd, args.branch) : null;
   const task = args.task?.trim() ? args.task : undefined;
@@ -54,6 +56,7 @@ export async function dispatch(
       worktree ? path.resolve(worktree.path, from!.prefix) : cwd,
       task,
       sandbox,
+      idleMs,
     );
     return newRecord(core, id, args, { launch, name, task, parent, worktree, role: as.role ?? null });
   }, firstReply);
@@ -174,6 +177,7 @@ function launchOf(
   cwd: string,
   task: string | undefined,
   sandbox: SandboxLaunch | undefined,
+  idleMs: number | null,
 ): Launch {
   const taskMode = profile.task ?? "type";
   const hooks = hooksOf(profile, speaksProtocol(profile));
@@ -190,8 +194,24 @@ function launchOf(
     ...(profile.promptPattern !== undefined ? { promptPatterns: promptPatterns(profile) } : {}),
     quietMs: profile.quietMs ?? DEFAULT_QUIET_MS,
     ...(sandbox ? { sandbox } : {}),
+    ...(idleMs !== null ? { idleStopMs: idleMs } : {}),
     ...(hooks ? { hooks: { agent: hooks, taskArg: task !== undefined && taskMode === "argv" } } : {}),
   };
+}
+
+/**
+ * The job's idleStop in ms (null: off), fixed now into its launch: its dispatch's, else its
+ * profile's, else roost.json's (docs/budgets.md). The config's were checked at start.
+ */
+function idleStopOf(core: Core, args: OpArgs<"dispatch">, profile: Profile): number | null {
+  try {
+    const asked = idleStopMs(args.idleStop);
+    if (asked !== undefined) return asked;
+  } catch (err) {
+    throw new RoostError("bad_request", `idleStop: ${(err as Error).message}`);
+  }
+  // A profile's `false` is its own: off, whatever roost.json's top-level says.
+  return idleStopMs(profile.idleStop ?? core.config.idleStop) ?? null;
 }
 
 /** A new job's record, as it is before its first start. */

@@ -61,6 +61,7 @@ export function ended(
   const rec = job.rec;
   const stoppedBy = job.stopping;
   const stopped = stoppedBy !== null;
+  const stopWords = job.stopWords;
   Object.assign(rec, {
     life: stopped ? "stopped" : "exited",
     exitCode: code,
@@ -83,6 +84,7 @@ export function ended(
   job.link = null;
   job.stopping = null;
   job.stopFor = null;
+  job.stopWords = null;
   // Whoever waits for this exit (`stop`, `rm`) is told even should a write below fail: an op that
   // never answers is worse than one that answers `busy`.
   try {
@@ -96,7 +98,7 @@ export function ended(
     // Nor for the board: the session keeps what it claimed, to finish it.
     if (!job.respawning) core.board.sessionEnded(rec.id, endedWhy(job, stopped));
     const text = stopped
-      ? `stopped${rec.stopReason ? `: ${STOPPED_WHY[rec.stopReason]}` : ""}`
+      ? `stopped${rec.stopReason ? `: ${stopWords ?? STOPPED_WHY[rec.stopReason]}` : ""}`
       : (reason ?? `exited with code ${code}`);
     core.viewers.ended(rec.id, text);
     core.feed.record(rec.id, stopped ? "stop" : "exit", text + leftoversText(leftovers), stoppedBy ?? ROOST);
@@ -130,10 +132,17 @@ function endedWhy(job: LiveJob, stopped: boolean): string {
 
 /**
  * SIGTERM, then SIGKILL after the grace; resolves once the process has ended. `why`: roost stops it
- * by itself (a budget spent, idle), which its row says while it stays stopped (`stopReason`).
+ * by itself (a budget spent, idle), which its row says while it stays stopped (`stopReason`);
+ * `words`: what its feed entry says of it instead of the reason's words ("put to sleep after 2h…").
  */
-export function stop(core: Core, job: LiveJob, actor: Actor, why: StopReason | null = null): Promise<void> {
-  return oneAtATime(core, job, () => stopNow(core, job, actor, why));
+export function stop(
+  core: Core,
+  job: LiveJob,
+  actor: Actor,
+  why: StopReason | null = null,
+  words: string | null = null,
+): Promise<void> {
+  return oneAtATime(core, job, () => stopNow(core, job, actor, why, words));
 }
 
 export async function stopNow(
@@ -141,10 +150,12 @@ export async function stopNow(
   job: LiveJob,
   actor: Actor,
   why: StopReason | null = null,
+  words: string | null = null,
 ): Promise<void> {
   if (isEnded(job)) return;
   job.stopping = actor;
   job.stopFor = why;
+  job.stopWords = words;
   if (job.rec.kind === "foreground") {
     // No process of roost's to signal: the row ends, and the pi's connection no longer speaks for it.
     ended(core, job, null, null);

@@ -63,6 +63,8 @@ export interface LiveJob {
   stopping: Actor | null;
   /** Why roost is stopping it by itself, while it does (`stopFor`): the row's `stopReason` once it has ended. */
   stopFor: StopReason | null;
+  /** What the stop's feed entry says of it, when more than its reason's words (idle.ts: for how long). */
+  stopWords: string | null;
   /**
    * While `respawn` stops it to start it again: the same session goes on (its conversation too),
    * so its end is not one the board releases its claims for (lifecycle.ts).
@@ -128,6 +130,7 @@ const liveJob = (rec: JobRecord, pending: number, awaySince = Date.now()): LiveJ
   pending,
   stopping: null,
   stopFor: null,
+  stopWords: null,
   respawning: false,
   exitWaiters: [],
   lifeChanges: new OneAtATime(),
@@ -164,6 +167,8 @@ export class Registry {
   private readonly children = new Children();
   /** A job's `waitingOn` changed, by its child's change (the core tells its watchers: watches.ts). */
   onWaitingChanged: (job: LiveJob, child: LiveJob) => void = () => {};
+  /** Any change of a job's row (idle.ts hears a job come to rest, or move again). */
+  onNoted: (job: LiveJob) => void = () => {};
   private flushTimer: NodeJS.Timeout | null = null;
   /** The last `updatedAt` made, and its millisecond: a busy daemon changes rows many times in one. */
   private clock = { ms: 0, iso: "" };
@@ -252,6 +257,7 @@ export class Registry {
   noted(job: LiveJob, durable: boolean): void {
     this.pushes.row(job.rec.id, () => this.row(job));
     this.parentMayWait(job);
+    this.onNoted(job);
     if (durable) {
       this.unsaved.delete(job);
       this.store.updateJob(job.rec);

@@ -51,6 +51,7 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
   job.awaySince = Date.now();
   job.stopping = null;
   job.stopFor = null;
+  job.stopWords = null;
   // A protocol agent begins anew: `starting` until its first turn (waiting.ts).
   job.begun = !rec.launch.protocol;
   job.handedBack = false;

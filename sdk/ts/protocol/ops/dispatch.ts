@@ -1,5 +1,6 @@
 /** `dispatch` (protocol.md, "The hub's ops"): a profile, a task, a new job. */
 import Type from "typebox";
+import { IdleStop } from "../duration.js";
 import { JobName, LIMITS, RequestId, Row } from "../schema.js";
 import { BranchName } from "../worktree.js";
 
@@ -16,6 +17,8 @@ export const dispatch = {
     branch: Type.Optional(BranchName),
     /** Run it in roost's sandbox (docs/security.md); the profile's `sandbox` else. Linux, with bubblewrap. */
     sandbox: Type.Optional(Type.Boolean()),
+    /** Stopped once it has had nothing to do this long ("2h"; false: never); the profile's, else roost.json's (docs/budgets.md). */
+    idleStop: Type.Optional(IdleStop),
   }),
   result: Type.Object({ job: Row, duplicate: Type.Optional(Type.Boolean()) }),
 } as const;

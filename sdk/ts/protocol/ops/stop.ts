@@ -2,4 +2,11 @@
 import Type from "typebox";
 import { Empty, JobId } from "../schema.js";
 
-export const stop = { args: Type.Object({ id: JobId }), result: Empty } as const;
+export const stop = {
+  args: Type.Object({
+    id: JobId,
+    /** "idle": put to sleep (its row's `stopReason`, docs/budgets.md); absent: a plain stop. */
+    reason: Type.Optional(Type.Literal("idle")),
+  }),
+  result: Empty,
+} as const;
