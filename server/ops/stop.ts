@@ -11,7 +11,13 @@ export const stopOp = defineOp({
   handler: async (core, args, caller) => {
     // reason idle: put to sleep (the hub's Sleep, `roost stop --sleep`), as its idleStop would.
     const sleep = args.reason === "idle";
-    await stop(core, core.registry.get(args.id), caller.actor, sleep ? "idle" : null, sleep ? SLEPT_WORDS : null);
+    await stop(
+      core,
+      core.registry.get(args.id),
+      caller.actor,
+      sleep ? "idle" : null,
+      sleep ? SLEPT_WORDS : null,
+    );
     return {};
   },
 });

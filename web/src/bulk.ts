@@ -1,5 +1,5 @@
 /**
- * Bulk actions on the selected rows: Stop, Pin, Unpin, Remove… (asked first), and Merge… (their
+ * Bulk actions on the selected rows: Stop, Sleep, Pin, Unpin, Remove… (asked first), and Merge… (their
  * branches through the merge queue: queue-form.ts). The ops go out
  * several at once (a stop waits for its job to end: one after another, 300 would take minutes),
  * and the bar says how far they got, then what went through and what failed, and why.
@@ -61,6 +61,15 @@ const ACTIONS: Action[] = [
     done: "Stopped",
     applies: isRunning,
     send: (row) => op("stop", { id: row.id }),
+  },
+  {
+    // Stopped as idle (docs/budgets.md): the rows say "asleep", and Wake (respawn) goes on with each.
+    key: "sleep",
+    label: "Sleep",
+    doing: "Putting to sleep",
+    done: "Put to sleep",
+    applies: isRunning,
+    send: (row) => op("stop", { id: row.id, reason: "idle" }),
   },
   {
     key: "pin",

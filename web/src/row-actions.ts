@@ -4,7 +4,7 @@
  */
 import type { Row } from "./api.js";
 import { type Child, focusKey, h, replaceKeepingFocus } from "./dom.js";
-import { displayName, isRunning } from "./row-words.js";
+import { displayName, isAsleep, isRunning } from "./row-words.js";
 
 /** What the bar acts on: its row and the row's actions. */
 export interface ActionsHost {
@@ -62,7 +62,9 @@ export class RowActions {
       this.button("rename", "Rename", () => host.openRename()),
       running
         ? this.button("stop", "Stop", () => void host.act("stop", { id: row.id }, "Stopping"))
-        : this.button("respawn", "Respawn", () => void host.act("respawn", { id: row.id }, "Respawned")),
+        : isAsleep(row)
+          ? this.button("respawn", "Wake", () => void host.act("respawn", { id: row.id }, "Woken"))
+          : this.button("respawn", "Respawn", () => void host.act("respawn", { id: row.id }, "Respawned")),
       this.button("rm", "Remove…", () => this.askRemove(true)),
       host.move ? this.reorder(row, host.move) : null,
     ];

@@ -7,7 +7,7 @@
 import type { Row } from "./api.js";
 import { type Child, h, timeAgo } from "./dom.js";
 import { overlapTag } from "./overlaps-view.js";
-import { displayName, stateOf } from "./row-words.js";
+import { badgeWord, displayName, stateOf } from "./row-words.js";
 
 /** Another daemon's job is marked with its daemon's name (docs/fleet.md); this daemon's are not. */
 export function daemonTag(row: Row): Child {
@@ -44,7 +44,7 @@ export function lineCells(row: Row, choices: Child, tree: { toggle: Child; notes
   const said = saying(row);
   const name = displayName(row);
   return [
-    h("span", { class: `badge b-${tone}`, id: `state-${row.id}`, title: exit }, word),
+    h("span", { class: `badge b-${tone}`, id: `state-${row.id}`, title: exit }, badgeWord(row, word)),
     h(
       "span",
       { class: "cell-name" },

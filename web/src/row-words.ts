@@ -17,6 +17,12 @@ export function stateOf(row: Row): { word: ViewState; tone: Tone; exit: string |
   return { word, tone: TONES[word], exit };
 }
 
+/** A job put to sleep (stopped as idle, docs/budgets.md): its row says "asleep", its respawn "Wake". */
+export const isAsleep = (row: Row) => row.life === "stopped" && row.stopReason === "idle";
+
+/** The word the row's badge shows: its state's, or "asleep" for a job put to sleep. */
+export const badgeWord = (row: Row, word: ViewState): string => (isAsleep(row) ? "asleep" : word);
+
 export const isRunning = (row: Row) => row.life === "running" || row.life === "starting";
 
 /** "context 42% (84k/200k)", or null when the agent reports nothing of it. */

@@ -15,7 +15,7 @@ import { detailsList, metaLine } from "./row-details.js";
 import { daemonTag, lineCells, sandboxTag } from "./row-line.js";
 import { Choices, type ChoicesHost } from "./row-question.js";
 import { foldToggle, NO_TREE, samePlace, type TreePlace, treeNotes } from "./row-tree.js";
-import { displayName, isRunning, stateOf } from "./row-words.js";
+import { badgeWord, displayName, isRunning, stateOf } from "./row-words.js";
 
 export interface RowViewOptions {
   /** A job's page: every detail. */
@@ -262,7 +262,7 @@ export class RowView implements ActionsHost, ChoicesHost {
         "div",
         { class: "row-head" },
         this.check,
-        h("span", { class: `badge b-${tone}`, id: `state-${row.id}` }, word),
+        h("span", { class: `badge b-${tone}`, id: `state-${row.id}` }, badgeWord(row, word)),
         exit ? h("span", { class: "muted exit" }, exit) : null,
         toggle,
         h("a", { class: "name", id: `name-${row.id}`, href: `#/jobs/${row.id}` }, displayName(row)),

@@ -96,8 +96,6 @@ export class IdleStops {
     if (this.dueAt(job, since) > Date.now()) return this.arm(job, since);
     const idleMs = job.rec.launch.idleStopMs!;
     const words = `put to sleep after ${span(Math.round(idleMs / 1000))} with nothing to do (respawn wakes it, its conversation going on)`;
-    this.sleep(job, words).catch((err) =>
-      console.error(`roost: could not put ${job.rec.id} to sleep:`, err),
-    );
+    this.sleep(job, words).catch((err) => console.error(`roost: could not put ${job.rec.id} to sleep:`, err));
   }
 }
