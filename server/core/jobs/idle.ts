@@ -93,7 +93,10 @@ export class IdleStops {
   private due(job: LiveJob, since: number): void {
     this.rests.delete(job);
     if (this.closed || this.registry.find(job.rec.id) !== job || !resting(job)) return;
-    if (this.dueAt(job, since) > Date.now()) return this.arm(job, since);
+    if (this.dueAt(job, since) > Date.now()) {
+      this.arm(job, since);
+      return;
+    }
     const idleMs = job.rec.launch.idleStopMs!;
     const words = `put to sleep after ${span(Math.round(idleMs / 1000))} with nothing to do (respawn wakes it, its conversation going on)`;
     this.sleep(job, words).catch((err) => console.error(`roost: could not put ${job.rec.id} to sleep:`, err));
