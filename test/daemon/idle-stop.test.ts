@@ -50,6 +50,7 @@ describe("idleStop", () => {
 
     const slept = await untilRow(c, resting.id, "put to sleep", (r) => r.life === "stopped", 10000);
     const after = Date.now() - restedAt;
+    console.log(`idleStop 2s: stopped ${after} ms after the row was seen resting`);
     expect(slept).toMatchObject({ stopReason: "idle", view: "stopped", pid: null });
     // Not before its 2 s (the rest is seen a little after the row says it), nor much after.
     expect(after).toBeGreaterThan(1500);
