@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import Type, { type Static } from "typebox";
-import { ANSWER_POLICIES, HOOK_AGENTS, IdleStop, idleStopMs, oneOf } from "../sdk/ts/protocol/index.js";
+import { ANSWER_POLICIES, HOOK_AGENTS, IdleStop, idleStopProblem, oneOf } from "../sdk/ts/protocol/index.js";
 import { readOwn, UnsafeHome } from "./home.js";
 import { hookProblem, NotifyHook } from "./notify-config.js";
 import { LOCAL_DAEMON, PI_EXTENSION } from "./paths.js";
@@ -59,8 +59,7 @@ const Profile = Type.Object({
   writable: Type.Optional(
     Type.Array(Type.String({ pattern: "^(~|~/.*|/.*)$", maxLength: 4096 }), { maxItems: 100 }),
   ),
-  // Its jobs stopped once they have had nothing to do this long ("2h"; false: never), unless their
-  // dispatch says otherwise; absent: roost.json's top-level `idleStop` (docs/budgets.md).
+  // Its jobs stopped once they had nothing to do this long ("2h"; false: never): docs/budgets.md.
   idleStop: Type.Optional(IdleStop),
 });
 export type Profile = Static<typeof Profile>;
@@ -318,15 +317,6 @@ function secretsKept(file: string, secrets: readonly ConfigSecret[]): void {
   }
 }
 
-/** An `idleStop` of roost.json's is a duration or off: anything else is refused where it is. */
-function idleStopChecked(file: string, where: string, value: IdleStop | undefined): void {
-  try {
-    idleStopMs(value);
-  } catch (err) {
-    throw new ConfigError(`${file}: ${where}: ${(err as Error).message}`);
-  }
-}
-
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Config {
   let raw: string | null = null;
   try {
@@ -346,9 +336,11 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
   const checked = checkConfig(parsed);
   if (!checked.ok) throw new ConfigError(`${file}: ${checked.message}`);
   const config = checked.value;
-  idleStopChecked(file, "idleStop", config.idleStop);
+  const idle = idleStopProblem(config.idleStop);
+  if (idle) throw new ConfigError(`${file}: idleStop: ${idle}`);
   for (const [name, profile] of Object.entries(config.agentProfiles ?? {})) {
-    idleStopChecked(file, `agentProfiles.${name}.idleStop`, profile.idleStop);
+    const idleStop = idleStopProblem(profile.idleStop);
+    if (idleStop) throw new ConfigError(`${file}: agentProfiles.${name}.idleStop: ${idleStop}`);
     for (const [i, tool] of (profile.approve ?? []).entries())
       if (!TOOL_NAME.test(tool))
         throw new ConfigError(

@@ -1,6 +1,5 @@
 /** `stop` (protocol.md, "roost's choices"): answers once the process has ended; logic in core/jobs/lifecycle.ts. */
-import { SLEPT_WORDS } from "../core/jobs/idle.js";
-import { stop } from "../core/jobs/lifecycle.js";
+import { SLEPT_WORDS, stop } from "../core/jobs/index.js";
 import { defineOp } from "./define.js";
 
 export const stopOp = defineOp({

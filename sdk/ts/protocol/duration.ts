@@ -42,3 +42,13 @@ export function idleStopMs(value: IdleStop | undefined): number | null | undefin
     throw new Error(`${JSON.stringify(value)}: idleStop must be from 1s to 31d, or false (off)`);
   return ms;
 }
+
+/** What is wrong with an `idleStop`, or null when it is good (roost.json's check at start). */
+export function idleStopProblem(value: IdleStop | undefined): string | null {
+  try {
+    idleStopMs(value);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}

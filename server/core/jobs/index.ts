@@ -7,6 +7,7 @@ export { type AgentConnection, applyHello } from "./agents.js";
 export { mustStillAsk } from "./asked.js";
 export { dispatch } from "./dispatch.js";
 export { hookSaid, type Menu, screenRead } from "./hooked.js";
+export { IdleStops, SLEPT_WORDS } from "./idle.js";
 export { ended, isEnded, onExit, remove, runningJob, stop } from "./lifecycle.js";
 export { checkName } from "./names.js";
 export { newJobRecord } from "./new-job.js";
