@@ -180,6 +180,20 @@ describe("jobs", () => {
     expect((await json(["ls"], d.env)).rows.map((r: any) => r.id).sort()).toEqual(before);
   });
 
+  it("dispatch --idle-stop puts a resting job to sleep; stop --sleep sleeps several; a bad --idle-stop is refused", async () => {
+    const rested = startedId(await ok(["dispatch", "agent", "done", "--idle-stop", "1s"], d.env));
+    const slept = await untilRow(c, rested, "put to sleep", (r) => r.life === "stopped");
+    expect(slept.stopReason).toBe("idle");
+    const a = startedId(await ok(["dispatch", "agent", "busy"], d.env));
+    const b = startedId(await ok(["dispatch", "agent", "busy"], d.env));
+    expect(await ok(["stop", "--sleep", a, b], d.env)).toBe(`put to sleep ${a}\nput to sleep ${b}\n`);
+    for (const id of [a, b]) expect(await row(c, id)).toMatchObject({ life: "stopped", stopReason: "idle" });
+    const bad = await roost(["dispatch", "agent", "done", "--idle-stop", "soon"], d.env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('idleStop: "soon" is not a duration');
+    for (const id of [rested, a, b]) await ok(["rm", id], d.env);
+  });
+
   it("pin, unpin and rename", async () => {
     const first = startedId(await ok(["dispatch", "shell", "--name", "first"], d.env));
     const second = startedId(await ok(["dispatch", "shell", "--name", "second"], d.env));
