@@ -209,7 +209,7 @@ export class BulkBar {
           type: "button",
           class: "act danger",
           "data-focus": "rm-yes",
-          onclick: () => void this.run(ACTIONS[3]!),
+          onclick: () => void this.run(ACTIONS.find((a) => a.key === "rm")!),
         },
         `Yes, remove ${jobs(rows.length)}`,
       ),
