@@ -156,7 +156,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     shutdown: () => void shutdown(),
     secrets,
     // A job that rested its idleStop through is stopped as `stop` does, its reason idle.
-    idle: new IdleStops(registry, (job, words) => stop(core, job, ROOST, "idle", words)),
+    idle: new IdleStops(registry, (job, words) => stop(core, job, ROOST, { why: "idle", words })),
     // A job told what to fix is replied to as by `reply`; one cleaned is removed as by `rm --delete-branch`.
     queue: new MergeQueue({
       store,

@@ -9,14 +9,8 @@ export const stopOp = defineOp({
   relayed: true,
   handler: async (core, args, caller) => {
     // reason idle: put to sleep (the hub's Sleep, `roost stop --sleep`), as its idleStop would.
-    const sleep = args.reason === "idle";
-    await stop(
-      core,
-      core.registry.get(args.id),
-      caller.actor,
-      sleep ? "idle" : null,
-      sleep ? SLEPT_WORDS : null,
-    );
+    const cause = args.reason === "idle" ? { why: "idle" as const, words: SLEPT_WORDS } : null;
+    await stop(core, core.registry.get(args.id), caller.actor, cause);
     return {};
   },
 });

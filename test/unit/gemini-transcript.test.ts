@@ -62,7 +62,7 @@ describe("Gemini CLI's session file as a conversation", () => {
           name: "read_file",
           status: "failed",
           input: JSON.stringify({ file_path: "missing.txt" }, null, 2),
-          output: "File not found: /home/dev/work/missing.txt",
+          output: "File not found: /home/dev/repo/missing.txt",
         },
         at: Date.parse("2026-12-05T12:20:59.997Z"),
       },

@@ -131,31 +131,30 @@ function endedWhy(job: LiveJob, stopped: boolean): string {
 }
 
 /**
- * SIGTERM, then SIGKILL after the grace; resolves once the process has ended. `why`: roost stops it
- * by itself (a budget spent, idle), which its row says while it stays stopped (`stopReason`);
- * `words`: what its feed entry says of it instead of the reason's words ("put to sleep after 2h…").
+ * Why roost stops a job by itself (a budget spent, idle), which its row says while it stays stopped
+ * (`stopReason`); `words`: what its feed entry says instead of the reason's words ("put to sleep
+ * after 2h…").
  */
-export function stop(
-  core: Core,
-  job: LiveJob,
-  actor: Actor,
-  why: StopReason | null = null,
-  words: string | null = null,
-): Promise<void> {
-  return oneAtATime(core, job, () => stopNow(core, job, actor, why, words));
+export interface StopCause {
+  why: StopReason;
+  words?: string;
+}
+
+/** SIGTERM, then SIGKILL after the grace; resolves once the process has ended. */
+export function stop(core: Core, job: LiveJob, actor: Actor, cause: StopCause | null = null): Promise<void> {
+  return oneAtATime(core, job, () => stopNow(core, job, actor, cause));
 }
 
 export async function stopNow(
   core: Core,
   job: LiveJob,
   actor: Actor,
-  why: StopReason | null = null,
-  words: string | null = null,
+  cause: StopCause | null = null,
 ): Promise<void> {
   if (isEnded(job)) return;
   job.stopping = actor;
-  job.stopFor = why;
-  job.stopWords = words;
+  job.stopFor = cause?.why ?? null;
+  job.stopWords = cause?.words ?? null;
   if (job.rec.kind === "foreground") {
     // No process of roost's to signal: the row ends, and the pi's connection no longer speaks for it.
     ended(core, job, null, null);
