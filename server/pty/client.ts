@@ -14,6 +14,7 @@ import type {
   HostMessage,
   JobExit,
   ListResult,
+  JobResources,
   Op,
   OpParams,
   OpResult,
@@ -22,7 +23,7 @@ import type {
   SpawnSpec,
 } from "./wire.js";
 
-export type { JobExit, ScreenState, Snapshot, SpawnSpec } from "./wire.js";
+export type { JobExit, JobResources, ScreenState, Snapshot, SpawnSpec } from "./wire.js";
 
 export interface JobOutput {
   jobId: string;
@@ -37,6 +38,8 @@ export interface PtyHostClientEvents {
   output: [JobOutput];
   /** A job's screen, while its output flows and when it turns quiet. */
   screen: [ScreenState];
+  /** What each live job's processes use, every few seconds (resources.ts). */
+  resources: [{ jobs: JobResources[]; at: string }];
   close: [];
 }
 
@@ -247,6 +250,7 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
       if (event === "exit") this.emit("exit", payload as JobExit);
       else if (event === "output") this.emit("output", payload as JobOutput);
       else if (event === "screen") this.emit("screen", payload as ScreenState);
+      else if (event === "resources") this.emit("resources", payload as { jobs: JobResources[]; at: string });
       return false;
     }
     const p = msg.id === null ? undefined : this.pending.get(msg.id);

@@ -16,6 +16,7 @@ import { Conn } from "./conn.js";
 import { Jobs, screenState } from "./jobs.js";
 import { log } from "./log.js";
 import { answerer } from "./ops.js";
+import { RESOURCES_INTERVAL_MS, ResourcePass } from "./resources.js";
 
 const IDLE_MS = 3_000; // no job, no connection: nothing to hold, so go away
 const FIRST_CONNECT_MS = 10_000; // started but nobody came
@@ -53,6 +54,17 @@ const jobs = new Jobs(home, {
   },
 });
 const answer = answerer(jobs);
+
+// One pass over /proc for all live jobs (resources.ts), sent to the daemon as one event; none
+// while no daemon is connected or no job runs. ROOST_RESOURCES_MS: a shorter interval, for tests.
+const resources = new ResourcePass();
+const resourcesMs = Number(process.env.ROOST_RESOURCES_MS) || RESOURCES_INTERVAL_MS;
+setInterval(() => {
+  const to = daemon();
+  const leaders = jobs.all().flatMap((j) => (j.pty ? [{ jobId: j.jobId, pid: j.pid }] : []));
+  if (!to || leaders.length === 0) return;
+  to.send({ event: "resources", jobs: resources.take(leaders), at: new Date().toISOString() });
+}, resourcesMs).unref();
 const server = net.createServer(onConnection);
 
 function checkIdle(): void {

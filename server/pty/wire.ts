@@ -1,6 +1,10 @@
 // Messages between the roost daemon and the pty host: one JSON object per line over a unix socket.
 // The host outlives daemon restarts, so this protocol changes rarely; bump PROTOCOL_VERSION when it does.
 
+import type { JobResources } from "./resources.js";
+
+export type { JobResources } from "./resources.js";
+
 export const PROTOCOL_VERSION = 2;
 
 /** Bytes-ish (UTF-16 units) of recent output the host keeps per job. */
@@ -171,7 +175,18 @@ export interface ScreenEvent extends ScreenState {
   event: "screen";
 }
 
-export type HostEvent = ExitEvent | OutputEvent | ScreenEvent;
+/**
+ * To the daemon (the newest connection): what each live job's processes use, one event per pass
+ * over /proc (resources.ts), every RESOURCES_INTERVAL_MS. A host from before it sends none.
+ */
+export interface ResourcesEvent {
+  event: "resources";
+  jobs: JobResources[];
+  /** ISO timestamp of the pass. */
+  at: string;
+}
+
+export type HostEvent = ExitEvent | OutputEvent | ScreenEvent | ResourcesEvent;
 
 /** Anything the host sends. */
 export type HostMessage = Reply | HostEvent;

@@ -139,6 +139,23 @@ export const Watching = Type.Object({
 });
 export type Watching = Static<typeof Watching>;
 
+/** What a running job's processes use (docs/budgets.md, "Resources"), as the pty host last read it. */
+export const Resources = Type.Object({
+  /** Percent of one core over the last few seconds (100 = one core busy), to 0.1. */
+  cpu: Type.Number(),
+  /** CPU seconds of its live processes, user and system. */
+  cpuSeconds: Type.Number(),
+  /** Bytes resident, its processes summed. */
+  rss: Type.Integer(),
+  /** Proportional set size in bytes; null until first read (it is read less often). */
+  pss: nullable(Type.Integer()),
+  /** How many processes it has. */
+  procs: Type.Integer(),
+  /** ISO time its screen or its agent's reports last changed; null while neither has. */
+  activeAt: nullable(Type.String()),
+});
+export type Resources = Static<typeof Resources>;
+
 /** A row (docs/protocol.md, "A row"): the job's record and its latest report. */
 export const Row = Type.Object({
   ...reportFields,
@@ -205,6 +222,11 @@ export const Row = Type.Object({
    * roost, whose rows lack it, is still read.
    */
   stopReason: Type.Optional(nullable(oneOf(STOP_REASONS))),
+  /**
+   * What its processes use (docs/budgets.md, "Resources"), read every 5 s; null while it does not
+   * run (or before the first read). Optional so that a remote of an older roost is still read.
+   */
+  resources: Type.Optional(nullable(Resources)),
   startedAt: nullable(Type.String()),
   endedAt: nullable(Type.String()),
   updatedAt: Type.String(),

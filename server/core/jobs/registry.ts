@@ -9,6 +9,7 @@ import {
   LIMITS,
   NULL_REPORT_FIELDS,
   type Overlap,
+  type Resources,
   RoostError,
   type Row,
   type StopReason,
@@ -121,6 +122,10 @@ export interface LiveJob {
   batches: Map<number, number[]>;
   /** A watch on its own children waits (watches.ts keeps it): its children's handbacks are held until it fires. */
   fanIn: boolean;
+  /** What its processes use, as the pty host last said (terminals/resources.ts); null: not known. */
+  resources: Omit<Resources, "activeAt"> | null;
+  /** When its screen last changed (a screen event from the pty host), ISO; null before any. */
+  screenAt: string | null;
 }
 
 const liveJob = (rec: JobRecord, pending: number, awaySince = Date.now()): LiveJob => ({
@@ -153,6 +158,8 @@ const liveJob = (rec: JobRecord, pending: number, awaySince = Date.now()): LiveJ
   heldTimer: null,
   batches: new Map(),
   fanIn: false,
+  resources: null,
+  screenAt: null,
 });
 
 const REPORT_FLUSH_MS = 200;
@@ -267,6 +274,14 @@ export class Registry {
     this.flushTimer ??= setTimeout(() => this.flush(), REPORT_FLUSH_MS);
   }
 
+  /**
+   * Pushes its row, and nothing else: no write, no `updatedAt` (what the pty host reads of its
+   * processes, terminals/resources.ts, which a restart reads again within seconds).
+   */
+  shown(job: LiveJob): void {
+    this.pushes.row(job.rec.id, () => this.row(job));
+  }
+
   private now(): string {
     const ms = Date.now();
     if (ms !== this.clock.ms) this.clock = { ms, iso: new Date(ms).toISOString() };
@@ -341,6 +356,7 @@ export class Registry {
       sandboxed: r.launch.sandbox !== undefined,
       conversation: conversationWord(r.conversation),
       stopReason: r.stopReason,
+      resources: resourcesOf(job),
       startedAt: r.startedAt,
       endedAt: r.endedAt,
       updatedAt: r.updatedAt,
@@ -353,4 +369,12 @@ export class Registry {
     for (const j of this.jobs.values()) min = Math.min(min, j.rec.order);
     return min - 1;
   }
+}
+
+/** Its row's `resources`: while it runs, with when it last showed a change (its screen, its reports). */
+function resourcesOf(job: LiveJob): Resources | null {
+  if (job.rec.life !== "running" || job.resources === null) return null;
+  const said = job.rec.report ? job.rec.updatedAt : null;
+  const activeAt = job.screenAt !== null && (said === null || job.screenAt > said) ? job.screenAt : said;
+  return { ...job.resources, activeAt };
 }

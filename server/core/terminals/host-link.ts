@@ -8,6 +8,7 @@ import type { Core, Terminals } from "../core.js";
 import { onExit } from "../jobs/index.js";
 import { messageOf } from "../text.js";
 import { findJobsAgain } from "./find-again.js";
+import { onResources } from "./resources.js";
 import { onScreen } from "./screens.js";
 
 /** How long the search for a lost host's jobs waits before it tries again: doubling, up to a cap. */
@@ -52,6 +53,7 @@ export class HostLink {
     const core = this.core;
     client.on("exit", (info) => onExit(core, info));
     client.on("screen", (state) => onScreen(core, state));
+    client.on("resources", (pass) => onResources(core, pass));
     client.on("output", (out) => core.viewers.output(out.jobId, out.data, out.seq));
     // Heard before the hello below: a host that dies while it is answered is lost like any other.
     client.on("close", () => {

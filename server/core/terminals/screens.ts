@@ -9,9 +9,10 @@ import { DEFAULT_PROMPTS } from "./prompts.js";
 import { menuIn } from "./screen-menu.js";
 import { compilePatterns, rowFromScreen, type ScreenView } from "./screen-rows.js";
 
-export function onScreen(core: Core, state: ScreenView & { jobId: string }): void {
+export function onScreen(core: Core, state: ScreenView & { jobId: string; at?: string }): void {
   const job = core.registry.find(state.jobId);
   if (!job || isEnded(job)) return;
+  job.screenAt = state.at ?? new Date().toISOString(); // its row's `resources.activeAt`
   if (job.rec.kind === "terminal") {
     job.blockedPatterns ??= compilePatterns(job.rec.launch.blockedPatterns); // once per job
     job.promptPatterns ??= compilePatterns(job.rec.launch.promptPatterns ?? [...DEFAULT_PROMPTS]);

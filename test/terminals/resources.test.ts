@@ -1,0 +1,84 @@
+/**
+ * A job's row says what its processes use (docs/budgets.md, "Resources"): the pty host's pass over
+ * /proc finds the job's children (a memory hog and a CPU burner, in process groups of their own, as
+ * a shell puts its commands) and the row shows them within seconds; null once the job has ended.
+ * Real processes in a real terminal under a real daemon; the pass every second (ROOST_RESOURCES_MS).
+ */
+import fs from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { type TestDaemon, startDaemon } from "../helpers/daemon.js";
+import { rmTemp, tempDir, untilRow } from "../helpers/jobs.js";
+
+const NODE = process.execPath;
+// ~200 MB, every page written (filled with 1s), then kept; and a loop that burns one core.
+const HOG = `${NODE} -e 'const b = Buffer.alloc(200 << 20, 1); setInterval(() => b[0]++, 1000)'`;
+const BURN = `${NODE} -e 'for (;;) {}'`;
+// bash -m: job control, so each child is in a process group of its own (same session).
+const SCRIPT = `set -m; ${HOG} & ${BURN} & wait`;
+
+let d: TestDaemon | undefined;
+const temps: string[] = [];
+/** The jobs' session ids: whatever is still in one after a test is killed, by pid. */
+const sessions: number[] = [];
+afterEach(async () => {
+  for (const sid of sessions.splice(0)) killSession(sid);
+  await d?.cleanup();
+  d = undefined;
+  for (const t of temps.splice(0)) rmTemp(t);
+});
+
+describe("a job's resources", () => {
+  it("shows its children's memory and CPU within seconds, and null once it ended", async () => {
+    d = await startDaemon({
+      config: { agentProfiles: { hog: { command: ["/bin/bash", "-c", SCRIPT], task: "argv" } } },
+      env: { SHELL: "/bin/bash", ROOST_RESOURCES_MS: "1000" },
+    });
+    const c = await d.client();
+    const dir = tempDir();
+    temps.push(dir);
+    const { job } = await c.ok("dispatch", { profile: "hog", cwd: dir });
+    sessions.push((await untilRow(c, job.id, "a pid", (r) => r.pid)).pid);
+    const started = Date.now();
+    const row = await untilRow(
+      c,
+      job.id,
+      "its resources show the hog and the burner",
+      (r) => r.resources && r.resources.procs >= 3 && r.resources.rss >= 150e6 && r.resources.cpu > 50,
+      15_000,
+    );
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const res = row.resources;
+    expect(res.procs).toBeGreaterThanOrEqual(3); // bash and its two children
+    expect(res.rss).toBeGreaterThanOrEqual(150e6);
+    expect(res.rss).toBeLessThan(1e9);
+    expect(res.cpu).toBeGreaterThan(50);
+    expect(res.cpu).toBeLessThan(400);
+    expect(res.cpuSeconds).toBeGreaterThan(0);
+    expect(Number.isInteger(res.rss)).toBe(true);
+    // PSS is read on the first pass and every sixth after: within 6 passes, the hog's pages its own.
+    expect(res.pss).not.toBeUndefined();
+    const later = await untilRow(c, job.id, "its PSS read", (r) => r.resources?.pss >= 150e6, 15_000);
+    // Not content: the row's updatedAt did not move for it, though its resources did.
+    expect(later.updatedAt).toBe(row.updatedAt);
+    const { rows } = await c.ok("list", {});
+    expect(rows.find((r: any) => r.id === job.id).resources.procs).toBeGreaterThanOrEqual(3);
+
+    await c.ok("stop", { id: job.id });
+    const ended = await untilRow(c, job.id, "stopped", (r) => r.life !== "running", 15_000);
+    expect(ended.resources).toBeNull();
+  }, 40_000);
+});
+
+function killSession(sid: number): void {
+  for (const entry of fs.readdirSync("/proc")) {
+    const pid = Number(entry);
+    if (!(pid > 0)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
+      const session = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
+      if (session === sid) process.kill(pid, "SIGKILL");
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
