@@ -31,6 +31,7 @@ import { schedule } from "./commands/schedule.js";
 import { shutdown, start } from "./commands/start.js";
 import { tasks } from "./commands/tasks.js";
 import { open, token } from "./commands/token.js";
+import { top } from "./commands/top.js";
 import { reportError } from "./errors.js";
 import { nearest } from "./suggest.js";
 import { commandHelp, commonOptions, overallHelp, usageLine } from "./usage.js";
@@ -56,6 +57,7 @@ const help: Command = {
 
 const COMMANDS: readonly Command[] = [
   ls,
+  top,
   dispatch,
   reply,
   attach,

@@ -6,7 +6,9 @@
  */
 import fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { type TestDaemon, startDaemon } from "../helpers/daemon.js";
+import { spawn as ptySpawn } from "@lydell/node-pty";
+import { ok, roost } from "../helpers/cli.js";
+import { CLI, type TestDaemon, startDaemon, until } from "../helpers/daemon.js";
 import { rmTemp, tempDir, untilRow } from "../helpers/jobs.js";
 
 const NODE = process.execPath;
@@ -69,6 +71,25 @@ describe("a job's resources", () => {
     const { rows } = await c.ok("list", {});
     expect(rows.find((r: any) => r.id === job.id).resources.procs).toBeGreaterThanOrEqual(3);
 
+
+    // `roost top`: once as text, once as JSON, and live at a terminal until q.
+    const text = await ok(["top", "--once", "--sort", "mem"], d.env);
+    const lines = text.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^roost top: 1 running of 1 jobs · cpu \d+(\.\d)?% · \d+ MB · \d+ processes · sorted by mem$/);
+    expect(lines[2]).toMatch(/^ID\s+NAME\s+STATE\s+CPU\s+TIME\s+RSS\s+PSS\s+PROCS\s+QUIET$/);
+    expect(lines[3]).toMatch(new RegExp(`^${job.id}\\s+\\S.*\\s(working|your turn)\\s+\\d+%\\s+\\d+:\\d\\d\\s+\\d+ MB\\s+\\d+ MB\\s+3\\s+\\S+$`));
+    const listed = JSON.parse(await ok(["top", "--json"], d.env));
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ id: job.id, view: expect.any(String) });
+    expect(listed[0].resources.rss).toBeGreaterThanOrEqual(150e6);
+    const bad = await roost(["top", "--sort", "size"], d.env);
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toContain("--sort takes cpu, mem, name");
+    const screen = await liveTop(d.env);
+    expect(screen).toContain("\x1b[?1049h"); // the alternate screen, entered
+    expect(screen).toMatch(/roost top: 1 running of 1 jobs/);
+    expect(screen.endsWith("\x1b[?25h\x1b[?1049l")).toBe(true); // and left, the cursor back
+
     await c.ok("stop", { id: job.id });
     const ended = await untilRow(c, job.id, "stopped", (r) => r.life !== "running", 15_000);
     expect(ended.resources).toBeNull();
@@ -93,4 +114,24 @@ function onlyResourcesDiffer(a: any, b: any): boolean {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   const differ = [...keys].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
   return differ.length === 1 && differ[0] === "resources";
+}
+
+/** `roost top` at a terminal of its own: drawn, then `q`; all it wrote there. */
+async function liveTop(env: Record<string, string>): Promise<string> {
+  const term = ptySpawn(process.execPath, [CLI, "top"], { cols: 140, rows: 30, env });
+  let seen = "";
+  term.onData((data) => {
+    seen += data;
+  });
+  const exited = new Promise<number>((resolve) => term.onExit(({ exitCode }) => resolve(exitCode)));
+  try {
+    await until("top drawn", () => seen.includes("PROCS"));
+    term.write("q");
+    expect(await exited).toBe(0);
+  } finally {
+    try {
+      process.kill(term.pid, "SIGKILL");
+    } catch {}
+  }
+  return seen;
 }

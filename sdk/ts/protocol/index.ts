@@ -6,6 +6,7 @@ export * from "./errors.js";
 export * from "./line-diff.js";
 export * from "./ops.js";
 export * from "./queue.js";
+export * from "./resources-view.js";
 export * from "./row-state.js";
 export * from "./schedules.js";
 export * from "./schema.js";
