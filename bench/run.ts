@@ -23,6 +23,7 @@ import { overlapsScenario } from "./scenarios/overlaps.js";
 import { peersScenario } from "./scenarios/peers.js";
 import { replies, repliesHttp } from "./scenarios/replies.js";
 import { reportThroughput } from "./scenarios/report-throughput.js";
+import { resourcesScenario } from "./scenarios/resources.js";
 import { restart } from "./scenarios/restart.js";
 import { startScenario } from "./scenarios/start.js";
 import { stopRm } from "./scenarios/stop-rm.js";
@@ -42,6 +43,7 @@ const SCENARIOS: Scenario[] = [
   boardScenario,
   stopRm,
   overlapsScenario,
+  resourcesScenario,
 ];
 const RESULTS = path.join(ROOT, "bench/results.jsonl");
 

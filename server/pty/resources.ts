@@ -83,6 +83,31 @@ export interface JobLeader {
   pid: number;
 }
 
+/** One buffer for every small read of a pass: a stat line is under 400 bytes. */
+const BUF = Buffer.alloc(4096);
+
+/**
+ * A small /proc file's text, or null when it cannot be read. open, read, close into one buffer:
+ * readFileSync also stats the file and allocates for each, which made a pass over 1,000 processes
+ * about twice as dear (docs/budgets.md, "Resources").
+ */
+function readSmall(file: string): string | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, "r");
+  } catch {
+    return null; // ended meanwhile, or not ours to read
+  }
+  try {
+    const n = fs.readSync(fd, BUF, 0, BUF.length, 0);
+    return BUF.toString("latin1", 0, n);
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Reads every process's stat once; null where one is gone meanwhile (or not a process). */
 export function readAllStats(): ProcStat[] {
   let entries: string[];
@@ -95,12 +120,8 @@ export function readAllStats(): ProcStat[] {
   for (const entry of entries) {
     const c = entry.charCodeAt(0);
     if (c < 48 || c > 57) continue; // not a pid
-    let text: string;
-    try {
-      text = fs.readFileSync(`/proc/${entry}/stat`, "latin1");
-    } catch {
-      continue; // ended meanwhile
-    }
+    const text = readSmall(`/proc/${entry}/stat`);
+    if (text === null) continue; // ended meanwhile
     const stat = parseStat(text);
     if (stat && !stat.zombie) out.push(stat);
   }
@@ -108,11 +129,9 @@ export function readAllStats(): ProcStat[] {
 }
 
 function readPss(pid: number): number {
-  try {
-    return parsePss(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "latin1")) ?? 0;
-  } catch {
-    return 0; // ended meanwhile, or a kernel thread
-  }
+  // smaps_rollup is about 1 kB: the buffer holds it whole. 0: ended meanwhile, or a kernel thread.
+  const text = readSmall(`/proc/${pid}/smaps_rollup`);
+  return text === null ? 0 : (parsePss(text) ?? 0);
 }
 
 /**
