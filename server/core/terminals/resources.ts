@@ -10,7 +10,7 @@ import type { LiveJob } from "../jobs/index.js";
 
 /** CPU moves by this many points (of one core's 100) before the row is pushed again. */
 const CPU_STEP = 1;
-/** Memory moves by this much, and by this share, before the row is pushed again. */
+/** Memory moves by this much and by this share (the larger) before the row is pushed again. */
 const MEMORY_STEP_BYTES = 1024 * 1024;
 const MEMORY_STEP_SHARE = 0.02;
 
@@ -19,7 +19,7 @@ type Kept = NonNullable<LiveJob["resources"]>;
 const movedBytes = (a: number | null, b: number | null): boolean => {
   if (a === null || b === null) return a !== b;
   const d = Math.abs(a - b);
-  return d >= MEMORY_STEP_BYTES || d >= MEMORY_STEP_SHARE * Math.max(a, b);
+  return d >= Math.max(MEMORY_STEP_BYTES, MEMORY_STEP_SHARE * Math.max(a, b));
 };
 
 /** True when the row should say `next` rather than `was`. */
