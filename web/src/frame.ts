@@ -3,6 +3,7 @@
  * connection, read-only, Notify…, Dispatch, help), the banner that says the daemon is away or the login gone, and `main`.
  */
 
+import { bytesText, cpuText, resourceTotals } from "../../sdk/ts/protocol/resources-view.js";
 import { canNotify, needYouCount, showCount } from "./attention.js";
 import { needWords } from "./board-state.js";
 import type { Ctx } from "./ctx.js";
@@ -40,6 +41,8 @@ const CONNECTION_WORDS = {
 /** The header's parts that `render` shows, hides or rewrites. */
 interface HeaderParts {
   connPill: HTMLElement;
+  /** The running jobs' CPU and memory, summed (docs/budgets.md, "Resources"). */
+  usage: HTMLElement;
   roBadge: HTMLElement;
   attentionBtn: HTMLButtonElement;
   notifyBtn: HTMLButtonElement;
@@ -58,6 +61,7 @@ function showNeedYou(ctx: Ctx): void {
 function headerParts(ctx: Ctx): HeaderParts {
   return {
     connPill: h("span", { class: "conn", role: "status" }),
+    usage: h("span", { class: "usage muted", hidden: true }),
     roBadge: h(
       "span",
       { class: "ro-badge", hidden: true, title: "This token can watch, not act" },
@@ -122,6 +126,7 @@ function header(parts: HeaderParts, navs: HTMLAnchorElement[]): HTMLElement {
     h("nav", { class: "tabs", "aria-label": "Views" }, navs),
     parts.attentionBtn,
     h("span", { class: "spacer" }),
+    parts.usage,
     parts.connPill,
     parts.roBadge,
     parts.notifyBtn,
@@ -217,7 +222,18 @@ class PageFrame implements Frame {
     attentionBtn.setAttribute("aria-pressed", String(filtering));
     attentionBtn.textContent = `${count} need${count === 1 ? "s" : ""} you`;
     this.renderBoardCount();
+    this.renderUsage();
   };
+
+  /** "cpu 112% · 1.2 GB": what the running jobs use together; hidden while none runs. */
+  private renderUsage(): void {
+    const t = resourceTotals([...this.ctx.live.rows.values()]);
+    const { usage } = this.parts;
+    usage.hidden = t.jobs === 0;
+    const text = `cpu ${cpuText(t.cpu)} · ${bytesText(t.rss)}`;
+    if (usage.textContent !== text) usage.textContent = text;
+    usage.title = `${t.jobs} running job${t.jobs === 1 ? "" : "s"}, ${t.procs} processes: CPU (100% = one core) and memory (RSS), together`;
+  }
 
   markNav(nav: Nav): void {
     for (const a of this.navs) {

@@ -7,8 +7,11 @@
 export interface Prefs {
   /** One line a row, the screen's width used; or the roomy cards, with their actions. */
   density: "dense" | "roomy";
-  /** What needs you first (then your order within a state); your order alone; or by repository. */
-  order: "state" | "mine" | "repo";
+  /**
+   * What needs you first (then your order within a state); your order alone; by repository; or by
+   * what the running jobs use (CPU, memory: docs/budgets.md, "Resources"), the most first.
+   */
+  order: "state" | "mine" | "repo" | "cpu" | "mem";
   /** What raises a notification: needs you (blocked, failed, a new question), your turn, done. */
   notify: { need: boolean; turn: boolean; done: boolean };
   /** The parents folded (their children hidden), by job id; the latest last. */
@@ -20,6 +23,8 @@ export interface Prefs {
   /** Ended rows (done, stopped) fold away this many minutes after they ended; 0: never (rows-tidy.ts). */
   foldEnded: number;
 }
+
+const ORDERS: readonly Prefs["order"][] = ["state", "mine", "repo", "cpu", "mem"];
 
 const DEFAULTS: Prefs = {
   density: "dense",
@@ -47,7 +52,7 @@ function load(): Prefs {
   }
   return {
     density: saved.density === "roomy" ? "roomy" : DEFAULTS.density,
-    order: saved.order === "mine" || saved.order === "repo" ? saved.order : DEFAULTS.order,
+    order: ORDERS.includes(saved.order as Prefs["order"]) ? (saved.order as Prefs["order"]) : DEFAULTS.order,
     notify: { ...DEFAULTS.notify, ...(typeof saved.notify === "object" ? saved.notify : {}) },
     folded: Array.isArray(saved.folded) ? saved.folded.filter((id) => typeof id === "string") : [],
     dirs: Array.isArray(saved.dirs) ? saved.dirs.filter((d) => typeof d === "string") : [],

@@ -5,7 +5,7 @@
 import type { Row } from "./api.js";
 import { type Child, h, timeAgo } from "./dom.js";
 import { overlapList } from "./overlaps-view.js";
-import { contextWords, costWords } from "./row-words.js";
+import { contextWords, costWords, resourcesText, resourcesTitle } from "./row-words.js";
 
 /** The line under the summary; null when there is nothing to say. */
 export function metaLine(row: Row): Child {
@@ -29,6 +29,8 @@ export function metaLine(row: Row): Child {
   const cost = costWords(row);
   if (cost) items.push(h("li", { class: "cost", title: "what the agent's model has cost this job" }, cost));
   if (row.worktree) items.push(branchItem(row.worktree));
+  const res = resourcesText(row);
+  if (res) items.push(h("li", { class: "res muted", title: resourcesTitle(row) }, res));
   if (row.pending > 0)
     items.push(
       h("li", { class: "pending" }, `${row.pending} pending repl${row.pending === 1 ? "y" : "ies"}`),

@@ -7,7 +7,7 @@
 import type { Row } from "./api.js";
 import { type Child, h, timeAgo } from "./dom.js";
 import { overlapTag } from "./overlaps-view.js";
-import { badgeWord, displayName, stateOf } from "./row-words.js";
+import { badgeWord, displayName, resourcesText, resourcesTitle, stateOf } from "./row-words.js";
 
 /** Another daemon's job is marked with its daemon's name (docs/fleet.md); this daemon's are not. */
 export function daemonTag(row: Row): Child {
@@ -68,9 +68,16 @@ export function lineCells(row: Row, choices: Child, tree: { toggle: Child; notes
       },
       row.profile,
       row.worktree?.stat ? ` · +${row.worktree.stat.added} −${row.worktree.stat.removed}` : null,
+      resourcesTag(row),
     ),
     h("span", { class: `cell-text ${said.kind}`, title: said.text || null }, said.text),
     choices ? h("span", { class: "cell-choices" }, choices) : null,
     h("span", { class: "cell-time" }, timeAgo(row.updatedAt)),
   ];
+}
+
+/** " · cpu 12% · 340 MB" for a running job (docs/budgets.md, "Resources"); null for the rest. */
+function resourcesTag(row: Row): Child {
+  const text = resourcesText(row);
+  return text ? h("span", { class: "res", title: resourcesTitle(row) }, ` · ${text}`) : null;
 }

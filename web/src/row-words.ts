@@ -3,8 +3,10 @@
  * use. The state's word and tone are the shared module's (sdk/ts/protocol/row-state.ts), so the
  * hub says what `roost ls` says; only how it is drawn is the hub's.
  */
+import { bytesText, cpuText } from "../../sdk/ts/protocol/resources-view.js";
 import { TONES, type Tone, type ViewState, viewState } from "../../sdk/ts/protocol/row-state.js";
 import type { Row } from "./api.js";
+import { ago } from "./dom.js";
 
 export { needsYou, triageRank, viewState } from "../../sdk/ts/protocol/row-state.js";
 
@@ -45,4 +47,17 @@ export function costWords(row: Row): string | null {
   const total = typeof cost === "number" ? cost : (cost as { total?: unknown } | undefined)?.total;
   if (typeof total !== "number" || !Number.isFinite(total) || total < 0) return null;
   return `$${total < 0.01 ? total.toFixed(4) : total.toFixed(2)}`;
+}
+
+export { resourcesText } from "../../sdk/ts/protocol/resources-view.js";
+
+/** What a row's resources are, in full, for its title: processes, CPU time, PSS, quiet since. */
+export function resourcesTitle(row: Row): string | null {
+  const r = row.resources;
+  if (!r) return null;
+  const quiet = r.activeAt ? `; its screen or reports last changed ${ago(r.activeAt)} ago` : "";
+  return (
+    `${r.procs} process${r.procs === 1 ? "" : "es"}: CPU ${cpuText(r.cpu)} of one core, ` +
+    `${Math.round(r.cpuSeconds)} s in all; RSS ${bytesText(r.rss)}, PSS ${bytesText(r.pss)}${quiet}`
+  );
 }

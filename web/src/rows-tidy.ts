@@ -6,6 +6,7 @@
  * removes the done and stopped rows (the `rm` op, six at a time) once asked and confirmed.
  */
 import type { ViewState } from "../../sdk/ts/protocol/row-state.js";
+import { byResources } from "../../sdk/ts/protocol/resources-view.js";
 import { type Group, type Layout, layTrees, type Placed } from "../../sdk/ts/protocol/tree.js";
 import { failedText, op, type Row } from "./api.js";
 import { counted, h } from "./dom.js";
@@ -85,6 +86,8 @@ export function laidOut(
   order: Prefs["order"],
   folded: ReadonlySet<string>,
 ): Layout {
+  // By CPU or memory: the rows sorted so, then laid as your order lays them (each list as given).
+  if (order === "cpu" || order === "mem") return layTrees(byResources(rows, order), all, "mine", folded);
   const trees = layTrees(rows, all, order === "mine" ? "mine" : "state", folded);
   return order === "repo" ? byRepository(trees) : trees;
 }

@@ -125,6 +125,8 @@ export class RowsToolbar {
       h("option", { value: "state", selected: prefs().order === "state" }, "needs you first"),
       h("option", { value: "mine", selected: prefs().order === "mine" }, "your order"),
       h("option", { value: "repo", selected: prefs().order === "repo" }, "by repository"),
+      h("option", { value: "cpu", selected: prefs().order === "cpu" }, "by CPU"),
+      h("option", { value: "mem", selected: prefs().order === "mem" }, "by memory"),
     );
     this.foldEnded = h(
       "select",
