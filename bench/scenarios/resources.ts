@@ -49,7 +49,11 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     let seen = 0;
     for (let i = 0; i < PASSES; i++) {
       floor.push(timed(() => fs.readdirSync("/proc")));
-      plain.push(timed(() => (seen = pass.take(leaders, false).filter((r) => r.procs === 1).length)));
+      plain.push(
+        timed(() => {
+          seen = pass.take(leaders, false).filter((r) => r.procs === 1).length;
+        }),
+      );
       withPss.push(timed(() => pass.take(leaders, true)));
     }
     if (seen !== JOBS) throw new Error(`the pass found ${seen} of ${JOBS} jobs`);
@@ -68,11 +72,20 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         round(share(mixed), 3),
         TARGET_PERCENT,
       ),
-      withBaseline(S, "a pass (stat of every process), beside readdir /proc alone", "ms", round(ms.plain, 2), round(ms.floor, 2)),
+      withBaseline(
+        S,
+        "a pass (stat of every process), beside readdir /proc alone",
+        "ms",
+        round(ms.plain, 2),
+        round(ms.floor, 2),
+      ),
       info(S, "a pass that reads PSS too (smaps_rollup of each)", "ms", round(ms.pss, 2)),
       info(S, "every pass with PSS: one core", "%", round(share(ms.pss), 3)),
     ];
-    return { figures, detail: { jobs: JOBS, processes, passes: PASSES, ms: { floor, plain, withPss }, mixedMs: mixed } };
+    return {
+      figures,
+      detail: { jobs: JOBS, processes, passes: PASSES, ms: { floor, plain, withPss }, mixedMs: mixed },
+    };
   } finally {
     for (const pid of pids) {
       try {

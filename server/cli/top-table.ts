@@ -2,14 +2,14 @@
  * `roost top`'s table (commands/top.ts): the running jobs by what they use, with a header line of
  * totals. Pure: rows and a width in, lines out; the command draws them live or once.
  */
+import type { Row } from "../../sdk/ts/protocol/index.js";
 import {
-  bytesText,
   byResources,
+  bytesText,
   cpuText,
   type ResourceSort,
   resourceTotals,
-  type Row,
-} from "../../sdk/ts/protocol/index.js";
+} from "../../sdk/ts/protocol/resources-view.js";
 import { ago, clean, clip, type Paint, paint, stateLabel } from "./format.js";
 
 export const TOP_SORTS = ["cpu", "mem", "name"] as const;

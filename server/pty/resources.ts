@@ -138,7 +138,10 @@ function readPss(pid: number): number {
  * Which job each process is of: its session's, or, for a session whose leader is a child of one of
  * a job's processes, that job's (followed up a few sessions). Pure: the stats and leaders in.
  */
-export function groupByJob(stats: readonly ProcStat[], leaders: readonly JobLeader[]): Map<string, ProcStat[]> {
+export function groupByJob(
+  stats: readonly ProcStat[],
+  leaders: readonly JobLeader[],
+): Map<string, ProcStat[]> {
   const bySession = new Map<number, string>();
   for (const l of leaders) bySession.set(l.pid, l.jobId);
   const byPid = new Map<number, ProcStat>();

@@ -15,7 +15,10 @@ import { type HubPage, launch, openHub, pageErrors, shot } from "./browser.js";
 const NODE = process.execPath;
 const PROFILES = {
   burner: { command: [NODE, "-e", "for (;;) {}"], task: "argv" },
-  hog: { command: [NODE, "-e", "const b = Buffer.alloc(300 << 20, 1); setInterval(() => b[0]++, 1000)"], task: "argv" },
+  hog: {
+    command: [NODE, "-e", "const b = Buffer.alloc(300 << 20, 1); setInterval(() => b[0]++, 1000)"],
+    task: "argv",
+  },
   idle: { command: ["sleep", "600"], task: "argv" },
 };
 
@@ -85,7 +88,9 @@ describe("resources in the hub", () => {
 
     // `roost top --once` of the same jobs, drawn in a page as a terminal would show it.
     const text = await ok(["top", "--once"], { ...d.env, COLUMNS: "110" });
-    expect(text.split("\n")[0]).toMatch(/^roost top: 3 running of 3 jobs · cpu \d+% · \d+ MB · 3 processes · sorted by cpu$/);
+    expect(text.split("\n")[0]).toMatch(
+      /^roost top: 3 running of 3 jobs · cpu \d+% · \d+ MB · 3 processes · sorted by cpu$/,
+    );
     expect(text.split("\n")[3]).toContain("burner job");
     const term = await hub.context.newPage();
     await term.setViewportSize({ width: 980, height: 200 });

@@ -5,10 +5,10 @@
  * Real processes in a real terminal under a real daemon; the pass every second (ROOST_RESOURCES_MS).
  */
 import fs from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
 import { spawn as ptySpawn } from "@lydell/node-pty";
+import { afterEach, describe, expect, it } from "vitest";
 import { ok, roost } from "../helpers/cli.js";
-import { CLI, type TestDaemon, startDaemon, until } from "../helpers/daemon.js";
+import { CLI, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
 import { rmTemp, tempDir, untilRow } from "../helpers/jobs.js";
 
 const NODE = process.execPath;
@@ -71,13 +71,18 @@ describe("a job's resources", () => {
     const { rows } = await c.ok("list", {});
     expect(rows.find((r: any) => r.id === job.id).resources.procs).toBeGreaterThanOrEqual(3);
 
-
     // `roost top`: once as text, once as JSON, and live at a terminal until q.
     const text = await ok(["top", "--once", "--sort", "mem"], d.env);
     const lines = text.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^roost top: 1 running of 1 jobs · cpu \d+(\.\d)?% · \d+ MB · \d+ processes · sorted by mem$/);
+    expect(lines[0]).toMatch(
+      /^roost top: 1 running of 1 jobs · cpu \d+(\.\d)?% · \d+ MB · \d+ processes · sorted by mem$/,
+    );
     expect(lines[2]).toMatch(/^ID\s+NAME\s+STATE\s+CPU\s+TIME\s+RSS\s+PSS\s+PROCS\s+QUIET$/);
-    expect(lines[3]).toMatch(new RegExp(`^${job.id}\\s+\\S.*\\s(working|your turn)\\s+\\d+%\\s+\\d+:\\d\\d\\s+\\d+ MB\\s+\\d+ MB\\s+3\\s+\\S+$`));
+    expect(lines[3]).toMatch(
+      new RegExp(
+        `^${job.id}\\s+\\S.*\\s(working|your turn)\\s+\\d+%\\s+\\d+:\\d\\d\\s+\\d+ MB\\s+\\d+ MB\\s+3\\s+\\S+$`,
+      ),
+    );
     const listed = JSON.parse(await ok(["top", "--json"], d.env));
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ id: job.id, view: expect.any(String) });

@@ -5,8 +5,9 @@
  * checkout, else its directory) as an order beside "needs you first"; and Clear ended, which
  * removes the done and stopped rows (the `rm` op, six at a time) once asked and confirmed.
  */
-import type { ViewState } from "../../sdk/ts/protocol/row-state.js";
+
 import { byResources } from "../../sdk/ts/protocol/resources-view.js";
+import type { ViewState } from "../../sdk/ts/protocol/row-state.js";
 import { type Group, type Layout, layTrees, type Placed } from "../../sdk/ts/protocol/tree.js";
 import { failedText, op, type Row } from "./api.js";
 import { counted, h } from "./dom.js";

@@ -34,7 +34,9 @@ export const top: Command = {
     if (inv.json || inv.values.once === true || !process.stdout.isTTY) {
       const { rows } = await callOnce(inv.env, "list", {});
       if (inv.json) {
-        printJson(topRows(rows, sort).map((r) => ({ id: r.id, name: r.name, view: r.view, resources: r.resources })));
+        printJson(
+          topRows(rows, sort).map((r) => ({ id: r.id, name: r.name, view: r.view, resources: r.resources })),
+        );
       } else {
         for (const line of topLines(rows, { sort, width: terminalWidth(process.stdout, inv.env) })) out(line);
       }
