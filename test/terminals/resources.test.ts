@@ -1,6 +1,6 @@
 /**
  * A job's row says what its processes use (docs/budgets.md, "Resources"): the pty host's pass over
- * /proc finds the job's children (a memory hog and a CPU burner, in process groups of their own, as
+ * /proc finds the job's children (a memory hog and two CPU burners, in process groups of their own, as
  * a shell puts its commands) and the row shows them within seconds; null once the job has ended.
  * Real processes in a real terminal under a real daemon; the pass every second (ROOST_RESOURCES_MS).
  */
@@ -15,8 +15,9 @@ const NODE = process.execPath;
 // ~200 MB, every page written (filled with 1s), then kept; and a loop that burns one core.
 const HOG = `${NODE} -e 'const b = Buffer.alloc(200 << 20, 1); setInterval(() => b[0]++, 1000)'`;
 const BURN = `${NODE} -e 'for (;;) {}'`;
-// bash -m: job control, so each child is in a process group of its own (same session).
-const SCRIPT = `set -m; ${HOG} & ${BURN} & wait`;
+// bash -m: job control, so each child is in a process group of its own (same session). Two
+// burners: on a loaded machine one alone was seen given under half a core.
+const SCRIPT = `set -m; ${HOG} & ${BURN} & ${BURN} & wait`;
 
 let d: TestDaemon | undefined;
 const temps: string[] = [];
@@ -47,29 +48,29 @@ describe("a job's resources", () => {
       c,
       job.id,
       "its resources show the hog and the burner",
-      (r) => r.resources && r.resources.procs >= 3 && r.resources.rss >= 150e6 && r.resources.cpu > 50,
+      (r) => r.resources && r.resources.procs >= 4 && r.resources.rss >= 150e6 && r.resources.cpu > 50,
       15_000,
     );
     expect(Date.now() - started).toBeLessThan(15_000);
     const res = row.resources;
-    expect(res.procs).toBeGreaterThanOrEqual(3); // bash and its two children
+    expect(res.procs).toBeGreaterThanOrEqual(4); // bash and its three children
     expect(res.rss).toBeGreaterThanOrEqual(150e6);
     expect(res.rss).toBeLessThan(1e9);
     expect(res.cpu).toBeGreaterThan(50);
-    expect(res.cpu).toBeLessThan(400);
+    expect(res.cpu).toBeLessThan(300);
     expect(res.cpuSeconds).toBeGreaterThan(0);
     expect(Number.isInteger(res.rss)).toBe(true);
     // PSS is read on the first pass and every sixth after: within 6 passes, the hog's pages its own.
     expect(res.pss).not.toBeUndefined();
     const later = await untilRow(c, job.id, "its PSS read", (r) => r.resources?.pss >= 150e6, 15_000);
     // Not content: the row's updatedAt did not move for it, though its resources did.
-    expect(later.resources.procs).toBeGreaterThanOrEqual(3);
+    expect(later.resources.procs).toBeGreaterThanOrEqual(4);
     // Not content: pushes that changed its resources alone came, with the same updatedAt.
     const pushes = sub.events.filter((e) => e.event === "row" && e.row.id === job.id).map((e) => e.row);
     const resourcesAlone = pushes.filter((r, i) => i > 0 && onlyResourcesDiffer(pushes[i - 1], r));
     expect(resourcesAlone.length).toBeGreaterThan(0);
     const { rows } = await c.ok("list", {});
-    expect(rows.find((r: any) => r.id === job.id).resources.procs).toBeGreaterThanOrEqual(3);
+    expect(rows.find((r: any) => r.id === job.id).resources.procs).toBeGreaterThanOrEqual(4);
 
     // `roost top`: once as text, once as JSON, and live at a terminal until q.
     const text = await ok(["top", "--once", "--sort", "mem"], d.env);
@@ -80,7 +81,7 @@ describe("a job's resources", () => {
     expect(lines[2]).toMatch(/^ID\s+NAME\s+STATE\s+CPU\s+TIME\s+RSS\s+PSS\s+PROCS\s+QUIET$/);
     expect(lines[3]).toMatch(
       new RegExp(
-        `^${job.id}\\s+\\S.*\\s(working|your turn)\\s+\\d+%\\s+\\d+:\\d\\d\\s+\\d+ MB\\s+\\d+ MB\\s+3\\s+\\S+$`,
+        `^${job.id}\\s+\\S.*\\s(working|your turn)\\s+\\d+%\\s+\\d+:\\d\\d\\s+\\d+ MB\\s+\\d+ MB\\s+4\\s+\\S+$`,
       ),
     );
     const listed = JSON.parse(await ok(["top", "--json"], d.env));
