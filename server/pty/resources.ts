@@ -66,6 +66,8 @@ export function parsePss(text: string): number | null {
 /** What a job's processes use, as one pass read it. */
 export interface JobResources {
   jobId: string;
+  /** Its session leader, the job's process: the run these are of. */
+  pid: number;
   /** Percent of one core over the time since the pass before (100 = one core busy); 0 on a first pass. */
   cpu: number;
   /** CPU seconds of its live processes, user and system. */
@@ -180,7 +182,7 @@ export class ResourcePass {
     const groups = groupByJob(readAllStats(), leaders);
     const next = new Map<string, { ticks: number; at: number }>();
     const out: JobResources[] = [];
-    for (const { jobId } of leaders) {
+    for (const { jobId, pid } of leaders) {
       const procs = groups.get(jobId) ?? [];
       let ticks = 0;
       let pages = 0;
@@ -197,6 +199,7 @@ export class ResourcePass {
       const wall = before ? (now - before.at) / 1000 : 0;
       out.push({
         jobId,
+        pid,
         cpu: wall > 0 ? Math.round((spent / wall) * 1000) / 10 : 0,
         cpuSeconds: Math.round((ticks / TICKS_PER_SECOND) * 100) / 100,
         rss: pages * PAGE_BYTES,

@@ -13,7 +13,7 @@ import {
 import { cpuTime, topLines } from "../../server/cli/top-table.js";
 import { movedNoticeably } from "../../server/core/terminals/resources.js";
 
-const base = { cpu: 12, cpuSeconds: 40, rss: 300e6, pss: 250e6, procs: 3 };
+const base = { pid: 100, cpu: 12, cpuSeconds: 40, rss: 300e6, pss: 250e6, procs: 3 };
 
 describe("movedNoticeably", () => {
   it("pushes a first reading", () => {

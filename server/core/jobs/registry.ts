@@ -123,7 +123,7 @@ export interface LiveJob {
   /** A watch on its own children waits (watches.ts keeps it): its children's handbacks are held until it fires. */
   fanIn: boolean;
   /** What its processes use, as the pty host last said (terminals/resources.ts); null: not known. */
-  resources: Omit<Resources, "activeAt"> | null;
+  resources: (Omit<Resources, "activeAt"> & { pid: number }) | null;
   /** When its screen last changed (a screen event from the pty host), ISO; null before any. */
   screenAt: string | null;
 }
@@ -373,8 +373,10 @@ export class Registry {
 
 /** Its row's `resources`: while it runs, with when it last showed a change (its screen, its reports). */
 function resourcesOf(job: LiveJob): Resources | null {
-  if (job.rec.life !== "running" || job.resources === null) return null;
+  // Of this run only: a respawned job's last run's are not shown until its first read.
+  if (job.rec.life !== "running" || job.resources === null || job.resources.pid !== job.rec.pid) return null;
   const said = job.rec.report ? job.rec.updatedAt : null;
   const activeAt = job.screenAt !== null && (said === null || job.screenAt > said) ? job.screenAt : said;
-  return { ...job.resources, activeAt };
+  const { pid: _, ...read } = job.resources;
+  return { ...read, activeAt };
 }

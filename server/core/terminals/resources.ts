@@ -26,6 +26,7 @@ const movedBytes = (a: number | null, b: number | null): boolean => {
 export function movedNoticeably(was: Kept | null, next: Kept): boolean {
   if (was === null) return true;
   return (
+    was.pid !== next.pid ||
     was.procs !== next.procs ||
     Math.abs(was.cpu - next.cpu) >= CPU_STEP ||
     movedBytes(was.rss, next.rss) ||
