@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import Type, { type Static } from "typebox";
-import { ANSWER_POLICIES, HOOK_AGENTS, IdleStop, idleStopProblem, oneOf } from "../sdk/ts/protocol/index.js";
+import { ANSWER_POLICIES, BudgetsConfig, HOOK_AGENTS, IdleStop, idleStopProblem, oneOf } from "../sdk/ts/protocol/index.js";
 import { readOwn, UnsafeHome } from "./home.js";
 import { hookProblem, NotifyHook } from "./notify-config.js";
 import { LOCAL_DAEMON, PI_EXTENSION } from "./paths.js";
@@ -113,6 +113,9 @@ const ConfigSchema = Type.Object({
   ),
   // Hooks that get a POST when a row needs the user, or a schedule does (docs/notify.md).
   notify: Type.Optional(Type.Array(NotifyHook, { maxItems: 20 })),
+  // What jobs may spend (docs/budgets.md): each job's own by default, all jobs' together a day, and
+  // each profile's jobs' together a day; each `{cost?, tokens?, minutes?}`.
+  budgets: Type.Optional(BudgetsConfig),
 });
 /** `profiles`: a Map, so that a name from a request ("__proto__", "toString") finds only a profile. */
 export type Config = Static<typeof ConfigSchema> & {
@@ -386,6 +389,11 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
     throw new ConfigError(
       `${file}: concierge.profile: no profile ${JSON.stringify(conciergeRuns)}; the profiles are: ${[...profiles.keys()].sort().join(", ")}`,
     );
+  for (const name of Object.keys(config.budgets?.profiles ?? {}))
+    if (!profiles.has(name))
+      throw new ConfigError(
+        `${file}: budgets.profiles.${name}: no profile ${JSON.stringify(name)}; the profiles are: ${[...profiles.keys()].sort().join(", ")}`,
+      );
   return {
     ...config,
     profiles,

@@ -12,16 +12,18 @@ import { socketAnswers } from "../sdk/ts/client/socket-client.js";
 import { LIMITS } from "../sdk/ts/protocol/index.js";
 import { type Config, DEFAULT_LEASE_MS, loadConfig } from "./config.js";
 import { TaskBoard } from "./core/board/task-board.js";
+import { Budgets } from "./core/budgets/index.js";
 import { Clock, timeSourceOf } from "./core/clock.js";
 import { Concierge } from "./core/concierge/concierge.js";
 import type { Core } from "./core/core.js";
-import { Feed, ROOST } from "./core/feed.js";
+import { Feed, ROOST, USER } from "./core/feed.js";
 import { connectionClosed } from "./core/jobs/agents.js";
 import { checkLaunch, dispatch } from "./core/jobs/dispatch.js";
 import { IdleStops } from "./core/jobs/idle.js";
 import { remove, stop } from "./core/jobs/lifecycle.js";
 import { Registry } from "./core/jobs/registry.js";
 import { reply } from "./core/jobs/reply.js";
+import { respawn } from "./core/jobs/respawn.js";
 import { bwrapProgram } from "./core/jobs/sandbox.js";
 import { loadJobs, recordSetAside } from "./core/jobs/stored-jobs.js";
 import { Notify } from "./core/notify/notify.js";
@@ -169,7 +171,21 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
       clean: (id, actor) => remove(core, registry.get(id), actor, { deleteBranch: true }),
       redact: (text) => secrets.redact(text),
     }),
+    // What jobs spend: a spent budget steers an agent to stop, and stops it with the reason `budget`.
+    budgets: new Budgets({
+      config: config.budgets ?? {},
+      store,
+      registry,
+      feed,
+      notify,
+      steer: async (job, text) => (await reply(core, { id: job.rec.id, text, mode: "steer" }, ROOST)).seq,
+      stop: (job) => stop(core, job, ROOST, { why: "budget" }),
+      respawn: (job) => respawn(core, job, USER),
+      tickMs: Number(env.ROOST_BUDGET_TICK_MS) || 15000,
+      graceMs: Number(env.ROOST_BUDGET_GRACE_MS) || 30000,
+    }),
   };
+  registry.budgetOf = (job) => core.budgets.row(job);
 
   const hostLink = new HostLink(core, paths.home, () => stopping);
   // A parent whose last child handed back or ended rests now: its watchers and its worktree's stat hear it.
@@ -222,6 +238,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     core.idle.close();
     remotes.close();
     core.queue.close();
+    core.budgets.close();
     await Promise.all([bridge.close().catch(() => {}), jobSockets.closeAll(), closeSoon(http?.close())]);
     registry.flush();
     await board.close();
@@ -248,6 +265,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   core.schedules.start();
   remotes.start(); // the other daemons' rows, followed from now on
   core.concierge.start(); // its orders on the clock, as the schedules
+  core.budgets.start(); // running time counted, budgets checked, every tick
   // The merge queue goes on: an entry cut short is landed once, or started again (core/queue/queue.ts).
   void core.queue.start().catch((err) => console.error("roost: the merge queue:", err));
 }

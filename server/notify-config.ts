@@ -6,9 +6,17 @@
 import Type, { type Static } from "typebox";
 
 /** The events a hook may ask for; `test` is `roost notify test`'s, sent to every hook. */
-export const NOTIFY_EVENTS = ["blocked", "failed", "done", "schedule-needs-you"] as const;
-/** Named now, sent by nothing yet: a budget's warning and its end (kept so that a roost.json may list them). */
-export const RESERVED_EVENTS = ["budget-warning", "budget-exceeded"] as const;
+export const NOTIFY_EVENTS = [
+  "blocked",
+  "failed",
+  "done",
+  "schedule-needs-you",
+  // a budget 80% spent, and all of it (core/budgets/)
+  "budget-warning",
+  "budget-exceeded",
+] as const;
+/** Named, sent by nothing yet (none now): kept so that a roost.json may list them. */
+export const RESERVED_EVENTS = [] as const;
 /** Words that stand for every event of a kind: `schedule` for `schedule-*`, `budget` for `budget-*`. */
 const KINDS = ["schedule", "budget"] as const;
 export const NOTIFY_FORMATS = ["json", "ntfy", "slack"] as const;

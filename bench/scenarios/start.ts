@@ -122,6 +122,7 @@ function endedJob(id: string, i: number, task: string, t: number): JobRecord {
     worktree: null,
     conversation: null,
     stopReason: null,
+    budget: null,
   };
 }
 

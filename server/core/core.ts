@@ -5,6 +5,7 @@ import type { ListResult, ScreenState, Snapshot, SpawnSpec } from "../pty/wire.j
 import type { Secrets } from "../secrets.js";
 import type { Store } from "../store/store.js";
 import type { TaskBoard } from "./board/index.js";
+import type { Budgets } from "./budgets/index.js";
 import type { Clock } from "./clock.js";
 import type { Concierge } from "./concierge/index.js";
 import type { Feed } from "./feed.js";
@@ -98,4 +99,6 @@ export interface Core {
   idle: IdleStops;
   /** The merge queue: jobs' branches landed one at a time, each checked first (core/queue/). */
   queue: MergeQueue;
+  /** What jobs spend, against their budgets (core/budgets/): counted, noticed at 80%, paused at 100%. */
+  budgets: Budgets;
 }

@@ -48,7 +48,10 @@ export type FeedKind =
   // the merge queue's (core/queue/queue.ts): `id` the job whose branch was queued, landed or refused
   | "queue"
   // a notify hook given up (core/notify/notify.ts): `id` "notify", the text naming the hook by its place
-  | "notify";
+  | "notify"
+  // a budget's (core/budgets/): `why` `near` (80% spent), `spent`, `exempt` (a respawn past it), `set`
+  // (the `budget` op); `id` the job it is about
+  | "budget";
 
 export class Feed {
   /** Who learns of each entry as it is recorded, in the daemon (the concierge's digests). */

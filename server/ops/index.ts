@@ -7,6 +7,7 @@ import type { Core } from "../core/core.js";
 import { compileCheck } from "../validate.js";
 import { ackOp } from "./ack.js";
 import { attachOp } from "./attach.js";
+import { budgetOp } from "./budget.js";
 import { changesOp } from "./changes.js";
 import { conciergeOp } from "./concierge.js";
 import { conciergeActOp } from "./concierge-act.js";
@@ -56,6 +57,7 @@ import { sendOp } from "./send.js";
 import { shutdownOp } from "./shutdown.js";
 import { spawnOp } from "./spawn.js";
 import { speak_forOp } from "./speak_for.js";
+import { spendOp } from "./spend.js";
 import { stopOp } from "./stop.js";
 import { subscribeOp } from "./subscribe.js";
 import { taskOp } from "./task.js";
@@ -143,6 +145,9 @@ const defs = [
   queueAddOp,
   queueOp,
   queueCancelOp,
+  // budgets
+  budgetOp,
+  spendOp,
 ] as unknown as OpDef<OpName>[];
 
 // Every op of the schema set has its handler, and no handler is without its schema.

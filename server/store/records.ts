@@ -1,15 +1,18 @@
 /** What the store keeps, in the shapes the core works with. */
 import type {
   AgentInfo,
+  BudgetScope,
   FullReport,
   HookAgent,
   ITEM_KINDS,
+  Limits,
   MISSED_RULES,
   RELATIONS,
   Row,
   ScheduleLaunch,
   ScheduleRun,
   SessionRef,
+  Spent,
   StopReason,
   Worktree,
 } from "../../sdk/ts/protocol/index.js";
@@ -98,6 +101,19 @@ export interface JobRecord {
   conversation: Conversation | null;
   /** Why roost stopped it by itself (core/jobs/lifecycle.ts), while it stays stopped; null otherwise. */
   stopReason: StopReason | null;
+  /** Its own budget and what it spent (core/budgets/); null until either is set. */
+  budget: JobBudget | null;
+}
+
+/** A job's budget as kept (core/budgets/): its own limits, its spend, and what counting it needs. */
+export interface JobBudget {
+  /** Its own budget: dispatch's `budget`, the `budget` op; null: roost.json's `budgets.job`. */
+  own: Limits | null;
+  spent: Spent;
+  /** The last cost and tokens its agent reported (cumulative over its session): the next report counts the rise. */
+  seen: { cost: number; tokens: number } | null;
+  /** The scopes its respawn freed it from (docs/budgets.md), until the end of `until` (a day). */
+  exempt: { scopes: BudgetScope[]; until: string } | null;
 }
 
 /**

@@ -78,6 +78,7 @@ const jobs = table<JobRecord, StoredJob>({
   report: sent,
   worktree: json,
   conversation: json,
+  budget: json,
 });
 export const jobToParams = (j: JobRecord): Params => jobs.params(j);
 export const jobFromRow = (r: Params): StoredJob => jobs.record(r);

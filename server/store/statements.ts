@@ -6,7 +6,7 @@ import type Database from "better-sqlite3";
 
 const JOB_COLUMNS = `id, token, profile, launch, user_name, default_name, role, parent, pinned, ord, life,
   exit_code, pid, kind, agent, capabilities, report, last_seq, dispatch_request_id, created_at,
-  started_at, ended_at, updated_at, session_key, worktree, asked, conversation, stop_reason`;
+  started_at, ended_at, updated_at, session_key, worktree, asked, conversation, stop_reason, budget`;
 const REPLY_COLUMNS =
   "job_id, seq, text, mode, kind, request_id, at, peer_kind, from_id, from_name, relation, then_stop, why";
 

@@ -36,6 +36,7 @@ import {
   tokenFromRow,
   watchFromRow,
 } from "./rows.js";
+import { SpendStore } from "./spend.js";
 import { prepare, type Statements } from "./statements.js";
 
 /** How long a creating op's answer is kept for a resend (rememberRequest). */
@@ -52,6 +53,8 @@ export class Store {
   readonly conversations: Conversations;
   /** The merge queue's entries (queue.ts). */
   readonly queue: QueueStore;
+  /** What jobs spent a day (spend.ts): budgets' totals. */
+  readonly spend: SpendStore;
   private readonly checkpoints: CheckpointThread | null;
 
   /**
@@ -68,6 +71,7 @@ export class Store {
     this.board = new SqliteBoard(this.sql, this.commits);
     this.conversations = new Conversations(path.join(path.dirname(file), "jobs"));
     this.queue = new QueueStore(this.db, this.commits);
+    this.spend = new SpendStore(this.db, this.commits);
   }
 
   close(): void {

@@ -1,4 +1,5 @@
 export * from "./board-view.js";
+export * from "./budgets.js";
 export * from "./concierge.js";
 export * from "./conversation.js";
 export * from "./duration.js";

@@ -7,6 +7,7 @@
 import type { Static } from "typebox";
 import { ack } from "./ops/ack.js";
 import { attach } from "./ops/attach.js";
+import { budget } from "./ops/budget.js";
 import { changes } from "./ops/changes.js";
 import { concierge } from "./ops/concierge.js";
 import { conciergeAct } from "./ops/concierge-act.js";
@@ -54,6 +55,7 @@ import { send } from "./ops/send.js";
 import { shutdown } from "./ops/shutdown.js";
 import { spawn } from "./ops/spawn.js";
 import { speak_for } from "./ops/speak_for.js";
+import { spend } from "./ops/spend.js";
 import { stop } from "./ops/stop.js";
 import { subscribe } from "./ops/subscribe.js";
 import { task } from "./ops/task.js";
@@ -129,6 +131,9 @@ export const OPS = {
   "queue-add": queueAdd,
   queue,
   "queue-cancel": queueCancel,
+  // -- budgets (docs/budgets.md) --
+  budget,
+  spend,
 } as const;
 
 export type OpName = keyof typeof OPS;

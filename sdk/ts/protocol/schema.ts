@@ -6,6 +6,7 @@
 import Type, { type Static, type TLiteral, type TSchema, type TUnion } from "typebox";
 
 import { jsonBytes, tooDeep } from "./bounds.js";
+import { RowBudget } from "./budgets.js";
 // Types only: schedules.ts, concierge.ts and conversation.ts build on this file's schemas.
 import type { ConciergeEvent } from "./concierge.js";
 import type { ConversationEvent } from "./conversation.js";
@@ -227,6 +228,11 @@ export const Row = Type.Object({
    * run (or before the first read). Optional so that a remote of an older roost is still read.
    */
   resources: Type.Optional(nullable(Resources)),
+  /**
+   * What it spent and the budget nearest to its end (docs/budgets.md): always set on this daemon's
+   * rows; optional so that a remote of an older roost, whose rows lack it, is still read.
+   */
+  budget: Type.Optional(nullable(RowBudget)),
   startedAt: nullable(Type.String()),
   endedAt: nullable(Type.String()),
   updatedAt: Type.String(),

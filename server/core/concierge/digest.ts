@@ -25,7 +25,7 @@ import { DIGEST_ENVELOPE, digestText } from "./digest-text.js";
 /** How long the first change waits for others to come with it. */
 export const SETTLE_MS = 1500;
 /** The feed entries that wake the concierge. */
-const WAKES: ReadonlySet<string> = new Set(["state", "task", "exit", "overlap"]);
+const WAKES: ReadonlySet<string> = new Set(["state", "task", "exit", "overlap", "budget"]);
 /** The feed entries a digest says, besides those. */
 const SAYS: ReadonlySet<string> = new Set([...WAKES, "dispatch", "spawn", "handback", "rm", "respawn"]);
 const SETTLE_KEY = "concierge digest";

@@ -39,6 +39,7 @@ export async function dispatch(
     if (existing) return { job: core.registry.row(existing), duplicate: true };
   }
   const checked = checkLaunch(core, args, as.profile);
+  core.budgets.mayDispatch(args.profile); // refused while the day's or the profile's budget is spent
   const { profile, name } = checked;
   // The concierge is never put to sleep: it is woken by digests, not by the user.
   const idleMs = as.role === "concierge" ? null : idleStopOf(core, args, profile);
@@ -247,6 +248,9 @@ function newRecord(
     order: core.registry.topOrder(),
     dispatchRequestId: args.requestId ?? null,
     worktree,
+    budget: args.budget
+      ? { own: args.budget, spent: { cost: 0, tokens: 0, minutes: 0 }, seen: null, exempt: null }
+      : null,
   });
 }
 

@@ -88,6 +88,7 @@ export function ended(
   // Whoever waits for this exit (`stop`, `rm`) is told even should a write below fail: an op that
   // never answers is worse than one that answers `busy`.
   try {
+    core.budgets.ended(job); // its running time counted to its end, written with its row
     core.registry.changed(job, true);
     // A respawn's stop is no end: a watch on the job (or on its parent's children) waits for what
     // the job does once started again.
@@ -196,6 +197,7 @@ export function remove(core: Core, job: LiveJob, actor: Actor, options: RemoveOp
     core.peers.watches.watcherRemoved(job.rec.id);
     core.registry.remove(job);
     core.notify.forget(job.rec.id);
+    core.budgets.forget(job.rec.id);
     await core.jobSockets.close(job.rec.id);
     fs.rmSync(jobDir(core.paths, job.rec.id), { recursive: true, force: true });
     const kept = wt && !options.deleteBranch ? ` (its branch ${wt.branch} kept)` : "";

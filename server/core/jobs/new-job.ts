@@ -20,6 +20,7 @@ export type NewJob = Pick<JobRecord, "id" | "profile" | "launch" | "defaultName"
       | "dispatchRequestId"
       | "sessionKey"
       | "worktree"
+      | "budget"
     >
   >;
 
@@ -50,6 +51,7 @@ export function newJobRecord(job: NewJob): JobRecord {
     worktree: null,
     conversation: null,
     stopReason: null,
+    budget: null,
     ...job,
   };
 }

@@ -172,6 +172,8 @@ export class Registry {
   private readonly jobs = new Map<string, LiveJob>();
   private readonly unsaved = new Set<LiveJob>();
   private readonly children = new Children();
+  /** The row's `budget` (core/budgets/, set once the core is made). */
+  budgetOf: (job: LiveJob) => Row["budget"] = () => null;
   /** A job's `waitingOn` changed, by its child's change (the core tells its watchers: watches.ts). */
   onWaitingChanged: (job: LiveJob, child: LiveJob) => void = () => {};
   /** Any change of a job's row (idle.ts hears a job come to rest, or move again). */
@@ -357,6 +359,7 @@ export class Registry {
       conversation: conversationWord(r.conversation),
       stopReason: r.stopReason,
       resources: resourcesOf(job),
+      budget: this.budgetOf(job),
       startedAt: r.startedAt,
       endedAt: r.endedAt,
       updatedAt: r.updatedAt,

@@ -11,6 +11,7 @@ import { reply } from "./reply.js";
 import { respawn as startAgain } from "./start.js";
 
 export async function respawn(core: Core, job: LiveJob, actor: Actor): Promise<Row> {
+  core.budgets.respawning(job); // one stopped for its budget goes on: the budgets spent no longer stop it today
   await startAgain(core, job, actor);
   const { launch, life } = job.rec;
   // A protocol agent keeps what it has done (agent.json) and gets its pending replies; an `argv`

@@ -81,6 +81,7 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
       throw err;
     });
     Object.assign(rec, { life: "running", pid, startedAt: new Date().toISOString() });
+    core.budgets.started(job); // its running time counts from now
     core.registry.changed(job, true);
     const text = `started ${excerpt(rec.launch.command.join(" "))} (pid ${pid})${conversationText(rec.conversation)}`;
     core.feed.record(rec.id, "start", text, ROOST);

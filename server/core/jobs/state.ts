@@ -30,6 +30,7 @@ export function setReport(core: Core, job: LiveJob, next: FullReport): "content"
   core.schedules.jobChanged(job.rec.id); // a scheduled run's job at rest ends its run
   core.notify.rowChanged(() => core.registry.row(job));
   core.worktrees.changed(job);
+  core.budgets.reported(job); // its usage's rise counted; a paused job that goes on is stopped
   const stateChanged =
     previous?.state !== next.state || (next.state === "blocked" && previous?.question !== next.question);
   if (!stateChanged || !MEANINGFUL_STATES.has(next.state)) return change;

@@ -89,6 +89,13 @@ export class Notify {
     );
   }
 
+  /** A budget 80% spent (`budget-warning`) or all of it (`budget-exceeded`): said once a day (core/budgets/). */
+  budget(event: "budget-warning" | "budget-exceeded", row: Row, text: string): void {
+    if (!this.active) return;
+    const title = `${row.id} ${JSON.stringify(row.name)}: ${event === "budget-warning" ? "a budget is nearly spent" : "a budget is spent"}`;
+    void this.send({ event, row, title, message: text }, `#/jobs/${encodeURIComponent(row.id)}`);
+  }
+
   /** `roost notify test`: one attempt to each hook, and how each went. */
   async test(): Promise<HookResult[]> {
     const link = await this.parts.hubUrl();

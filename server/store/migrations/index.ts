@@ -236,4 +236,23 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE jobs ADD COLUMN stop_reason TEXT;
   `,
+  // 15: budgets (core/budgets/): a job's own budget and what it spent (JSON, records.ts's JobBudget),
+  // the day's spend by profile and repository ('' for none; day: the daemon machine's local date),
+  // and the notices said once a day (their key).
+  `
+  ALTER TABLE jobs ADD COLUMN budget TEXT;
+  CREATE TABLE spend (
+    day TEXT NOT NULL,
+    profile TEXT NOT NULL,
+    repo TEXT NOT NULL,
+    cost REAL NOT NULL DEFAULT 0,
+    tokens INTEGER NOT NULL DEFAULT 0,
+    minutes REAL NOT NULL DEFAULT 0,
+    PRIMARY KEY (day, profile, repo)
+  ) STRICT;
+  CREATE TABLE budget_notices (
+    key TEXT PRIMARY KEY,
+    at TEXT NOT NULL
+  ) STRICT;
+  `,
 ];

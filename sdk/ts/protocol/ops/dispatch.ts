@@ -1,5 +1,6 @@
 /** `dispatch` (protocol.md, "The hub's ops"): a profile, a task, a new job. */
 import Type from "typebox";
+import { Limits } from "../budgets.js";
 import { IdleStop } from "../duration.js";
 import { JobName, LIMITS, RequestId, Row } from "../schema.js";
 import { BranchName } from "../worktree.js";
@@ -19,6 +20,8 @@ export const dispatch = {
     sandbox: Type.Optional(Type.Boolean()),
     /** Stopped once it has had nothing to do this long ("2h"; false: never); the profile's, else roost.json's (docs/budgets.md). */
     idleStop: Type.Optional(IdleStop),
+    /** The job's own budget (docs/budgets.md); roost.json's `budgets.job` else. */
+    budget: Type.Optional(Limits),
   }),
   result: Type.Object({ job: Row, duplicate: Type.Optional(Type.Boolean()) }),
 } as const;

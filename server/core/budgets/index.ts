@@ -1,0 +1,1 @@
+export { type BudgetParts, Budgets } from "./budgets.js";
