@@ -15,6 +15,7 @@ import {
   type RowBudget,
   type Spent,
 } from "../../../sdk/ts/protocol/index.js";
+import type { JobBudget } from "../../store/records.js";
 import type { SpendRow } from "../../store/spend.js";
 import type { Store } from "../../store/store.js";
 import { type Feed, ROOST } from "../feed.js";
@@ -104,7 +105,7 @@ export class Budgets {
   reported(job: LiveJob): void {
     const usage = job.rec.report?.usage;
     if (usage) {
-      const b = (job.rec.budget ??= emptyBudget());
+      const b = budgetOf(job);
       const r = risen(b.seen, usageTotals(usage));
       b.seen = r.seen;
       if (r.cost > 0 || r.tokens > 0) this.spent(job, { cost: r.cost, tokens: r.tokens });
@@ -148,7 +149,7 @@ export class Budgets {
 
   private spent(job: LiveJob, d: Partial<Spent>): void {
     this.rollOver();
-    const b = (job.rec.budget ??= emptyBudget());
+    const b = budgetOf(job);
     b.spent = plus(b.spent, d);
     const k = key(job.rec.profile, this.repoOf(job));
     const base = { day: this.day, profile: job.rec.profile, repo: this.repoOf(job) };
@@ -293,7 +294,7 @@ export class Budgets {
     this.pauses.forget(job.rec.id);
     const spent = this.scopes(job).filter((v) => v.share >= 1);
     if (spent.length === 0) return;
-    const b = (job.rec.budget ??= emptyBudget());
+    const b = budgetOf(job);
     b.exempt = { scopes: spent.map((v) => v.scope), until: this.today };
     this.parts.registry.noted(job, true);
     this.parts.feed.record(
@@ -307,7 +308,7 @@ export class Budgets {
 
   /** `budget`: the job's own budget set (what is given replaced); one stopped for its budget goes on if none is spent now. */
   async setOwn(job: LiveJob, limit: Limits): Promise<boolean> {
-    const b = (job.rec.budget ??= emptyBudget());
+    const b = budgetOf(job);
     b.own = { ...(b.own ?? this.parts.config.job ?? {}), ...limit };
     // A raised budget is counted again from now: it no longer needs the respawn's exemption.
     if (b.exempt) b.exempt = { ...b.exempt, scopes: b.exempt.scopes.filter((s) => s !== "job") };
@@ -330,7 +331,10 @@ export class Budgets {
     const byDay = new Map<string, OpResult<"spend">["days"][number]>();
     for (const r of this.parts.store.spend.since(localDay(from.getTime()))) {
       let d = byDay.get(r.day);
-      if (!d) byDay.set(r.day, (d = { day: r.day, total: { ...NOTHING }, profiles: {}, repositories: {} }));
+      if (!d) {
+        d = { day: r.day, total: { ...NOTHING }, profiles: {}, repositories: {} };
+        byDay.set(r.day, d);
+      }
       const s: Spent = { cost: r.cost, tokens: r.tokens, minutes: r.minutes };
       d.total = plus(d.total, s);
       d.profiles[r.profile] = plus(d.profiles[r.profile] ?? NOTHING, s);
@@ -346,4 +350,10 @@ function gitTop(dir: string): string | null {
     if (fs.existsSync(path.join(d, ".git"))) return d;
     if (path.dirname(d) === d) return null;
   }
+}
+
+/** The job's kept budget, made empty on first use. */
+function budgetOf(job: LiveJob): JobBudget {
+  if (!job.rec.budget) job.rec.budget = emptyBudget();
+  return job.rec.budget;
 }
