@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { ROOST_VERSION } from "../version.js";
 import { type Command, out, UsageError, type Values } from "./command.js";
 import { attach } from "./commands/attach.js";
+import { budget, spend } from "./commands/budget.js";
 import { ask, concierge, orders } from "./commands/concierge.js";
 import { daemon } from "./commands/daemon.js";
 import { diff } from "./commands/diff.js";
@@ -72,6 +73,8 @@ const COMMANDS: readonly Command[] = [
   merge,
   overlaps,
   queue,
+  budget,
+  spend,
   profiles,
   tasks,
   concierge,

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { json, ok, roost } from "../helpers/cli.js";
 import { daemonRefusal, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
 import { daemonEnv } from "../helpers/daemon-process.js";
 import { bashProfile, delivered, rawAgent, row, silentProfile, untilRow } from "../helpers/jobs.js";
@@ -136,7 +137,7 @@ describe("budgets", () => {
       agentProfiles: { silent: silentProfile() },
       budgets: { daily: { cost: 3 } },
     });
-    const agents = [];
+    const agents: { id: string; agent: RawClient; token: string }[] = [];
     for (const n of [1, 2, 3]) {
       const { job } = await c.ok("dispatch", { profile: "silent", task: `job ${n}` });
       agents.push({ id: job.id, ...(await rawAgent(d, c, job.id)) });
@@ -147,10 +148,10 @@ describe("budgets", () => {
         token: a.token,
         report: { state: "working", usage: usage(1.1) },
       });
-    let r = await row(c, agents[0].id);
+    let r = await row(c, agents[0]!.id);
     expect(r.budget).toMatchObject({ scope: "daily", state: "ok" });
     expect(r.budget.used.cost).toBeCloseTo(2.2);
-    const a3 = agents[2];
+    const a3 = agents[2]!;
     await a3.agent.ok("report", {
       id: a3.id,
       token: a3.token,
@@ -163,7 +164,7 @@ describe("budgets", () => {
       );
       expect(steer.text).toContain("the daily budget is spent");
     }
-    r = await row(c, agents[1].id);
+    r = await row(c, agents[1]!.id);
     expect(r.budget).toMatchObject({ scope: "daily", state: "spent" });
     const refused = await c.request("dispatch", { profile: "silent", task: "job 4" });
     expect(refused.ok).toBe(false);
@@ -171,7 +172,7 @@ describe("budgets", () => {
     expect(refused.error).toContain("the daily budget is spent");
     expect(refused.error).toContain("budgets.daily");
     // One goes on after its steer: stopped; one says done: paused, still running.
-    const [first, second] = agents;
+    const [first, second] = agents as [(typeof agents)[0], (typeof agents)[0]];
     const seqOf = (a: (typeof agents)[number]) =>
       delivered(a.agent, a.id).find((e) => e.mode === "steer").seq;
     await first.agent.ok("ack", { id: first.id, token: first.token, seq: seqOf(first) });
@@ -263,5 +264,33 @@ describe("budgets", () => {
     const none = await c.request("budget", { id: job.id });
     expect(none.code).toBe("bad_request");
     expect(none.error).toContain("give cost, tokens or minutes");
+  });
+
+  it("the CLI: dispatch --budget, roost budget, roost spend", async () => {
+    const { d, c } = await daemon({ budgets: { daily: { minutes: 600 }, job: { cost: 2 } } });
+    const started = await json(
+      ["dispatch", "shell", "--budget", "cost=5,minutes=30", "--budget-tokens", "9000"],
+      d.env,
+    );
+    expect(started.job.budget).toMatchObject({
+      own: { cost: 5, minutes: 30, tokens: 9000 },
+      scope: "job",
+      state: "ok",
+    });
+    const plain = await json(["dispatch", "shell"], d.env);
+    expect(plain.job.budget.own).toBeNull(); // roost.json's budgets.job applies
+    const bad = await roost(["dispatch", "shell", "--budget", "dollars=5"], d.env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("DIM one of cost, tokens, minutes");
+    expect(await ok(["budget", started.job.id, "--cost", "10"], d.env)).toContain("$10.00");
+    expect((await row(c, started.job.id)).budget.own).toEqual({ cost: 10, minutes: 30, tokens: 9000 });
+    await until("a minute's share counted", async () =>
+      (await c.ok("spend", {})).days[0]?.total.minutes > 0 ? true : undefined,
+    );
+    const table = await ok(["spend"], d.env);
+    expect(table).toContain("profile shell");
+    expect(table).toContain("600 min"); // the daily budget, beside today's total
+    expect(table).toContain("each job's own budget by default: $2.00");
+    expect((await json(["spend", "--days", "3"], d.env)).limits.daily).toEqual({ minutes: 600 });
   });
 });

@@ -4,6 +4,7 @@ import type { Row } from "../../../sdk/ts/protocol/index.js";
 import { CliError, type Command, out, printJson, str, UsageError } from "../command.js";
 import { callOnce } from "../connect.js";
 import { clean } from "../format.js";
+import { BUDGET_OPTIONS, budgetFlags } from "./budget.js";
 
 /** A job that ended as it started (it could not start, or failed at once) is the command's failure. */
 export function failedToStart(row: Row): boolean {
@@ -52,6 +53,7 @@ export const dispatch: Command = {
       value: "ID",
       help: "sent again with the same ID, it starts nothing and answers the first job",
     },
+    ...BUDGET_OPTIONS,
   },
   examples: [
     "roost dispatch shell 'npm test' --name tests",
@@ -59,6 +61,7 @@ export const dispatch: Command = {
     "roost dispatch claude 'fix the login bug' --worktree",
     "roost dispatch pi 'tidy the tests' --worktree --sandbox",
     "roost dispatch pi 'review the PR' --idle-stop 2h",
+    "roost dispatch claude 'port the parser' --budget cost=5,minutes=30",
   ],
   async run({ positionals: [profile, ...task], values, json, env }) {
     const cwd = str(values, "cwd");
@@ -72,6 +75,7 @@ export const dispatch: Command = {
     if (values.sandbox && values["no-sandbox"])
       throw new UsageError("--sandbox and --no-sandbox say opposite things: give one");
     const sandbox = values.sandbox ? true : values["no-sandbox"] ? false : undefined;
+    const budget = budgetFlags(values);
     const result = await callOnce(env, "dispatch", {
       profile: profile!,
       // The daemon has its own working directory: a relative --cwd means relative to the user's.
@@ -83,6 +87,7 @@ export const dispatch: Command = {
       ...(branch !== undefined ? { branch } : {}),
       ...(sandbox !== undefined ? { sandbox } : {}),
       ...(idleStop !== undefined ? { idleStop } : {}),
+      ...(budget !== undefined ? { budget } : {}),
     });
     const row = result.job;
     if (json) printJson(result);
