@@ -2,10 +2,13 @@
  * `roost budget JOB --cost N`: a job's own budget; `roost spend`: what jobs spent a day, against
  * roost.json's budgets (docs/budgets.md). And the budget flags `dispatch` takes.
  */
-import { BUDGET_DIMENSIONS, type Limits, type OpResult, type Spent } from "../../../sdk/ts/protocol/index.js";
+import type { Limits, OpResult, Spent } from "../../../sdk/ts/protocol/index.js";
 import { type Command, out, printJson, str, UsageError, type Values } from "../command.js";
 import { callOnce } from "../connect.js";
 import { columns, terminalWidth, wantsColour } from "../format.js";
+
+/** The schema set's BUDGET_DIMENSIONS, here as a plain value: the CLI loads no schema at its start. */
+const BUDGET_DIMENSIONS = ["cost", "tokens", "minutes"] as const;
 
 /** A limit's value from the command line: a number > 0 (tokens: a whole one). */
 function amount(dim: (typeof BUDGET_DIMENSIONS)[number], text: string, flag: string): number {

@@ -19,7 +19,7 @@ import type { JobBudget } from "../../store/records.js";
 import type { SpendRow } from "../../store/spend.js";
 import type { Store } from "../../store/store.js";
 import { type Feed, ROOST } from "../feed.js";
-import type { LiveJob, Registry } from "../jobs/registry.js";
+import type { LiveJob, Registry } from "../jobs/index.js";
 import type { Notify } from "../notify/index.js";
 import { limitWords, localDay, NOTHING, plus, risen, share, spentWords, usageTotals } from "./count.js";
 import { Pauses } from "./pauses.js";

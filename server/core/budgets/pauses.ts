@@ -4,7 +4,7 @@
  * delivered, or still works after the grace); one not connected, and a terminal agent that rests,
  * is stopped at once; a terminal agent at work is stopped once its turn ends.
  */
-import type { LiveJob } from "../jobs/registry.js";
+import type { LiveJob } from "../jobs/index.js";
 import type { BudgetParts } from "./budgets.js";
 import type { ScopeView } from "./scopes.js";
 
