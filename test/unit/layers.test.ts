@@ -42,6 +42,7 @@ const under =
  * the watch on its thread, what a secret looks like.
  */
 const BASE = [
+  "server/builtin-profiles.ts",
   "server/config.ts",
   "server/conversation-files.ts",
   "server/descriptors.ts",
