@@ -202,12 +202,10 @@ export class Budgets {
 
   dayTotals(): DayTotals {
     this.rollOver();
-    const rows = [...this.totals.values()];
-    return {
-      total: rows.reduce<Spent>((a, r) => plus(a, r), { ...NOTHING }),
-      profile: (name) =>
-        rows.filter((r) => r.profile === name).reduce<Spent>((a, r) => plus(a, r), { ...NOTHING }),
-    };
+    const rows = this.totals;
+    const sum = (pick: (r: SpendRow) => boolean) =>
+      [...rows.values()].filter(pick).reduce<Spent>((a, r) => plus(a, r), { ...NOTHING });
+    return { total: () => sum(() => true), profile: (name) => sum((r) => r.profile === name) };
   }
 
   scopes(job: LiveJob, day = this.dayTotals()): ScopeView[] {
@@ -216,7 +214,8 @@ export class Budgets {
 
   /** The row's `budget`. */
   row(job: LiveJob): RowBudget {
-    return rowBudget(job.rec, this.scopes(job), this.today);
+    const day = this.dayTotals(); // rolled over to today: this.day is current
+    return rowBudget(job.rec, this.scopes(job, day), this.day);
   }
 
   /** Every job checked: notices to say, running jobs to pause, rows whose state changed pushed. */
@@ -269,14 +268,10 @@ export class Budgets {
     const day = this.dayTotals();
     const { daily, profiles } = this.parts.config;
     const views: ScopeView[] = [];
-    if (daily)
-      views.push({
-        scope: "daily",
-        key: "daily",
-        limit: daily,
-        used: day.total,
-        share: share(day.total, daily),
-      });
+    if (daily) {
+      const used = day.total();
+      views.push({ scope: "daily", key: "daily", limit: daily, used, share: share(used, daily) });
+    }
     const p = profiles?.[profile];
     const used = day.profile(profile);
     if (p) views.push({ scope: "profile", key: `profile:${profile}`, limit: p, used, share: share(used, p) });

@@ -16,9 +16,9 @@ export interface ScopeView {
   share: number;
 }
 
-/** The day's totals: all jobs', and each profile's. */
+/** The day's totals: all jobs', and each profile's (summed when asked: most rows need neither). */
 export interface DayTotals {
-  total: Spent;
+  total(): Spent;
   profile(name: string): Spent;
 }
 
@@ -30,11 +30,14 @@ export const ownLimit = (rec: JobRecord, config: BudgetsConfig): Limits | null =
 
 export function scopesOf(rec: JobRecord, config: BudgetsConfig, day: DayTotals): ScopeView[] {
   const views: ScopeView[] = [];
-  const add = (scope: BudgetScope, key: string, limit: Limits | null | undefined, used: Spent) => {
-    if (limits(limit)) views.push({ scope, key, limit, used, share: share(used, limit) });
+  // What was spent of a budget is summed only when the budget is set: every row built passes here.
+  const add = (scope: BudgetScope, key: string, limit: Limits | null | undefined, spent: () => Spent) => {
+    if (!limits(limit)) return;
+    const used = spent();
+    views.push({ scope, key, limit, used, share: share(used, limit) });
   };
-  add("job", "job", ownLimit(rec, config), rec.budget?.spent ?? NOTHING);
-  add("profile", `profile:${rec.profile}`, config.profiles?.[rec.profile], day.profile(rec.profile));
+  add("job", "job", ownLimit(rec, config), () => rec.budget?.spent ?? NOTHING);
+  add("profile", `profile:${rec.profile}`, config.profiles?.[rec.profile], () => day.profile(rec.profile));
   add("daily", "daily", config.daily, day.total);
   return views;
 }
