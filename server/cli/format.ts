@@ -70,10 +70,13 @@ export function ago(iso: string | null, now = Date.now()): string {
 
 /**
  * The row's state in the words every face uses (row-state.ts's `viewState`: "blocked", "your
- * turn", "failed"...), with the exit code of a job that ended with one: "failed (exit 7)".
+ * turn", "failed"...), with the exit code of a job that ended with one: "failed (exit 7)", and why
+ * roost stopped one (docs/budgets.md): "asleep" as the hub says, "stopped (budget)".
  */
 export function stateLabel(row: Row): string {
   const word = row.view;
+  if (row.stopReason === "idle") return "asleep";
+  if (row.stopReason === "budget") return `${word} (budget)`;
   return row.life === "exited" && row.exitCode !== null && row.exitCode !== 0
     ? `${word} (exit ${row.exitCode})`
     : word;
