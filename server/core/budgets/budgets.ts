@@ -54,6 +54,8 @@ export interface BudgetParts {
 }
 
 const FLUSH_MS = 1000;
+/** How long spend is gathered before the jobs are checked against their budgets. */
+const CHECK_MS = 100;
 const key = (profile: string, repo: string) => `${profile}\u0000${repo}`;
 
 export class Budgets {
@@ -64,6 +66,7 @@ export class Budgets {
   private unsaved = new Map<string, SpendRow>();
   private flushTimer: NodeJS.Timeout | null = null;
   private tickTimer: NodeJS.Timeout | null = null;
+  private checkTimer: NodeJS.Timeout | null = null;
   /** Each running job's time counted up to (ms). */
   private readonly since = new Map<string, number>();
   private readonly repos = new Map<string, string>();
@@ -89,6 +92,7 @@ export class Budgets {
 
   close(): void {
     if (this.tickTimer) clearInterval(this.tickTimer);
+    if (this.checkTimer) clearTimeout(this.checkTimer);
     for (const job of this.parts.registry.all()) if (job.rec.life === "running") this.countTime(job);
     this.pauses.close();
     this.flush();
@@ -108,9 +112,13 @@ export class Budgets {
       const b = budgetOf(job);
       const r = risen(b.seen, usageTotals(usage));
       b.seen = r.seen;
-      if (r.cost > 0 || r.tokens > 0) this.spent(job, { cost: r.cost, tokens: r.tokens });
+      if (r.cost > 0 || r.tokens > 0) {
+        this.spent(job, { cost: r.cost, tokens: r.tokens });
+        this.check(job, this.dayTotals());
+        const { daily, profiles } = this.parts.config;
+        if (daily || profiles) this.checkSoon(); // the others of its day or profile too
+      }
     }
-    this.checkAll();
     this.pauses.reported(job);
   }
 
@@ -133,6 +141,18 @@ export class Budgets {
     this.repos.delete(id);
     this.shown.delete(id);
     this.pauses.forget(id);
+  }
+
+  /**
+   * Every job checked shortly, once for all the spend of that while: a spend can bring the day's
+   * or a profile's budget to its end for every job in it, and a pass over every job on every
+   * report would cost the square of the jobs.
+   */
+  private checkSoon(): void {
+    this.checkTimer ??= setTimeout(() => {
+      this.checkTimer = null;
+      this.checkAll();
+    }, CHECK_MS);
   }
 
   private tick(): void {
@@ -221,25 +241,28 @@ export class Budgets {
   /** Every job checked: notices to say, running jobs to pause, rows whose state changed pushed. */
   checkAll(): void {
     const day = this.dayTotals();
-    for (const job of this.parts.registry.all()) {
-      const views = this.scopes(job, day);
-      const running = job.rec.life === "running";
-      if (running) for (const v of views) this.notice(job, v);
-      const b = rowBudget(job.rec, views, this.day);
-      if (this.shown.get(job.rec.id) !== b.state) {
-        const first = !this.shown.has(job.rec.id);
-        this.shown.set(job.rec.id, b.state);
-        if (!first) this.parts.registry.noted(job, false);
-      }
-      if (!running) continue;
-      const spent = views.find((v) => v.share >= 1 && !exempt(job.rec, v.scope, this.day));
-      if (spent)
-        this.pauses.pause(
-          job,
-          spent,
-          `${scopeName(spent, job.rec.id)} is spent (${spentWords(spent.used, spent.limit)})`,
-        );
+    for (const job of this.parts.registry.all()) this.check(job, day);
+  }
+
+  /** One job checked: its notices said, paused if running with a budget spent, its row pushed if its state changed. */
+  private check(job: LiveJob, day: DayTotals): void {
+    const views = this.scopes(job, day);
+    const running = job.rec.life === "running";
+    if (running) for (const v of views) this.notice(job, v);
+    const b = rowBudget(job.rec, views, this.day);
+    if (this.shown.get(job.rec.id) !== b.state) {
+      const first = !this.shown.has(job.rec.id);
+      this.shown.set(job.rec.id, b.state);
+      if (!first) this.parts.registry.noted(job, false);
     }
+    if (!running) return;
+    const spent = views.find((v) => v.share >= 1 && !exempt(job.rec, v.scope, this.day));
+    if (spent)
+      this.pauses.pause(
+        job,
+        spent,
+        `${scopeName(spent, job.rec.id)} is spent (${spentWords(spent.used, spent.limit)})`,
+      );
   }
 
   /** The notice at 80% and at 100% of a budget: once a day for each budget (a job's own: each of its limits). */
