@@ -1,6 +1,6 @@
 /**
  * The phone layout, in a real browser (390 px wide, touch) against a real daemon: the header in
- * two lines at most, whatever it holds (a job that needs you, the board's count); a blocked job's
+ * two lines at most, whatever it holds (a job that needs you, the board's count, the jobs' resources); a blocked job's
  * choice buttons at least 40 px tall, to hit with a thumb; nothing wider than the screen.
  * Screenshot: phone-layout.
  */
@@ -65,6 +65,10 @@ describe("the phone layout", () => {
     await yes.waitFor();
     await page.locator("header .attention:visible").waitFor(); // "1 needs you"
     await page.locator('nav.tabs a[data-nav="board"] .tab-count:visible').waitFor(); // "1 blocked"
+    // The running jobs' resources summed (read every 5 s): the header holds them too, hidden or not.
+    await page.waitForFunction(() => !!document.querySelector("header .usage")?.textContent, null, {
+      timeout: 20_000,
+    });
     await shot(page, "phone-layout", true);
     expect(await headerLines(page)).toBeLessThanOrEqual(2);
     for (const b of await row.locator("button.choice").all())
