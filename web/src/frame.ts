@@ -14,8 +14,9 @@ import type { Live } from "./live.js";
 import { openNotifySettings } from "./notify-settings.js";
 import { followQueueCount } from "./queue-count.js";
 import { followScheduleNeeds } from "./schedule-needs.js";
+import { followSpend } from "./spend-header.js";
 
-export type Nav = "jobs" | "events" | "board" | "schedules" | "queue" | "concierge";
+export type Nav = "jobs" | "events" | "board" | "schedules" | "queue" | "spend" | "concierge";
 
 export interface Frame {
   main: HTMLElement;
@@ -43,6 +44,8 @@ interface HeaderParts {
   connPill: HTMLElement;
   /** The running jobs' CPU and memory, summed (docs/budgets.md, "Resources"). */
   usage: HTMLElement;
+  /** Today's spend, beside the day's budget: spend-header.ts. */
+  spend: HTMLAnchorElement;
   roBadge: HTMLElement;
   attentionBtn: HTMLButtonElement;
   notifyBtn: HTMLButtonElement;
@@ -62,6 +65,7 @@ function headerParts(ctx: Ctx): HeaderParts {
   return {
     connPill: h("span", { class: "conn", role: "status" }),
     usage: h("span", { class: "usage muted", hidden: true }),
+    spend: h("a", { class: "spend", href: "#/spend", hidden: true }),
     roBadge: h(
       "span",
       { class: "ro-badge", hidden: true, title: "This token can watch, not act" },
@@ -126,6 +130,7 @@ function header(parts: HeaderParts, navs: HTMLAnchorElement[]): HTMLElement {
     h("nav", { class: "tabs", "aria-label": "Views" }, navs),
     parts.attentionBtn,
     h("span", { class: "spacer" }),
+    parts.spend,
     parts.usage,
     parts.connPill,
     parts.roBadge,
@@ -170,6 +175,7 @@ class PageFrame implements Frame {
     h("a", { href: "#/board", "data-nav": "board" }, "Board", this.boardCount),
     h("a", { href: "#/schedules", "data-nav": "schedules" }, "Schedules", this.scheduleCount),
     h("a", { href: "#/queue", "data-nav": "queue" }, "Queue", this.queueCount),
+    h("a", { href: "#/spend", "data-nav": "spend" }, "Spend"),
     h("a", { href: "#/concierge", "data-nav": "concierge" }, "Concierge"),
   ];
   private readonly banner = h("div", { class: "banner", role: "alert", hidden: true });
@@ -188,6 +194,7 @@ class PageFrame implements Frame {
       );
     });
     followQueueCount(ctx, this.queueCount);
+    followSpend(ctx, this.parts.spend);
     const skipToMain = (ev: Event) => {
       ev.preventDefault();
       this.main.focus();

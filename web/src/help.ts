@@ -17,6 +17,7 @@ const SHORTCUTS: [string, string][] = [
   ["g b", "go to the task board"],
   ["g s", "go to the schedules"],
   ["g q", "go to the merge queue"],
+  ["g $", "go to the spend (what the agents cost)"],
   ["Esc", "close a dialog or form; clear the selection; from a job's page, back to the jobs"],
   ["?", "this help"],
 ];

@@ -1,6 +1,6 @@
 /**
  * Hash routing: `#/` the rows, `#/jobs/<id>` a job's page, `#/events[?job=<id>]` the feed,
- * `#/board[?task=<id>]` the task board, `#/schedules` the schedules, `#/queue` the merge queue, `#/concierge` the concierge. Hash routes, so the
+ * `#/board[?task=<id>]` the task board, `#/schedules` the schedules, `#/queue` the merge queue, `#/spend` what the agents spent, `#/concierge` the concierge. Hash routes, so the
  * daemon needs no fallback and the page works under any path prefix.
  */
 import { boardView } from "./board.js";
@@ -11,6 +11,7 @@ import { eventsView, jobView } from "./pages.js";
 import { queueView } from "./queue-view.js";
 import { rowsView } from "./rows.js";
 import { schedulesView } from "./schedules.js";
+import { spendView } from "./spend-view.js";
 import type { View } from "./view.js";
 
 export class Router {
@@ -58,6 +59,10 @@ export class Router {
       this.view = queueView(this.ctx);
       document.title = "roost: merge queue";
       nav = "queue";
+    } else if (hash.startsWith("#/spend")) {
+      this.view = spendView(this.ctx);
+      document.title = "roost: spend";
+      nav = "spend";
     } else this.view = rowsView(this.ctx);
     this.frame.main.replaceChildren(this.view.el);
     this.frame.markNav(nav);

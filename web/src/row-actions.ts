@@ -1,9 +1,10 @@
 /**
- * A row's action bar: Reply, Pin, Rename, Stop or Respawn, Remove… (asked in the bar first), and
+ * A row's action bar: Reply, Pin, Rename, Budget…, Stop or Respawn, Remove… (asked in the bar first), and
  * ↑ / ↓ to reorder. Drawn again on every change; the focus stays on the same button.
  */
 import type { Row } from "./api.js";
 import { type Child, focusKey, h, replaceKeepingFocus } from "./dom.js";
+import { isBudgetStopped } from "./row-budget.js";
 import { displayName, isAsleep, isRunning } from "./row-words.js";
 
 /** What the bar acts on: its row and the row's actions. */
@@ -14,6 +15,8 @@ export interface ActionsHost {
   toggleReply(): void;
   togglePin(): void;
   openRename(): void;
+  /** The Budget… form (budget-form.ts): the job's own budget. */
+  openBudget(): void;
   /** Runs an op for the row; true when it went through. */
   act(name: string, args: Record<string, unknown>, done: string): Promise<boolean>;
   /** Moves the row by delta places; absent where rows are not ordered (a job's page). */
@@ -60,11 +63,21 @@ export class RowActions {
         "aria-pressed": String(row.pinned),
       }),
       this.button("rename", "Rename", () => host.openRename()),
+      this.button("budget", "Budget…", () => host.openBudget()),
       running
         ? this.button("stop", "Stop", () => void host.act("stop", { id: row.id }, "Stopping"))
         : isAsleep(row)
           ? this.button("respawn", "Wake", () => void host.act("respawn", { id: row.id }, "Woken"))
-          : this.button("respawn", "Respawn", () => void host.act("respawn", { id: row.id }, "Respawned")),
+          : isBudgetStopped(row)
+            ? this.button(
+                "respawn",
+                "Respawn",
+                () => void host.act("respawn", { id: row.id }, "Respawned: it goes on past its budget today"),
+                {
+                  title: "Start it again: the budgets spent no longer stop it until the day ends",
+                },
+              )
+            : this.button("respawn", "Respawn", () => void host.act("respawn", { id: row.id }, "Respawned")),
       this.button("rm", "Remove…", () => this.askRemove(true)),
       host.move ? this.reorder(row, host.move) : null,
     ];

@@ -5,6 +5,7 @@
 import type { Row } from "./api.js";
 import { type Child, h, timeAgo } from "./dom.js";
 import { overlapList } from "./overlaps-view.js";
+import { budgetWords, isBudgetStopped } from "./row-budget.js";
 import { contextWords, costWords, resourcesText, resourcesTitle } from "./row-words.js";
 
 /** The line under the summary; null when there is nothing to say. */
@@ -26,8 +27,20 @@ export function metaLine(row: Row): Child {
       ),
     );
   }
+  const budget = budgetWords(row);
   const cost = costWords(row);
-  if (cost) items.push(h("li", { class: "cost", title: "what the agent's model has cost this job" }, cost));
+  // The budget's line says the job's cost over all its life: the agent's own figure (this session's) only without it.
+  if (cost && !budget)
+    items.push(h("li", { class: "cost", title: "what the agent's model has cost this job" }, cost));
+  if (budget) items.push(h("li", { class: `budget s-${budget.tone}`, title: budget.title }, budget.text));
+  if (isBudgetStopped(row))
+    items.push(
+      h(
+        "li",
+        { class: "budget-stop" },
+        "stopped: its budget is spent (Respawn or a raised budget continues it)",
+      ),
+    );
   if (row.worktree) items.push(branchItem(row.worktree));
   const res = resourcesText(row);
   if (res) items.push(h("li", { class: "res muted", title: resourcesTitle(row) }, res));

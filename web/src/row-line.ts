@@ -7,6 +7,7 @@
 import type { Row } from "./api.js";
 import { type Child, h, timeAgo } from "./dom.js";
 import { overlapTag } from "./overlaps-view.js";
+import { budgetWords } from "./row-budget.js";
 import { badgeWord, displayName, resourcesText, resourcesTitle, stateOf } from "./row-words.js";
 
 /** Another daemon's job is marked with its daemon's name (docs/fleet.md); this daemon's are not. */
@@ -69,6 +70,7 @@ export function lineCells(row: Row, choices: Child, tree: { toggle: Child; notes
       row.profile,
       row.worktree?.stat ? ` · +${row.worktree.stat.added} −${row.worktree.stat.removed}` : null,
       resourcesTag(row),
+      budgetTag(row),
     ),
     h("span", { class: `cell-text ${said.kind}`, title: said.text || null }, said.text),
     choices ? h("span", { class: "cell-choices" }, choices) : null,
@@ -80,4 +82,10 @@ export function lineCells(row: Row, choices: Child, tree: { toggle: Child; notes
 function resourcesTag(row: Row): Child {
   const text = resourcesText(row);
   return text ? h("span", { class: "res", title: resourcesTitle(row) }, ` · ${text}`) : null;
+}
+
+/** " · $1.20 of $5": the job's spend against its budget, in the tone of its state; null without one. */
+function budgetTag(row: Row): Child {
+  const b = budgetWords(row);
+  return b ? h("span", { class: `bud s-${b.tone}`, title: b.title }, ` · ${b.text}`) : null;
 }

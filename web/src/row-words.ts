@@ -7,6 +7,7 @@ import { bytesText, cpuText } from "../../sdk/ts/protocol/resources-view.js";
 import { TONES, type Tone, type ViewState, viewState } from "../../sdk/ts/protocol/row-state.js";
 import type { Row } from "./api.js";
 import { ago } from "./dom.js";
+import { isBudgetStopped } from "./row-budget.js";
 
 export { needsYou, triageRank, viewState } from "../../sdk/ts/protocol/row-state.js";
 
@@ -22,8 +23,9 @@ export function stateOf(row: Row): { word: ViewState; tone: Tone; exit: string |
 /** A job put to sleep (stopped as idle, docs/budgets.md): its row says "asleep", its respawn "Wake". */
 export const isAsleep = (row: Row) => row.life === "stopped" && row.stopReason === "idle";
 
-/** The word the row's badge shows: its state's, or "asleep" for a job put to sleep. */
-export const badgeWord = (row: Row, word: ViewState): string => (isAsleep(row) ? "asleep" : word);
+/** The word the row's badge shows: its state's, "asleep" for a job put to sleep, "budget spent" for one paused by its budget. */
+export const badgeWord = (row: Row, word: ViewState): string =>
+  isAsleep(row) ? "asleep" : isBudgetStopped(row) ? "budget spent" : word;
 
 export const isRunning = (row: Row) => row.life === "running" || row.life === "starting";
 

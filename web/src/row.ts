@@ -5,6 +5,7 @@
  * are kept, so that typing is never lost.
  */
 import { failedText, op, type Row } from "./api.js";
+import { BudgetForm } from "./budget-form.js";
 import type { Ctx } from "./ctx.js";
 import { h, replaceKeepingFocus, timeAgo } from "./dom.js";
 import { overlapTag } from "./overlaps-view.js";
@@ -49,6 +50,7 @@ export class RowView implements ActionsHost, ChoicesHost {
   private tree: TreePlace = NO_TREE;
   private replyForm: ReplyForm | null = null;
   private renameForm: RenameForm | null = null;
+  private budgetForm: BudgetForm | null = null;
   /** The actions in flight: their buttons are disabled. */
   private readonly busy = new Set<string>();
   private statusTimer: number | undefined;
@@ -198,6 +200,18 @@ export class RowView implements ActionsHost, ChoicesHost {
     });
     this.el.insertBefore(this.renameForm.el, this.status);
     this.renameForm.edit(displayName(this.row));
+  }
+
+  openBudget(): void {
+    this.budgetForm ??= new BudgetForm(this.row.id, {
+      done: (text) => this.setStatus(text, "ok"),
+      close: () => {
+        this.budgetForm?.el.remove();
+        this.actions.focus("budget");
+      },
+    });
+    this.el.insertBefore(this.budgetForm.el, this.status);
+    this.budgetForm.edit(this.row);
   }
 
   isBusy(key: string): boolean {

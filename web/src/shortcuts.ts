@@ -16,6 +16,7 @@ const GO_TO: Record<string, string> = {
   b: "#/board",
   s: "#/schedules",
   q: "#/queue",
+  $: "#/spend",
   j: "#/",
   h: "#/",
 };
