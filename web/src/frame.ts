@@ -44,8 +44,6 @@ interface HeaderParts {
   connPill: HTMLElement;
   /** The running jobs' CPU and memory, summed (docs/budgets.md, "Resources"). */
   usage: HTMLElement;
-  /** Today's spend, beside the day's budget: spend-header.ts. */
-  spend: HTMLAnchorElement;
   roBadge: HTMLElement;
   attentionBtn: HTMLButtonElement;
   notifyBtn: HTMLButtonElement;
@@ -65,7 +63,6 @@ function headerParts(ctx: Ctx): HeaderParts {
   return {
     connPill: h("span", { class: "conn", role: "status" }),
     usage: h("span", { class: "usage muted", hidden: true }),
-    spend: h("a", { class: "spend", href: "#/spend", hidden: true }),
     roBadge: h(
       "span",
       { class: "ro-badge", hidden: true, title: "This token can watch, not act" },
@@ -130,7 +127,6 @@ function header(parts: HeaderParts, navs: HTMLAnchorElement[]): HTMLElement {
     h("nav", { class: "tabs", "aria-label": "Views" }, navs),
     parts.attentionBtn,
     h("span", { class: "spacer" }),
-    parts.spend,
     parts.usage,
     parts.connPill,
     parts.roBadge,
@@ -167,6 +163,8 @@ class PageFrame implements Frame {
   private readonly boardCount = h("span", { class: "tab-count", hidden: true });
   /** The schedules that need you (three skips in a row), beside their tab: schedule-needs.ts. */
   private readonly scheduleCount = h("span", { class: "tab-count", hidden: true });
+  /** Today's spend, beside the day's budget, on the Spend tab: spend-header.ts. */
+  private readonly spendCount = h("span", { class: "tab-count spend-count", hidden: true });
   /** The merge queue's entries not ended yet, beside its tab: queue-count.ts. */
   private readonly queueCount = h("span", { class: "tab-count queue-count", hidden: true });
   private readonly navs = [
@@ -175,7 +173,7 @@ class PageFrame implements Frame {
     h("a", { href: "#/board", "data-nav": "board" }, "Board", this.boardCount),
     h("a", { href: "#/schedules", "data-nav": "schedules" }, "Schedules", this.scheduleCount),
     h("a", { href: "#/queue", "data-nav": "queue" }, "Queue", this.queueCount),
-    h("a", { href: "#/spend", "data-nav": "spend" }, "Spend"),
+    h("a", { href: "#/spend", "data-nav": "spend" }, "Spend", this.spendCount),
     h("a", { href: "#/concierge", "data-nav": "concierge" }, "Concierge"),
   ];
   private readonly banner = h("div", { class: "banner", role: "alert", hidden: true });
@@ -194,7 +192,7 @@ class PageFrame implements Frame {
       );
     });
     followQueueCount(ctx, this.queueCount);
-    followSpend(ctx, this.parts.spend);
+    followSpend(ctx, this.spendCount);
     const skipToMain = (ev: Event) => {
       ev.preventDefault();
       this.main.focus();

@@ -7,7 +7,7 @@
 import type { Row } from "./api.js";
 import { type Child, h, timeAgo } from "./dom.js";
 import { overlapTag } from "./overlaps-view.js";
-import { budgetWords } from "./row-budget.js";
+import { budgetWords, isBudgetStopped } from "./row-budget.js";
 import { badgeWord, displayName, resourcesText, resourcesTitle, stateOf } from "./row-words.js";
 
 /** Another daemon's job is marked with its daemon's name (docs/fleet.md); this daemon's are not. */
@@ -45,7 +45,15 @@ export function lineCells(row: Row, choices: Child, tree: { toggle: Child; notes
   const said = saying(row);
   const name = displayName(row);
   return [
-    h("span", { class: `badge b-${tone}`, id: `state-${row.id}`, title: exit }, badgeWord(row, word)),
+    h(
+      "span",
+      {
+        class: `badge b-${tone}${isBudgetStopped(row) ? " b-budget" : ""}`,
+        id: `state-${row.id}`,
+        title: exit,
+      },
+      badgeWord(row, word),
+    ),
     h(
       "span",
       { class: "cell-name" },
@@ -69,8 +77,8 @@ export function lineCells(row: Row, choices: Child, tree: { toggle: Child; notes
       },
       row.profile,
       row.worktree?.stat ? ` · +${row.worktree.stat.added} −${row.worktree.stat.removed}` : null,
-      resourcesTag(row),
       budgetTag(row),
+      resourcesTag(row),
     ),
     h("span", { class: `cell-text ${said.kind}`, title: said.text || null }, said.text),
     choices ? h("span", { class: "cell-choices" }, choices) : null,
@@ -87,5 +95,5 @@ function resourcesTag(row: Row): Child {
 /** " · $1.20 of $5": the job's spend against its budget, in the tone of its state; null without one. */
 function budgetTag(row: Row): Child {
   const b = budgetWords(row);
-  return b ? h("span", { class: `bud s-${b.tone}`, title: b.title }, ` · ${b.text}`) : null;
+  return b ? h("span", { class: `bud s-${b.tone}`, title: b.title }, ` · ${b.short}`) : null;
 }

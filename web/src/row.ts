@@ -12,6 +12,7 @@ import { overlapTag } from "./overlaps-view.js";
 import { RenameForm } from "./rename-form.js";
 import { ReplyForm } from "./reply-form.js";
 import { type ActionsHost, RowActions } from "./row-actions.js";
+import { isBudgetStopped } from "./row-budget.js";
 import { detailsList, metaLine } from "./row-details.js";
 import { daemonTag, lineCells, sandboxTag } from "./row-line.js";
 import { Choices, type ChoicesHost } from "./row-question.js";
@@ -276,7 +277,11 @@ export class RowView implements ActionsHost, ChoicesHost {
         "div",
         { class: "row-head" },
         this.check,
-        h("span", { class: `badge b-${tone}`, id: `state-${row.id}` }, badgeWord(row, word)),
+        h(
+          "span",
+          { class: `badge b-${tone}${isBudgetStopped(row) ? " b-budget" : ""}`, id: `state-${row.id}` },
+          badgeWord(row, word),
+        ),
         exit ? h("span", { class: "muted exit" }, exit) : null,
         toggle,
         h("a", { class: "name", id: `name-${row.id}`, href: `#/jobs/${row.id}` }, displayName(row)),

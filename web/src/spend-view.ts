@@ -160,6 +160,7 @@ function table(
   );
   if (!keys.length) return null;
   const withBudget = !!limitOf && keys.some((k) => limitOf(k));
+  // A fifth column always, empty where no budget applies: both tables keep the same columns.
   return h(
     "table",
     { class: "spend-table" },
@@ -170,11 +171,11 @@ function table(
       h(
         "tr",
         null,
-        h("th", { scope: "col" }, head),
+        h("th", { scope: "col", class: "name-col" }, head),
         h("th", { scope: "col", class: "num" }, "Cost"),
         h("th", { scope: "col", class: "num" }, "Tokens"),
         h("th", { scope: "col", class: "num" }, "Time"),
-        withBudget ? h("th", { scope: "col", class: "budget-col" }, "Budget today") : null,
+        h("th", { scope: "col", class: "budget-col" }, withBudget ? "Budget today" : ""),
       ),
     ),
     h(
@@ -190,9 +191,11 @@ function table(
           h("td", { class: "num" }, amount("cost", s.cost)),
           h("td", { class: "num" }, s.tokens ? amount("tokens", s.tokens).replace(" tokens", "") : "—"),
           h("td", { class: "num" }, amount("minutes", s.minutes)),
-          withBudget
-            ? h("td", { class: "budget-col" }, limited.length ? limited.map((x) => bar("", x)) : "—")
-            : null,
+          h(
+            "td",
+            { class: "budget-col" },
+            limited.length ? limited.map((x) => bar("", x)) : withBudget ? "—" : "",
+          ),
         );
       }),
     ),
