@@ -173,7 +173,12 @@ class PageFrame implements Frame {
     h("a", { href: "#/board", "data-nav": "board" }, "Board", this.boardCount),
     h("a", { href: "#/schedules", "data-nav": "schedules" }, "Schedules", this.scheduleCount),
     h("a", { href: "#/queue", "data-nav": "queue" }, "Queue", this.queueCount),
-    h("a", { href: "#/spend", "data-nav": "spend" }, "Spend", this.spendCount),
+    h(
+      "a",
+      { href: "#/spend", "data-nav": "spend" },
+      h("span", { class: "tab-word" }, "Spend"),
+      this.spendCount,
+    ),
     h("a", { href: "#/concierge", "data-nav": "concierge" }, "Concierge"),
   ];
   private readonly banner = h("div", { class: "banner", role: "alert", hidden: true });

@@ -1,7 +1,7 @@
 /**
  * A row's budget in words (docs/budgets.md): what the job spent against the budget nearest to its
  * end (`$1.20 of $5`, or the day's or its profile's for the day: `$1.20 · today $4.10 of $20`; on
- * a dense line `$1.20 · day 21%`), in the tone of its `budget.state` (warn `near`, alarm `spent`);
+ * a dense line `$1.20 · day 21%`, `$1.20 · profile 83%`), in the tone of its `budget.state` (warn `near`, alarm `spent`);
  * and a job roost stopped for it.
  */
 import type { Row } from "./api.js";
@@ -34,7 +34,7 @@ export function budgetWords(row: Row): BudgetWords | null {
   const text =
     b.scope === "job" ? own : `${mine} · ${b.scope === "daily" ? "today" : `${row.profile} today`} ${own}`;
   const pct = `${Math.round(top.frac * 100)}%`;
-  const short = b.scope === "job" ? own : `${mine} · ${b.scope === "daily" ? "day" : row.profile} ${pct}`;
+  const short = b.scope === "job" ? own : `${mine} · ${b.scope === "daily" ? "day" : "profile"} ${pct}`;
   const exempt = b.exempt
     ? `; respawned past ${b.exempt.scopes.join(" and ")} budget until ${b.exempt.until}`
     : "";

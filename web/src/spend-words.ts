@@ -3,14 +3,13 @@
  * and the tone a share of a budget is drawn in (`warn` from 80%, as the daemon's notice; `alarm`
  * at 100%). The header, the Spend page and the rows say them the same way.
  */
-import {
-  BUDGET_DIMENSIONS,
-  type BudgetDimension,
-  type Limits,
-  type Spent,
-} from "../../sdk/ts/protocol/budgets.js";
+// Types alone: the module's values are typebox schemas, which the page's bundle does without.
+import type { BudgetDimension, Limits, Spent } from "../../sdk/ts/protocol/budgets.js";
 
 export type { BudgetDimension, Limits, Spent };
+
+/** The dimensions a budget counts, in the order they are said (budgets.ts's BUDGET_DIMENSIONS). */
+export const BUDGET_DIMENSIONS: readonly BudgetDimension[] = ["cost", "tokens", "minutes"];
 
 export type SpendTone = "ok" | "warn" | "alarm";
 
