@@ -6,6 +6,7 @@
  * $20 today, near the day's budget"): the tab's room is short, "today" is left to them.
  */
 import type { Ctx } from "./ctx.js";
+import { h } from "./dom.js";
 import { spendStore } from "./spend-store.js";
 import {
   amount,
@@ -28,7 +29,14 @@ export function followSpend(ctx: Ctx, count: HTMLElement): void {
     const text = !spent ? "" : limited.length ? limitedText(limited) : unlimitedText(spent);
     const tone = toneOf(limited[0]?.frac ?? 0);
     count.hidden = !text;
-    if (count.textContent !== text) count.textContent = text;
+    if (count.textContent !== text) {
+      // "of $20" and what follows in a part of its own, which a phone leaves out (its tabs' line is full).
+      const cut = text.indexOf(" of ");
+      count.replaceChildren(
+        cut < 0 ? text : text.slice(0, cut),
+        cut < 0 ? "" : h("span", { class: "spend-of" }, text.slice(cut)),
+      );
+    }
     count.className = `tab-count spend-count s-${tone}`;
     const tab = count.parentElement;
     if (!tab) return;
