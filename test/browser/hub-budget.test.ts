@@ -3,7 +3,8 @@
  * a real daemon whose protocol agents (the test speaking for them) report what they cost: the
  * header says today's spend against the day's budget and turns amber past 80% of it; a row says
  * its spend against its own budget; a job stopped for its budget says so; the Budget… form shows
- * the daemon's refusal, then raises the budget and the job runs again; the Spend page's totals.
+ * the daemon's refusal, then raises the budget and the job runs again; the Spend page's totals;
+ * and a job stopped for its budget that its row's Respawn continues past it.
  * The same on a phone and in the dark. Screenshots in test-output/screenshots/ (budget-desktop, budget-phone, budget-dark, spend-page,
  * spend-phone, budget-form).
  */
@@ -25,22 +26,23 @@ const usage = (cost: number, tokens: number) => ({
   cost: { total: cost, currency: "USD" },
 });
 
-let d: TestDaemon | undefined;
+const daemons: TestDaemon[] = [];
 const dirs: string[] = [];
 afterAll(async () => {
-  await d?.cleanup();
+  for (const d of daemons) await d.cleanup();
   for (const dir of dirs) rmTemp(dir);
 });
 
 describe("budgets in the hub", () => {
   it("the header's spend, a row's budget, a job stopped for it, Budget… continues it, the Spend page", async () => {
-    d = await startDaemon({
+    const d = await startDaemon({
       config: {
         agentProfiles: { coder: silentProfile(), writer: silentProfile() },
         budgets: { daily: { cost: 20 }, profiles: { writer: { cost: 18 } } },
       },
       env: ENV,
     });
+    daemons.push(d);
     const c = await d.client();
     const repo = tempDir();
     const plain = tempDir();
@@ -187,4 +189,55 @@ describe("budgets in the hub", () => {
     expect(pageErrors(page)).toEqual([]);
     agentB.agent.close();
   }, 150_000);
+
+  it("a job stopped for its budget: Respawn on its row continues it past the budget, for the day", async () => {
+    const d = await startDaemon({ config: { agentProfiles: { coder: silentProfile() } }, env: ENV });
+    daemons.push(d);
+    const c = await d.client();
+    const { job } = await c.ok("dispatch", {
+      profile: "coder",
+      task: "go",
+      name: "tokens",
+      budget: { tokens: 500 },
+    });
+    const { agent, token } = await rawAgent(d, c, job.id);
+    const work = (tokens: number) =>
+      agent.ok("report", { id: job.id, token, report: { state: "working", usage: usage(0, tokens) } });
+    await work(600);
+    const steer = await agent.waitFor(
+      () => delivered(agent, job.id).find((e) => e.mode === "steer"),
+      "the steer",
+    );
+    await agent.ok("ack", { id: job.id, token, seq: steer.seq });
+    await work(700);
+    await untilRow(
+      c,
+      job.id,
+      "stopped for its budget",
+      (r) => r.life === "stopped" && r.stopReason === "budget",
+    );
+    agent.close();
+
+    const { page } = await hub(d, { prefs: { density: "roomy" } });
+    const row = page.locator(`li.row[data-id="${job.id}"]`);
+    await expect
+      .poll(() => page.locator(`#state-${job.id}`).innerText(), { timeout: WAIT })
+      .toBe("budget spent");
+    expect(await row.locator("ul.meta li.budget").innerText()).toBe("700 of 500 tokens");
+    expect(await row.locator("ul.meta li.budget").getAttribute("class")).toBe("budget s-alarm");
+    await row.getByRole("button", { name: "Respawn" }).click();
+    await row.locator(".row-status", { hasText: "Respawned: it goes on past its budget today" }).waitFor();
+    const r = await untilRow(
+      c,
+      job.id,
+      "running again",
+      (x) => x.life === "running" && x.stopReason === null,
+    );
+    expect(r.budget.exempt).toMatchObject({ scopes: ["job"] });
+    await expect
+      .poll(() => page.locator(`#state-${job.id}`).innerText(), { timeout: WAIT })
+      .not.toBe("budget spent");
+    expect(await row.locator("ul.meta li.budget-stop").count()).toBe(0);
+    expect(pageErrors(page)).toEqual([]);
+  }, 90_000);
 });
