@@ -4,9 +4,9 @@
  * header says today's spend against the day's budget and turns amber past 80% of it; a row says
  * its spend against its own budget; a job stopped for its budget says so; the Budget… form shows
  * the daemon's refusal, then raises the budget and the job runs again; the Spend page's totals;
- * and a job stopped for its budget that its row's Respawn continues past it.
- * The same on a phone and in the dark. Screenshots in test-output/screenshots/ (budget-desktop, budget-phone, budget-dark, spend-page,
- * spend-phone, budget-form).
+ * and a job stopped for its budget that its row's Respawn continues past it. The same on a phone
+ * and in the dark. Screenshots in test-output/screenshots/ (budget-desktop, budget-phone,
+ * budget-dark, spend-page, spend-phone, budget-form).
  */
 import { execFileSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
