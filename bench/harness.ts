@@ -283,3 +283,30 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   child.kill("SIGTERM");
   await exited;
 }
+
+/**
+ * With `--profile`: the daemon's pty host started here, before the daemon, under `--cpu-prof`
+ * into `dir` (the daemon finds it answering and takes it; the jobs get the environment the daemon
+ * gives them, not this one's flags). Resolves once its socket is there; `stopProfiledHost` ends it
+ * with SIGTERM, which writes its profile.
+ */
+export async function startProfiledHost(d: BenchDaemon, dir: string): Promise<ChildProcess> {
+  fs.mkdirSync(dir, { recursive: true });
+  const host = path.join(ROOT, "dist/server/pty/host.js");
+  const child = track(
+    spawn(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${dir}`, host, d.home], {
+      detached: true,
+      stdio: "ignore",
+      cwd: d.home,
+      env: d.env,
+    }),
+  );
+  await until("the profiled pty host's socket", () => fs.existsSync(path.join(d.home, "pty.pid")) || null);
+  return child;
+}
+
+/** Ends a profiled pty host: its jobs first (by pid), then SIGTERM, so that its profile is written. */
+export async function stopProfiledHost(host: ChildProcess): Promise<void> {
+  killJobsOf(host.pid!);
+  await stopChild(host);
+}

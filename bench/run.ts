@@ -27,6 +27,7 @@ import { resourcesScenario } from "./scenarios/resources.js";
 import { restart } from "./scenarios/restart.js";
 import { startScenario } from "./scenarios/start.js";
 import { stopRm } from "./scenarios/stop-rm.js";
+import { thousand } from "./scenarios/thousand.js";
 import { machine } from "./stats.js";
 
 const SCENARIOS: Scenario[] = [
@@ -44,6 +45,7 @@ const SCENARIOS: Scenario[] = [
   stopRm,
   overlapsScenario,
   resourcesScenario,
+  thousand,
 ];
 const RESULTS = path.join(ROOT, "bench/results.jsonl");
 
