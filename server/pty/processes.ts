@@ -3,20 +3,18 @@
 // before a quiet job counts as idle, so that a follow-up is never typed into a running command:
 // `sleep 8` typed into a shell prints nothing for 8 s).
 import * as fs from "node:fs";
+import { readSmall } from "./resources.js";
 
 /** The fields of /proc/<pid>/stat after the command's name, or null when the process is gone. */
 function statOf(pid: number): string[] | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  } catch {
-    return null;
-  }
+  const stat = readSmall(`/proc/${pid}/stat`); // into one buffer: read for every process of a session
+  return stat ? stat.slice(stat.lastIndexOf(")") + 2).split(" ") : null;
 }
 
-// Indexes in statOf's fields (proc(5): state is field 3, pgrp 5, tpgid 8, starttime 22).
+// Indexes in statOf's fields (proc(5): state is field 3, pgrp 5, session 6, tpgid 8, starttime 22).
 const STATE = 0;
 const PGRP = 2;
+const SESSION = 3;
 const TPGID = 5;
 const STARTTIME = 19;
 
@@ -54,7 +52,7 @@ export function runsInForeground(
   const tpgid = Number(own[TPGID]);
   if (!(tpgid > 0)) return false; // no terminal in the foreground: nothing can take typed input anyway
   if (tpgid !== pgrp) return groupExists(tpgid);
-  return tty !== null && othersOnTerminal([leader, ...wrappers], pgrp, tty);
+  return tty !== null && othersOnTerminal([leader, ...wrappers], pgrp, Number(own[SESSION]), tty);
 }
 
 /**
@@ -141,22 +139,62 @@ function groupExists(pgrp: number): boolean {
   }
 }
 
-/** A live process of group `pgrp`, other than the leader's (`own`), whose input or output is `tty`. */
-function othersOnTerminal(own: readonly number[], pgrp: number, tty: string): boolean {
-  let entries: string[];
-  try {
-    entries = fs.readdirSync("/proc");
-  } catch {
-    return false;
-  }
-  for (const entry of entries) {
-    const pid = Number(entry);
-    if (!(pid > 0) || own.includes(pid)) continue;
+/**
+ * A live process of group `pgrp` (in session `sid`), other than the leader's (`own`), whose input
+ * or output is `tty`. Only the session's processes can be of its group: each is read afresh.
+ */
+function othersOnTerminal(own: readonly number[], pgrp: number, sid: number, tty: string): boolean {
+  for (const pid of sessionNow(sid)) {
+    if (own.includes(pid)) continue;
     const stat = statOf(pid);
     if (!stat || Number(stat[PGRP]) !== pgrp || stat[STATE] === "Z") continue;
     if (usesTerminal(pid, tty)) return true;
   }
   return false;
+}
+
+/**
+ * Each process's session as read (pid → session id), and when /proc was last listed. A session
+ * is fixed for a process's life but for its own setsid, which takes it out of the session (and
+ * the session's processes are read afresh every time: seen then); a process enters one only as it
+ * is forked, under a new pid, read as new. So one read per process, not one per process per job
+ * asked about: that was a thousand jobs' quiet checks a million reads of /proc, the pty host's
+ * busiest work as they started.
+ */
+const sessions = new Map<number, number>();
+let listedAt = 0;
+/** A pid gone and given to a new process between two listings would keep its old session: the
+ * map is read anew when the listings are further apart than a wrap of the pids could ever be. */
+const FRESH_MS = 1000;
+
+/** The processes of session `sid` now (its own read afresh by the caller). */
+function sessionNow(sid: number): number[] {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const now = Date.now();
+  if (now - listedAt > FRESH_MS) sessions.clear();
+  listedAt = now;
+  const listed = new Set<number>();
+  const members: number[] = [];
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!(pid > 0)) continue;
+    listed.add(pid);
+    let session = sessions.get(pid);
+    if (session === undefined) {
+      const stat = statOf(pid);
+      if (!stat) continue;
+      session = Number(stat[SESSION]);
+      sessions.set(pid, session);
+    }
+    if (session === sid) members.push(pid);
+  }
+  for (const pid of sessions.keys()) if (!listed.has(pid)) sessions.delete(pid);
+  return members;
 }
 
 function usesTerminal(pid: number, tty: string): boolean {

@@ -93,7 +93,7 @@ const BUF = Buffer.alloc(4096);
  * readFileSync also stats the file and allocates for each, which made a pass over 1,000 processes
  * about twice as dear (docs/budgets.md, "Resources").
  */
-function readSmall(file: string): string | null {
+export function readSmall(file: string): string | null {
   let fd: number;
   try {
     fd = fs.openSync(file, "r");
