@@ -2,12 +2,13 @@
  * A thousand jobs: 1,000 terminal jobs (a profile of roost.json's running `sleep 600`) dispatched
  * over the socket, 50 dispatches in flight on one hub connection, timed from the first request to
  * the last answer; every job is then checked to be running. The baseline: the same 1,000
- * `sleep 600` spawned in pseudo-terminals by node-pty from the benchmark's own process, with the
- * same size of environment (node-pty's spawn is synchronous: they are spawned one after another,
- * which is what a pty host does too). The difference is what roost adds to a process in a pty: the
+ * `sleep 600` spawned in pseudo-terminals by node-pty from the benchmark's own process, with its
+ * environment (node-pty's spawn is synchronous: they are spawned one after another, which is what
+ * a pty host does too). The difference is what roost adds to a process in a pty: the
  * job's row and its commit, its directory and transcript, the pty host's round trip, the screen.
  *
  * Rounds: a fresh daemon each (its home empty), the baseline before or after it by turns.
+ * BENCH_THOUSAND_JOBS=300 runs fewer, for a quick look (a profile: `--profile`).
  */
 import path from "node:path";
 import { performance } from "node:perf_hooks";
