@@ -164,6 +164,14 @@ export class DaemonClient {
   queueCancel(n: number) {
     return this.call("queue-cancel", { n });
   }
+  /** A job's own budget set (docs/protocol.md, "Budgets"): what is given replaces that part of it. */
+  budget(args: OpArgs<"budget">) {
+    return this.call("budget", args);
+  }
+  /** What was spent, a day at a time (`days` back, today included), and roost.json's budgets. */
+  spend(days?: number) {
+    return this.call("spend", days === undefined ? {} : { days });
+  }
   /** The concierge (docs/protocol.md, "The concierge"): on, off, status, its policy, undo. */
   concierge(args: OpArgs<"concierge">) {
     return this.call("concierge", args);

@@ -58,6 +58,11 @@ describe("DaemonClient", () => {
     expect((await speak("conversation", () => c.conversation(id))).entries).toEqual([]);
     expect((await speak("profiles", () => c.profiles())).profiles.map((p) => p.name)).toContain("shell");
     expect(await speak("whoami", () => c.whoami())).toMatchObject({ token: null, readOnly: false });
+    const budgeted = await speak("budget", () => c.budget({ id, cost: 5 }));
+    expect(budgeted).toMatchObject({ continued: false, job: { id, budget: { own: { cost: 5 } } } });
+    const spend = await speak("spend", () => c.spend(3));
+    expect(spend.days.every((day) => day.day <= spend.today)).toBe(true);
+    expect(spend.limits).toEqual({});
     const { task } = await speak("task", () => c.task({ action: "add", title: "from the client" }));
     expect(task).toMatchObject({ id: 1, state: "open", by: { who: "user", whoId: null } });
     const made = await speak("token", () => c.token({ action: "create", name: "dash", readOnly: true }));
