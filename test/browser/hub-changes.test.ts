@@ -74,7 +74,8 @@ describe("a job's Changes in the hub", () => {
     await page.reload();
     const profile = page.locator(`li.row[data-id="${id}"] .cell-profile`);
     await profile.waitFor();
-    expect(await profile.innerText()).toBe("editor · +2 −1");
+    // The profile and the branch's lines; what the job uses follows once the 5 s pass has read it.
+    expect(await profile.innerText()).toMatch(/^editor · \+2 −1( · cpu [\d.]+% · [\d.]+ [kMG]?B)?$/);
     expect(await profile.getAttribute("title")).toBe(`editor, on branch roost/${id}`);
     expect(await page.locator(".rows-toolbar .count").innerText()).toBe("1 job"); // not "1 jobs"
 
