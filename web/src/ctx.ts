@@ -18,3 +18,19 @@ export interface Ctx {
   announce(text: string): void;
   openDispatch(): void;
 }
+
+/**
+ * A getter of the page's one `T` (a store several views share: the queue's, the spend's), made by
+ * `make` when first asked for.
+ */
+export function onePerPage<T>(make: (ctx: Ctx) => T): (ctx: Ctx) => T {
+  const made = new WeakMap<Ctx, T>();
+  return (ctx) => {
+    let one = made.get(ctx);
+    if (one === undefined) {
+      one = make(ctx);
+      made.set(ctx, one);
+    }
+    return one;
+  };
+}

@@ -5,7 +5,7 @@
  */
 import { QUEUE_ENDED } from "../../sdk/ts/protocol/queue-states.js";
 import { get, type QueueEntry } from "./api.js";
-import type { Ctx } from "./ctx.js";
+import { type Ctx, onePerPage } from "./ctx.js";
 
 export class QueueStore {
   readonly entries = new Map<number, QueueEntry>();
@@ -63,14 +63,5 @@ export class QueueStore {
   }
 }
 
-const stores = new WeakMap<Ctx, QueueStore>();
-
 /** The page's one store, made when first asked for. */
-export function queueStore(ctx: Ctx): QueueStore {
-  let store = stores.get(ctx);
-  if (!store) {
-    store = new QueueStore(ctx);
-    stores.set(ctx, store);
-  }
-  return store;
-}
+export const queueStore = onePerPage((ctx) => new QueueStore(ctx));

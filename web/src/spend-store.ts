@@ -6,7 +6,7 @@
  * header and the Spend page read the same answer.
  */
 import { get, type Row } from "./api.js";
-import type { Ctx } from "./ctx.js";
+import { type Ctx, onePerPage } from "./ctx.js";
 import type { Limits, Spent } from "./spend-words.js";
 
 export interface SpendDay {
@@ -91,14 +91,5 @@ export class SpendStore {
   }
 }
 
-const stores = new WeakMap<Ctx, SpendStore>();
-
 /** The page's one store, made when first asked for. */
-export function spendStore(ctx: Ctx): SpendStore {
-  let store = stores.get(ctx);
-  if (!store) {
-    store = new SpendStore(ctx);
-    stores.set(ctx, store);
-  }
-  return store;
-}
+export const spendStore = onePerPage((ctx) => new SpendStore(ctx));
