@@ -90,16 +90,24 @@ describe("ResourcePass", () => {
     expect(first!.cpu).toBe(0); // nothing to compare with yet
     // Burn until the kernel has counted 50 ms of this process's CPU (5 clock ticks), however
     // little of a loaded machine's time it is given: a fixed wall time could burn none of it.
-    const from = process.cpuUsage();
-    const spent = () => {
-      const u = process.cpuUsage(from);
-      return (u.user + u.system) / 1000;
+    const burn = () => {
+      const from = process.cpuUsage();
+      const spent = () => {
+        const u = process.cpuUsage(from);
+        return (u.user + u.system) / 1000;
+      };
+      while (spent() < 50) {}
     };
-    while (spent() < 50) {}
-    const [second] = pass.take([{ jobId: "me", pid: own.session }]);
-    expect(second!.pss).toBeNull(); // read every sixth pass only
-    expect(second!.cpuSeconds).toBeGreaterThanOrEqual(first!.cpuSeconds);
-    expect(second!.cpu).toBeGreaterThan(0);
+    // The session is the test run's: a process of it that ends meanwhile (another test's) takes
+    // its ticks along, and that pass says 0. A pass of the next few (not the sixth) sees the rise.
+    let second = first!;
+    for (let tries = 0; tries < 4 && !(second.cpu > 0); tries++) {
+      burn();
+      second = pass.take([{ jobId: "me", pid: own.session }])[0]!;
+      expect(second.pss).toBeNull(); // read every sixth pass only
+    }
+    expect(second.cpuSeconds).toBeGreaterThan(0);
+    expect(second.cpu).toBeGreaterThan(0);
   });
 
   it("says nothing of a job that has no process", () => {
