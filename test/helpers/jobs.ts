@@ -131,9 +131,16 @@ export const bashProfile = (quietMs = QUIET_MS) => ({
   env: { PS1: "roost$ " },
 });
 
+/**
+ * A program that prints nothing to speak of and waits: an empty line, then `sleep 600` in its
+ * place (the same pid). The empty line matters: a job that has printed nothing counts as still
+ * starting for its first 5 s (server/pty/jobs.ts, silentStart), so its row would settle only then.
+ */
+export const SLEEPER = ["sh", "-c", "echo; exec sleep 600"];
+
 /** A protocol profile whose program never connects: its replies wait, unacked. */
 export const silentProfile = (extra: Record<string, unknown> = {}) => ({
-  command: ["sleep", "600"],
+  command: SLEEPER,
   task: "type",
   protocol: true,
   ...extra,

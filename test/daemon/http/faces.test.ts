@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../../../sdk/ts/protocol/index.js";
 import { startDaemon, type TestDaemon } from "../../helpers/daemon.js";
 import { api } from "../../helpers/http.js";
-import { QUIET_MS, silentProfile, untilRow } from "../../helpers/jobs.js";
+import { QUIET_MS, SLEEPER, silentProfile, untilRow } from "../../helpers/jobs.js";
 import type { RawClient } from "../../helpers/raw-client.js";
 
 let d: TestDaemon;
@@ -24,7 +24,7 @@ beforeAll(async () => {
     config: {
       agentProfiles: {
         silent: silentProfile({ quietMs: QUIET_MS }),
-        sleeper: { command: ["sleep", "600"], quietMs: QUIET_MS },
+        sleeper: { command: SLEEPER, quietMs: QUIET_MS },
       },
     },
   });
