@@ -1,6 +1,6 @@
 /**
  * Schedules that run again (docs/protocol.md, "Schedules", "A run's end"), on a real daemon whose
- * clock runs six times as fast (ROOST_TEST_CLOCK: a minute every 10 s), with real shells in real
+ * clock runs ten times as fast (ROOST_TEST_CLOCK: a minute every 6 s), with real shells in real
  * terminals: `roost schedule add 'every 1m' shell 'date'` runs again and again, each run's job
  * stopped once it came to rest, its end recorded; with --keep (or a profile's `keep`) the job stays
  * and the runs after it skip, three skips raising the schedule as needing the user, until a run
@@ -21,7 +21,7 @@ let d: TestDaemon;
 let c: RawClient;
 beforeAll(async () => {
   d = await startDaemon({
-    env: { ...PLAIN_SHELL, ROOST_TEST_CLOCK: "rate=6" },
+    env: { ...PLAIN_SHELL, ROOST_TEST_CLOCK: "rate=10" },
     config: {
       agentProfiles: {
         inert: INERT,
