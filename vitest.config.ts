@@ -27,6 +27,13 @@ export default defineConfig({
     // browser), so four at once keep a 2-core machine busy without holding each other up (six
     // were slower: the machine is then the wait).
     maxWorkers: 4,
+    // A worker loads the modules the test files share (the helpers, the SDK, the daemon's source
+    // that unit tests import) once, not once per file: loading them again for each of some 190
+    // files cost about as much CPU as the unit tests themselves. Safe because neither roost's
+    // modules nor the helpers keep state at module level that a file could leave to the next
+    // (test/unit/layers.test.ts refuses it in the daemon's core; on-failure.ts lets go of the
+    // daemons of the files before), and setup files still run before each file.
+    isolate: false,
     fileParallelism: true,
     // The longest first, across the tiers (vitest's own order runs one tier after another).
     sequence: { sequencer: LongestFirst },

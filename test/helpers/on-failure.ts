@@ -11,6 +11,10 @@ import { daemonsStarted, type TestDaemon } from "./daemon.js";
 const TAIL_CHARS = 6000;
 /** The daemon's two stall lines (server/stalls.ts, server/store/wal-sync.ts). */
 const STALL = /^roost: (the daemon's thread was held|the disk took) .*$/gm;
+// This file runs before each test file, but the modules it imports are loaded once per worker
+// (vitest.config.ts: not isolated): the daemons of the files before, ended, are let go here.
+daemonsStarted.splice(0);
+
 /** How much each daemon had said when the test began (one started during it had said nothing). */
 let saidBefore = new Map<TestDaemon, number>();
 
