@@ -8,6 +8,7 @@
 // leaves the job's session too.
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
+import { FIELD, statFields } from "./proc-stat.js";
 
 /** The environment variable that marks every process of one run of a job. */
 export const RUN_VARIABLE = "ROOST_RUN";
@@ -23,25 +24,9 @@ interface Proc {
   start: number;
 }
 
-// Indexes in the fields of /proc/<pid>/stat after the command's name (proc(5): state is field 3,
-// pgrp 5, session 6, starttime 22).
-const STATE = 0;
-const PGRP = 2;
-const SESSION = 3;
-const START = 19;
-
-function statOf(pid: number): string[] | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  } catch {
-    return null;
-  }
-}
-
 /** When the process started (clock ticks after boot); 0 when it cannot be read. */
 export function startOf(pid: number): number {
-  return Number(statOf(pid)?.[START] ?? 0) || 0;
+  return Number(statFields(pid)?.[FIELD.starttime] ?? 0) || 0;
 }
 
 function carriesMark(pid: number, needle: Buffer): boolean {
@@ -69,11 +54,11 @@ export function leftoversOf(leader: number, mark: string, since: number): Proc[]
   for (const entry of entries) {
     const pid = Number(entry);
     if (!(pid > 0) || pid === leader || pid === process.pid) continue;
-    const stat = statOf(pid);
-    if (!stat || stat[STATE] === "Z") continue;
-    const start = Number(stat[START]);
+    const stat = statFields(pid);
+    if (!stat || stat[FIELD.state] === "Z") continue;
+    const start = Number(stat[FIELD.starttime]);
     if (start < since) continue;
-    const own = Number(stat[PGRP]) === leader || Number(stat[SESSION]) === leader;
+    const own = Number(stat[FIELD.pgrp]) === leader || Number(stat[FIELD.session]) === leader;
     if (own || carriesMark(pid, needle)) found.push({ pid, start });
   }
   return found;
@@ -97,8 +82,9 @@ export function endLeftovers(leader: number, mark: string, since: number): numbe
   for (const p of left) signal(p, "SIGTERM");
   setTimeout(() => {
     for (const p of left) {
-      const stat = statOf(p.pid);
-      if (stat && stat[STATE] !== "Z" && Number(stat[START]) === p.start) signal(p, "SIGKILL");
+      const stat = statFields(p.pid);
+      if (stat && stat[FIELD.state] !== "Z" && Number(stat[FIELD.starttime]) === p.start)
+        signal(p, "SIGKILL");
     }
   }, LEFTOVER_GRACE_MS);
   return left.length;

@@ -3,25 +3,12 @@
 // before a quiet job counts as idle, so that a follow-up is never typed into a running command:
 // `sleep 8` typed into a shell prints nothing for 8 s).
 import * as fs from "node:fs";
-import { readSmall } from "./resources.js";
-
-/** The fields of /proc/<pid>/stat after the command's name, or null when the process is gone. */
-function statOf(pid: number): string[] | null {
-  const stat = readSmall(`/proc/${pid}/stat`); // into one buffer: read for every process of a session
-  return stat ? stat.slice(stat.lastIndexOf(")") + 2).split(" ") : null;
-}
-
-// Indexes in statOf's fields (proc(5): state is field 3, pgrp 5, session 6, tpgid 8, starttime 22).
-const STATE = 0;
-const PGRP = 2;
-const SESSION = 3;
-const TPGID = 5;
-const STARTTIME = 19;
+import { FIELD, statFields } from "./proc-stat.js";
 
 /** The process has ended: a zombie not yet reaped, or gone. */
 export function hasEnded(pid: number): boolean {
-  const stat = statOf(pid);
-  return stat === null || stat[STATE] === "Z";
+  const stat = statFields(pid);
+  return stat === null || stat[FIELD.state] === "Z";
 }
 
 /** The process is on a CPU, or waiting on a disk: it is doing something, not waiting for input. */
@@ -45,14 +32,14 @@ export function runsInForeground(
   tty: string | null,
   wrappers: readonly number[] = [],
 ): boolean {
-  const own = statOf(leader);
+  const own = statFields(leader);
   if (!own) return false;
-  if (working(own[STATE])) return true;
-  const pgrp = Number(own[PGRP]);
-  const tpgid = Number(own[TPGID]);
+  if (working(own[FIELD.state])) return true;
+  const pgrp = Number(own[FIELD.pgrp]);
+  const tpgid = Number(own[FIELD.tpgid]);
   if (!(tpgid > 0)) return false; // no terminal in the foreground: nothing can take typed input anyway
   if (tpgid !== pgrp) return groupExists(tpgid);
-  return tty !== null && othersOnTerminal([leader, ...wrappers], pgrp, Number(own[SESSION]), tty);
+  return tty !== null && othersOnTerminal([leader, ...wrappers], pgrp, Number(own[FIELD.session]), tty);
 }
 
 /**
@@ -116,7 +103,7 @@ export function ticksNow(): number {
 
 /** When the process started, in clock ticks after boot (proc(5): starttime, field 22). */
 function startTime(pid: number): number | null {
-  const t = Number(statOf(pid)?.[STARTTIME]);
+  const t = Number(statFields(pid)?.[FIELD.starttime]);
   return Number.isFinite(t) ? t : null;
 }
 
@@ -146,8 +133,8 @@ function groupExists(pgrp: number): boolean {
 function othersOnTerminal(own: readonly number[], pgrp: number, sid: number, tty: string): boolean {
   for (const pid of sessionNow(sid)) {
     if (own.includes(pid)) continue;
-    const stat = statOf(pid);
-    if (!stat || Number(stat[PGRP]) !== pgrp || stat[STATE] === "Z") continue;
+    const stat = statFields(pid);
+    if (!stat || Number(stat[FIELD.pgrp]) !== pgrp || stat[FIELD.state] === "Z") continue;
     if (usesTerminal(pid, tty)) return true;
   }
   return false;
@@ -186,9 +173,9 @@ function sessionNow(sid: number): number[] {
     listed.add(pid);
     let session = sessions.get(pid);
     if (session === undefined) {
-      const stat = statOf(pid);
+      const stat = statFields(pid);
       if (!stat) continue;
-      session = Number(stat[SESSION]);
+      session = Number(stat[FIELD.session]);
       sessions.set(pid, session);
     }
     if (session === sid) members.push(pid);

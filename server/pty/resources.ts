@@ -8,6 +8,7 @@
 // (pi's bash tool, the ACP bridge's agent) is followed too: a session whose leader's parent is one
 // of the job's processes is the job's. What escapes: an orphan adopted by init in a new session.
 import * as fs from "node:fs";
+import { FIELD, fieldsOf, readSmall } from "./proc-stat.js";
 
 /** How often the host takes the pass, unless ROOST_RESOURCES_MS says otherwise (tests). */
 export const RESOURCES_INTERVAL_MS = 5000;
@@ -32,25 +33,20 @@ export interface ProcStat {
 }
 
 /**
- * One line of /proc/<pid>/stat read, or null when it is not one. The command's name is in
- * parentheses and may hold spaces and parentheses itself: the fields are those after the last ")".
+ * One line of /proc/<pid>/stat read, or null when it is not one (proc-stat.ts reads the fields).
  */
 export function parseStat(text: string): ProcStat | null {
   const open = text.indexOf("(");
-  const close = text.lastIndexOf(")");
-  if (open < 1 || close < open) return null;
-  // proc(5): state is field 3, ppid 4, session 6, utime 14, stime 15, rss 24; here from field 3.
-  const f = text.slice(close + 2).split(" ");
-  if (f.length < 22) return null;
-  const pid = Number(text.slice(0, open - 1));
+  const f = fieldsOf(text);
+  if (open < 1 || !f || f.length <= FIELD.rss) return null;
   const n = (i: number) => Number(f[i]);
   const stat = {
-    pid,
-    ppid: n(1),
-    session: n(3),
-    ticks: n(11) + n(12),
-    rssPages: n(21),
-    zombie: f[0] === "Z",
+    pid: Number(text.slice(0, open - 1)),
+    ppid: n(FIELD.ppid),
+    session: n(FIELD.session),
+    ticks: n(FIELD.utime) + n(FIELD.stime),
+    rssPages: n(FIELD.rss),
+    zombie: f[FIELD.state] === "Z",
   };
   return Number.isFinite(stat.pid) && Number.isFinite(stat.ticks) && Number.isFinite(stat.rssPages)
     ? stat
@@ -83,31 +79,6 @@ export interface JobResources {
 export interface JobLeader {
   jobId: string;
   pid: number;
-}
-
-/** One buffer for every small read of a pass: a stat line is under 400 bytes. */
-const BUF = Buffer.alloc(4096);
-
-/**
- * A small /proc file's text, or null when it cannot be read. open, read, close into one buffer:
- * readFileSync also stats the file and allocates for each, which made a pass over 1,000 processes
- * about twice as dear (docs/budgets.md, "Resources").
- */
-export function readSmall(file: string): string | null {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, "r");
-  } catch {
-    return null; // ended meanwhile, or not ours to read
-  }
-  try {
-    const n = fs.readSync(fd, BUF, 0, BUF.length, 0);
-    return BUF.toString("latin1", 0, n);
-  } catch {
-    return null;
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /** Reads every process's stat once; null where one is gone meanwhile (or not a process). */
