@@ -9,11 +9,10 @@
  * No baseline is asked for; for reading the figure on a noisy machine, a bare Node process
  * (bench/baseline-server.ts) started → its socket answering one line is measured alongside.
  */
-import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import type { JobRecord } from "../../server/store/records.js";
 import { Store } from "../../server/store/store.js";
+import { endedJob } from "../../test/helpers/ended-jobs.js";
 import { type Figure, info, withBaseline } from "../figures.js";
 import { BenchDaemon, startBaselineServer, stopChild, tempDir } from "../harness.js";
 import { type Conn, connectWhenReady } from "../lines.js";
@@ -62,68 +61,6 @@ function fill(dbFile: string): void {
   } finally {
     store.close();
   }
-}
-
-/** The `i`th job, ended a while ago, as a pi that did its task (every 7th failed). */
-function endedJob(id: string, i: number, task: string, t: number): JobRecord {
-  const failed = i % 7 === 0;
-  const iso = (ms: number) => new Date(ms).toISOString();
-  return {
-    id,
-    token: randomBytes(24).toString("base64url"),
-    profile: "inert",
-    launch: {
-      command: ["pi", "--mode", "rpc"],
-      cwd: "/home/user/src/roost",
-      env: {},
-      task: "type",
-      protocol: true,
-    },
-    userName: i % 20 === 0 ? `named ${i}` : null,
-    defaultName: task.slice(0, 59),
-    role: null,
-    parent: null,
-    pinned: i % 1000 === 0,
-    order: -i,
-    life: "exited",
-    exitCode: failed ? 1 : 0,
-    pid: null,
-    kind: "protocol",
-    agent: { name: "pi", version: "0.9.1" },
-    capabilities: ["report", "replies", "steer"],
-    report: {
-      state: failed ? "failed" : "done",
-      status: "idle",
-      waitingFor: null,
-      summary: `fixed the race in the half-close path; tests pass (${i})`,
-      question: null,
-      choices: null,
-      tool: null,
-      error: failed ? "exited with code 1" : null,
-      name: `agent ${i}`,
-      model: "claude-sonnet-4",
-      thinking: "medium",
-      context: { tokens: 91234, window: 200000, percent: 46 },
-      usage: { input: 120345, output: 8123, cacheRead: 450000, cost: 1.23 },
-      prLinks: i % 5 === 0 ? [`https://github.com/example/roost/pull/${i}`] : null,
-      remoteAt: null,
-      attachSignal: null,
-      attachRepaint: null,
-      agentItems: null,
-    },
-    asked: 0,
-    lastSeq: 0,
-    dispatchRequestId: `dispatch-${i}`,
-    createdAt: iso(t),
-    startedAt: iso(t + 1000),
-    endedAt: iso(t + 50_000),
-    updatedAt: iso(t + 50_000),
-    sessionKey: null,
-    worktree: null,
-    conversation: null,
-    stopReason: null,
-    budget: null,
-  };
 }
 
 interface Run {
