@@ -1,10 +1,10 @@
 /**
- * Triage in a real browser against one real daemon: forty jobs in every state, seen in the dense
+ * Triage in a real browser against a real daemon: forty jobs in every state, seen in the dense
  * view (one line a job, what needs you first), filtered (the "need you" badge, state, profile,
  * text with `/`), selected (checkbox, shift-click, x, select all) and acted on in bulk (pin, stop,
- * remove); then 500 rows (ended jobs in the store a daemon starts on), the time to draw them
- * measured in the page and printed. Screenshots of
- * the dense view, the "need you" view and the phone layout go to test-output/screenshots/.
+ * remove); then 500 rows (ended jobs in the store a second daemon starts on), the time to draw
+ * them measured in the page and printed. Screenshots of the dense view, the "need you" view and
+ * the phone layout go to test-output/screenshots/.
  */
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
