@@ -13,8 +13,18 @@ export const SHOTS = path.join(ROOT, "test-output/screenshots");
 /** Long enough for a shared 2-core machine: these wait for real processes, not for timing. */
 export const WAIT = 30000;
 
-export async function launch(): Promise<Browser> {
-  return chromium.launch({
+/**
+ * The worker's one chromium: launched by the first browser test file the worker runs, and kept for
+ * the files after it (vitest.config.ts: a worker's modules outlive a file), so that each file does
+ * not pay for a browser's start (some 2 s of CPU); launched again if it went away. Playwright ends
+ * it as the worker exits.
+ */
+let workerChromium: Promise<Browser> | undefined;
+
+async function chromiumOfWorker(): Promise<Browser> {
+  const running = await workerChromium?.catch(() => undefined);
+  if (running?.isConnected()) return running;
+  workerChromium = chromium.launch({
     executablePath: process.env.ROOST_CHROMIUM ?? "/usr/bin/chromium",
     args: [
       "--no-sandbox",
@@ -25,6 +35,29 @@ export async function launch(): Promise<Browser> {
       "--no-first-run",
     ],
   });
+  return workerChromium;
+}
+
+/** A test file's browser: its own contexts in the worker's chromium; `close()` closes them alone. */
+export interface FileBrowser {
+  newContext: Browser["newContext"];
+  close(): Promise<void>;
+}
+
+export async function launch(): Promise<FileBrowser> {
+  const browser = await chromiumOfWorker();
+  const contexts = new Set<BrowserContext>();
+  return {
+    newContext: async (opts) => {
+      const context = await browser.newContext(opts);
+      contexts.add(context);
+      context.on("close", () => contexts.delete(context));
+      return context;
+    },
+    close: async () => {
+      await Promise.all([...contexts].map((c) => c.close().catch(() => {})));
+    },
+  };
 }
 
 export interface HubPage {
@@ -45,7 +78,7 @@ export interface HubOptions {
 }
 
 /** A fresh browser context logged in to the daemon (the owner's token, or `token`). */
-export async function openHub(browser: Browser, d: TestDaemon, opts: HubOptions = {}): Promise<HubPage> {
+export async function openHub(browser: FileBrowser, d: TestDaemon, opts: HubOptions = {}): Promise<HubPage> {
   const context = await browser.newContext({
     viewport: opts.viewport ?? { width: 1200, height: 800 },
     isMobile: opts.mobile ?? false,

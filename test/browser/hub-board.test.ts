@@ -7,7 +7,7 @@
  * sees the board with no control, its attempts to act refused (policy); a phone's width holds it.
  * Screenshots (desktop, dark, phone, read-only) go to test-output/screenshots/.
  */
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../../sdk/ts/protocol/index.js";
 import { deliveries, INERT, type Session, session } from "../helpers/board.js";
@@ -15,9 +15,9 @@ import type { TestDaemon } from "../helpers/daemon.js";
 import { until } from "../helpers/daemon.js";
 import { startCleanDaemon } from "../helpers/jobs.js";
 import type { RawClient } from "../helpers/raw-client.js";
-import { type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
+import { type FileBrowser, type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
 
-let browser: Browser;
+let browser: FileBrowser;
 let d: TestDaemon;
 let c: RawClient;
 const hubs: HubPage[] = [];

@@ -7,15 +7,14 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
 import { editorProfile, GIT_IDENTITY, head, makeRepo } from "../helpers/git.js";
 import { untilRow } from "../helpers/jobs.js";
 import type { RawClient } from "../helpers/raw-client.js";
-import { type HubPage, launch, openHub, pageErrors, shot } from "./browser.js";
+import { type FileBrowser, type HubPage, launch, openHub, pageErrors, shot } from "./browser.js";
 
-let browser: Browser;
+let browser: FileBrowser;
 let d: TestDaemon;
 let c: RawClient;
 let base: string;

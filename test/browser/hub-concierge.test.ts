@@ -6,15 +6,14 @@
  * switches; its last answer undone; standing orders added and removed. Screenshots in
  * test-output/screenshots/.
  */
-import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nextDelivery, session } from "../helpers/board.js";
 import { blockedOn, CONFIG } from "../helpers/concierge.js";
 import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
 import type { RawClient } from "../helpers/raw-client.js";
-import { launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
+import { type FileBrowser, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
 
-let browser: Browser;
+let browser: FileBrowser;
 let d: TestDaemon;
 let c: RawClient;
 

@@ -5,16 +5,15 @@
  * taken down greys its rows and says so in the filter, and when it is back they are live again
  * without a reload. Screenshots in test-output/screenshots/ (fleet-rows, fleet-unreachable).
  */
-import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INERT } from "../helpers/board.js";
 import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
 import { bashProfile, untilRow } from "../helpers/jobs.js";
 import { freePort } from "../helpers/processes.js";
 import type { RawClient } from "../helpers/raw-client.js";
-import { type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
+import { type FileBrowser, type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
 
-let browser: Browser;
+let browser: FileBrowser;
 let far: TestDaemon;
 let here: TestDaemon;
 let farHub: RawClient;

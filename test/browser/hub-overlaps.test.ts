@@ -5,15 +5,14 @@
  * Screenshots in test-output/screenshots/ (overlaps-rows, overlaps-job).
  */
 import fs from "node:fs";
-import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDaemon, type TestDaemon } from "../helpers/daemon.js";
 import { AUTH_MODULE, editorProfile, GIT_IDENTITY, makeRepo } from "../helpers/git.js";
 import { untilRow } from "../helpers/jobs.js";
 import type { RawClient } from "../helpers/raw-client.js";
-import { type HubPage, launch, openHub, pageErrors, shot } from "./browser.js";
+import { type FileBrowser, type HubPage, launch, openHub, pageErrors, shot } from "./browser.js";
 
-let browser: Browser;
+let browser: FileBrowser;
 let d: TestDaemon;
 let c: RawClient;
 let repo: string;

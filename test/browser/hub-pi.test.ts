@@ -4,13 +4,12 @@
  * dispatched with the built-in `pi` profile and driven by the scripted model; screenshots to
  * test-output/screenshots/ (pi-row, pi-job-terminal). `npm run build` first.
  */
-import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PI_WAIT, piWorldPerTest, untilDone } from "../helpers/pi.js";
 import { attachScreen } from "../helpers/screen.js";
-import { type HubPage, launch, openHub, pageErrors, shot } from "./browser.js";
+import { type FileBrowser, type HubPage, launch, openHub, pageErrors, shot } from "./browser.js";
 
-let browser: Browser;
+let browser: FileBrowser;
 let hub: HubPage | undefined;
 beforeAll(async () => {
   browser = await launch();

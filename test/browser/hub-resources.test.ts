@@ -4,13 +4,12 @@
  * either, and the header sums them; and `roost top --once` of the same jobs, drawn in a page for
  * its screenshot. Screenshots in test-output/screenshots/ (resources-cpu, resources-mem, top).
  */
-import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ok } from "../helpers/cli.js";
 import { startDaemon, type TestDaemon } from "../helpers/daemon.js";
 import { rmTemp, tempDir, untilRow } from "../helpers/jobs.js";
 import type { RawClient } from "../helpers/raw-client.js";
-import { type HubPage, launch, openHub, pageErrors, shot } from "./browser.js";
+import { type FileBrowser, type HubPage, launch, openHub, pageErrors, shot } from "./browser.js";
 
 const NODE = process.execPath;
 const PROFILES = {
@@ -22,7 +21,7 @@ const PROFILES = {
   idle: { command: ["sleep", "600"], task: "argv" },
 };
 
-let browser: Browser;
+let browser: FileBrowser;
 let d: TestDaemon;
 let c: RawClient;
 let dir: string;

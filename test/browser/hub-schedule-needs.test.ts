@@ -4,13 +4,12 @@
  * whose job never ends skips three times; the Schedules tab's badge counts it, live, its card says
  * why; a run that starts a job again takes the badge away.
  */
-import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
 import type { RawClient } from "../helpers/raw-client.js";
-import { launch, openHub, shot, WAIT } from "./browser.js";
+import { type FileBrowser, launch, openHub, shot, WAIT } from "./browser.js";
 
-let browser: Browser;
+let browser: FileBrowser;
 let d: TestDaemon;
 let c: RawClient;
 

@@ -5,14 +5,13 @@
  * linking to their jobs; pause, resume, run now and remove; live when schedules change elsewhere;
  * a read-only token sees it all and can do none of it. Screenshots in test-output/screenshots/.
  */
-import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { TestDaemon } from "../helpers/daemon.js";
 import { rmTemp, silentProfile, startCleanDaemon, tempDir } from "../helpers/jobs.js";
 import type { RawClient } from "../helpers/raw-client.js";
-import { type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
+import { type FileBrowser, type HubPage, launch, openHub, pageErrors, shot, WAIT } from "./browser.js";
 
-let browser: Browser;
+let browser: FileBrowser;
 let d: TestDaemon;
 let c: RawClient;
 let dir: string;

@@ -1,18 +1,17 @@
 /**
- * Every browser test file's setup, one way: one chromium for the file, launched before its tests
- * and closed after them, and a function that opens a page logged in to a daemon (openHub), whose
+ * Every browser test file's setup, one way: the file's browser (launch(): its contexts in the
+ * worker's chromium), taken before its tests and closed after them, and a function that opens a page logged in to a daemon (openHub), whose
  * context is closed after each test.
  */
-import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import type { TestDaemon } from "../helpers/daemon.js";
-import { type HubOptions, type HubPage, launch, openHub } from "./browser.js";
+import { type FileBrowser, type HubOptions, type HubPage, launch, openHub } from "./browser.js";
 
 /** Call at the file's top level; `defaults` go to every page, under what each call says. */
 export function hubBrowser(
   defaults: HubOptions = {},
 ): (d: TestDaemon, opts?: HubOptions) => Promise<HubPage> {
-  let browser: Browser | undefined;
+  let browser: FileBrowser | undefined;
   const open: HubPage[] = [];
   beforeAll(async () => {
     browser = await launch();
