@@ -17,6 +17,7 @@ import type { Scenario, ScenarioResult } from "./scenario.js";
 import { boardScenario } from "./scenarios/board.js";
 import { dispatchScenario } from "./scenarios/dispatch.js";
 import { fanOut } from "./scenarios/fan-out.js";
+import { hub } from "./scenarios/hub.js";
 import { idleJobs } from "./scenarios/idle-jobs.js";
 import { manyAgents } from "./scenarios/many-agents.js";
 import { overlapsScenario } from "./scenarios/overlaps.js";
@@ -46,6 +47,7 @@ const SCENARIOS: Scenario[] = [
   overlapsScenario,
   resourcesScenario,
   thousand,
+  hub,
 ];
 const RESULTS = path.join(ROOT, "bench/results.jsonl");
 

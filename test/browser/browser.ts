@@ -5,7 +5,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { launchChromium } from "../helpers/chromium.js";
 import { ROOT, type TestDaemon } from "../helpers/daemon.js";
 
 export const SHOTS = path.join(ROOT, "test-output/screenshots");
@@ -24,17 +25,7 @@ let workerChromium: Promise<Browser> | undefined;
 async function chromiumOfWorker(): Promise<Browser> {
   const running = await workerChromium?.catch(() => undefined);
   if (running?.isConnected()) return running;
-  workerChromium = chromium.launch({
-    executablePath: process.env.ROOST_CHROMIUM ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  workerChromium = launchChromium();
   return workerChromium;
 }
 
