@@ -50,6 +50,8 @@ export interface Probe {
   start(): void;
   /** What was collected since `start` or the last `take`; collecting goes on afresh. */
   take(): ProbeTake;
+  /** Stops collecting and forgets what it held (the page's heap is measured without it). */
+  stop(): void;
   /** Resolves once `n` keystrokes are painted. */
   keysPainted(n: number): Promise<void>;
   elements(): number;
@@ -103,6 +105,12 @@ export function installProbe(opts: { rows: number }): void {
       draws = [];
       longTasks = [];
       return taken;
+    },
+    stop() {
+      on = false;
+      probe.take();
+      arrivals = new Map();
+      waiting = [];
     },
     keysPainted(n) {
       if (keys.length >= n) return Promise.resolve();

@@ -107,17 +107,29 @@ export function tickTimes(root: ParentNode = document): void {
   }
 }
 
-/** Puts `want` in `list`, in order, and takes out whatever else is there. */
+/**
+ * Puts `want` in `list`, in order, and takes out whatever else is there. What goes is taken out
+ * first, so that what stays is moved only where its order changed (a row gone from the top does not
+ * move every row after it); the elements that come, a run at a time (900 rows coming back when a
+ * filter is cleared are one insertion, not 900).
+ */
 export function reconcile(list: HTMLElement, want: Element[]): void {
-  let prev: Element | null = null;
-  for (const el of want) {
-    const at: Element | null = prev ? prev.nextElementSibling : list.firstElementChild;
-    if (at !== el) list.insertBefore(el, at);
-    prev = el;
+  const keep = new Set(want);
+  for (let el = list.firstElementChild; el; ) {
+    const next: Element | null = el.nextElementSibling;
+    if (!keep.has(el)) el.remove();
+    el = next;
   }
-  for (let rest = prev ? prev.nextElementSibling : list.firstElementChild; rest; ) {
-    const next: Element | null = rest.nextElementSibling;
-    rest.remove();
-    rest = next;
+  let at = list.firstElementChild;
+  for (let i = 0; i < want.length; ) {
+    if (want[i] === at) {
+      at = at.nextElementSibling;
+      i++;
+      continue;
+    }
+    // Those before `at`, up to `at` itself (or the end): moved or added together.
+    const run = document.createDocumentFragment();
+    while (i < want.length && want[i] !== at) run.append(want[i++]!);
+    list.insertBefore(run, at);
   }
 }

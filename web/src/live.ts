@@ -20,7 +20,8 @@ import {
 
 export type Connection = "connecting" | "live" | "disconnected" | "unauthorized";
 
-type Listener = () => void;
+/** `row`: the change is that row's push alone; absent, anything else (a row removed, every row afresh…). */
+type Listener = (row?: string) => void;
 
 export interface RowChange {
   before: Row | undefined;
@@ -123,8 +124,8 @@ export class Live {
     this.connect();
   }
 
-  private changed(): void {
-    for (const fn of this.listeners) fn();
+  private changed(row?: string): void {
+    for (const fn of this.listeners) fn(row);
   }
 
   private connect(): void {
@@ -175,7 +176,7 @@ export class Live {
       const before = this.rows.get(row.id);
       this.rows.set(row.id, row);
       this.emitRow({ before, after: row });
-      this.changed();
+      this.changed(row.id);
     } else if (msg.event === "removed") {
       this.rows.delete(msg.id as string);
       this.changed();

@@ -66,16 +66,23 @@ live.onConnect((again) => {
     () => {},
   );
 });
-// A burst of pushes (500 jobs starting) draws the header once: after the burst, by a timer rather
-// than a frame, so that a tab in the background still counts what needs you in its title.
+// A burst of pushes (500 jobs starting) draws the header once, and a steady stream of them (100
+// agents reporting 4 times a second) at most every HEADER_MS: by a timer rather than a frame, so
+// that a tab in the background still counts what needs you in its title.
+const HEADER_MS = 100;
 let headerQueued = false;
+let headerDrawn = 0;
 const renderHeader = () => {
   if (headerQueued) return;
   headerQueued = true;
-  window.setTimeout(() => {
-    headerQueued = false;
-    frame.render();
-  }, 0);
+  window.setTimeout(
+    () => {
+      headerQueued = false;
+      headerDrawn = performance.now();
+      frame.render();
+    },
+    Math.max(0, headerDrawn + HEADER_MS - performance.now()),
+  );
 };
 live.subscribe(renderHeader);
 ctx.board.subscribe(renderHeader);

@@ -62,6 +62,11 @@ export class RowsHold {
     return this.held.has(id);
   }
 
+  /** Whether the list keeps an order of its own now. */
+  get holding(): boolean {
+    return this.frozen !== null;
+  }
+
   /**
    * The layout to draw: `fresh` when nothing is held; else the frozen order, each row as it is now
    * (those gone or filtered out left out), then the rows that came since, as `fresh` has them.

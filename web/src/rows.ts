@@ -2,12 +2,13 @@
  * The jobs view (`#/`): every job, live, filtered and arranged for triage (triage.ts): what needs
  * you first, or your own order (pinned first, then as you put them: drag, or Alt+↑/↓); dense (a
  * line a job) or roomy (a card, with its actions). Rows are selected for bulk actions (bulk.ts).
- * Pushes come one by one: the view is drawn at most once a frame, and makes at most a few dozen
- * rows a draw, so 500 rows come in a few frames and stay smooth.
+ * Pushes come one by one: the view is drawn at most once a frame, a push that moves no row on its
+ * row alone (rows-patch.ts), and it makes at most a few dozen rows a draw, so 500 rows come in a
+ * few frames and stay smooth.
  */
 
 import type { Group, Placed } from "../../sdk/ts/protocol/tree.js";
-import { op, type Row } from "./api.js";
+import type { Row } from "./api.js";
 import { BulkBar } from "./bulk.js";
 import type { Ctx } from "./ctx.js";
 import { h, reconcile } from "./dom.js";
@@ -17,7 +18,9 @@ import { RowView } from "./row.js";
 import { RowDrag } from "./row-drag.js";
 import { emptyNote, noneMatchNote } from "./rows-empty.js";
 import { type Laid, RowsHold } from "./rows-hold.js";
-import { movedBy, orderWith, siblingOf } from "./rows-order.js";
+import { movedBy, siblingOf } from "./rows-order.js";
+import { RowsPatch } from "./rows-patch.js";
+import { reorder } from "./rows-reorder.js";
 import { laidOut, RowsTidy } from "./rows-tidy.js";
 import { profileChoices, RowsToolbar } from "./rows-toolbar.js";
 import { Selection } from "./selection.js";
@@ -51,7 +54,8 @@ class RowsView implements View {
   /** Where each of them is in its tree, and the groups' headings, as last drawn. */
   private laid: Laid = { placed: [], groups: new Map() };
   /** Answered rows held in their place under the pointer (rows-hold.ts). */
-  private readonly hold = new RowsHold(this.list, () => this.queue());
+  private readonly hold = new RowsHold(this.list, () => this.queue(true));
+  private readonly patch = new RowsPatch();
   private layout: Pick<Prefs, "density" | "order">;
   /** The row focused last: the keyboard's, once the focus has left the rows. */
   private lastFocused: string | null = null;
@@ -92,7 +96,11 @@ class RowsView implements View {
     ]);
     this.arrangeFor();
     this.render();
-    this.offs = [ctx.live.subscribe(() => this.queue()), ctx.triage.subscribe(() => this.render())];
+    this.offs = [
+      ctx.live.onRow(({ before, after }) => this.patch.row(after.id, before)),
+      ctx.live.subscribe((row) => this.queue(!row)),
+      ctx.triage.subscribe(() => this.render()),
+    ];
   }
 
   dispose(): void {
@@ -162,13 +170,19 @@ class RowsView implements View {
     return true;
   }
 
-  /** Draws on the next frame: a burst of pushes is drawn once. */
-  private queue(): void {
+  /** Draws on the next frame (`whole`: not only rows' pushes changed): a burst of pushes is drawn once. */
+  private queue(whole = false): void {
+    if (whole) this.patch.all();
     if (this.queued) return;
     this.queued = true;
     requestAnimationFrame(() => {
       this.queued = false;
-      if (!this.disposed) this.render();
+      if (this.disposed) return;
+      const { laid, shown, views } = this;
+      const busy = this.hold.holding || this.selection.size > 0;
+      const { order } = this.layout;
+      const target = { laid, shown, views, busy, order, matches: matcher(this.ctx.triage.filter) };
+      if (!this.patch.apply(this.ctx.live.rows, target)) this.render();
     });
   }
 
@@ -227,6 +241,7 @@ class RowsView implements View {
     );
     const { placed, groups } = laid;
     this.laid = laid;
+    this.patch.drawn(laid);
     const shown = placed.map((p) => p.row);
     this.shown = shown;
     // A toggle's room before each name, while some row has one.
@@ -237,7 +252,7 @@ class RowsView implements View {
     const active = document.activeElement as HTMLElement | null;
     const { want, drawn, pending } = this.elements(placed, groups);
     reconcile(this.list, line ? [...want, line] : want);
-    if (pending) this.queue();
+    if (pending) this.queue(true); // the rows not made yet: the whole list again
     this.dropGone(all);
     // Moving an element takes the focus from it: it goes back where it was.
     if (active && active !== document.activeElement && this.el.contains(active))
@@ -377,23 +392,9 @@ class RowsView implements View {
 
   /** Puts `id` just before (or after) `beside` in the order of every job: `reorder` takes them all. */
   private placeBeside(id: string, beside: string, after: boolean): void {
-    const ids = this.ctx.live.sorted().map((r) => r.id);
-    void this.reorder(orderWith(ids, id, beside, after), id);
-  }
-
-  private async reorder(ids: string[], moved: string): Promise<void> {
-    // Shown at once; the daemon's pushes confirm it (or put it back).
-    ids.forEach((id, i) => {
-      const r = this.ctx.live.rows.get(id);
-      if (r) this.ctx.live.rows.set(id, { ...r, order: i });
+    void reorder(this.ctx, id, beside, after, {
+      render: () => this.render(),
+      view: (v) => this.views.get(v),
     });
-    this.render();
-    this.views.get(moved)?.el.focus();
-    try {
-      await op("reorder", { ids });
-      this.ctx.announce(`Moved ${moved} to place ${ids.indexOf(moved) + 1}`);
-    } catch (err) {
-      this.views.get(moved)?.setStatus(`Could not move: ${(err as Error).message}`, "error");
-    }
   }
 }
