@@ -89,7 +89,7 @@ describe("resources in the hub", () => {
     // `roost top --once` of the same jobs, drawn in a page as a terminal would show it.
     const text = await ok(["top", "--once"], { ...d.env, COLUMNS: "110" });
     expect(text.split("\n")[0]).toMatch(
-      /^roost top: 3 running of 3 jobs · cpu \d+% · \d+ MB · 3 processes · sorted by cpu$/,
+      /^roost top: 3 running of 3 jobs · cpu \d+(\.\d)?% · \d+ MB · 3 processes · sorted by cpu$/,
     );
     expect(text.split("\n")[3]).toContain("burner job");
     const term = await hub.context.newPage();
