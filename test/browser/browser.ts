@@ -15,40 +15,18 @@ export const SHOTS = path.join(ROOT, "test-output/screenshots");
 export const WAIT = 30000;
 
 /**
- * The worker's one chromium: launched by the first browser test file the worker runs, and kept for
- * the files after it (vitest.config.ts: a worker's modules outlive a file), so that each file does
- * not pay for a browser's start (some 2 s of CPU); launched again if it went away. Playwright ends
- * it as the worker exits.
+ * A test file's browser: a chromium of its own, launched before its tests and closed after them.
+ * (One chromium per worker, kept across its files, was tried and taken back: hub-fleet's typing
+ * into a relayed terminal then failed in two of three fresh-clone runs, not understood yet.)
  */
-let workerChromium: Promise<Browser> | undefined;
-
-async function chromiumOfWorker(): Promise<Browser> {
-  const running = await workerChromium?.catch(() => undefined);
-  if (running?.isConnected()) return running;
-  workerChromium = launchChromium();
-  return workerChromium;
-}
-
-/** A test file's browser: its own contexts in the worker's chromium; `close()` closes them alone. */
 export interface FileBrowser {
   newContext: Browser["newContext"];
   close(): Promise<void>;
 }
 
 export async function launch(): Promise<FileBrowser> {
-  const browser = await chromiumOfWorker();
-  const contexts = new Set<BrowserContext>();
-  return {
-    newContext: async (opts) => {
-      const context = await browser.newContext(opts);
-      contexts.add(context);
-      context.on("close", () => contexts.delete(context));
-      return context;
-    },
-    close: async () => {
-      await Promise.all([...contexts].map((c) => c.close().catch(() => {})));
-    },
-  };
+  const browser = await launchChromium();
+  return { newContext: (opts) => browser.newContext(opts), close: () => browser.close() };
 }
 
 export interface HubPage {

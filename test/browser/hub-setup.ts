@@ -1,6 +1,6 @@
 /**
- * Every browser test file's setup, one way: the file's browser (launch(): its contexts in the
- * worker's chromium), taken before its tests and closed after them, and a function that opens a page logged in to a daemon (openHub), whose
+ * Every browser test file's setup, one way: the file's browser (launch(): a chromium of its own),
+ * launched before its tests and closed after them, and a function that opens a page logged in to a daemon (openHub), whose
  * context is closed after each test.
  */
 import { afterAll, afterEach, beforeAll } from "vitest";
