@@ -348,37 +348,22 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       throw new Error(`${errors} report errors: ${agents.find((a) => a.firstError)?.firstError}`);
     const med = (f: (r: Round) => number) => median(rounds.map(f));
     const each = (f: (r: Round) => number) => rounds.map(f);
+    /** A figure of every round, its median the figure: held to `target` (under it) when one is given. */
+    const ofRounds = (name: string, unit: string, f: (r: Round) => number, target?: number) =>
+      withRounds(
+        target === undefined ? info(S, name, unit, med(f)) : underTarget(S, name, unit, med(f), target),
+        each(f),
+      );
     const growth = (r: Round) => r.heapEndMiB - r.heapStartMiB;
     const figures: Figure[] = [
-      withRounds(
-        underTarget(
-          S,
-          `first render: navigation → ${ROWS} rows painted`,
-          "ms",
-          med((r) => r.firstRenderMs),
-          FIRST_RENDER_MS,
-        ),
-        each((r) => r.firstRenderMs),
+      ofRounds(
+        `first render: navigation → ${ROWS} rows painted`,
+        "ms",
+        (r) => r.firstRenderMs,
+        FIRST_RENDER_MS,
       ),
-      withRounds(
-        info(
-          S,
-          "push: WS message in the page → its frame, p50",
-          "ms",
-          med((r) => r.arrivalToPaint.p50),
-        ),
-        each((r) => r.arrivalToPaint.p50),
-      ),
-      withRounds(
-        underTarget(
-          S,
-          "push: WS message in the page → its frame, p99",
-          "ms",
-          med((r) => r.arrivalToPaint.p99),
-          FRAME_MS,
-        ),
-        each((r) => r.arrivalToPaint.p99),
-      ),
+      ofRounds("push: WS message in the page → its frame, p50", "ms", (r) => r.arrivalToPaint.p50),
+      ofRounds("push: WS message in the page → its frame, p99", "ms", (r) => r.arrivalToPaint.p99, FRAME_MS),
       info(
         S,
         "push: report sent → its frame, p50",
@@ -403,25 +388,8 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         "ms",
         med((r) => r.socket.p99),
       ),
-      withRounds(
-        info(
-          S,
-          "keystroke in the filter → its frame, p50",
-          "ms",
-          med((r) => r.keys.p50),
-        ),
-        each((r) => r.keys.p50),
-      ),
-      withRounds(
-        underTarget(
-          S,
-          "keystroke in the filter → its frame, p99",
-          "ms",
-          med((r) => r.keys.p99),
-          FRAME_MS,
-        ),
-        each((r) => r.keys.p99),
-      ),
+      ofRounds("keystroke in the filter → its frame, p50", "ms", (r) => r.keys.p50),
+      ofRounds("keystroke in the filter → its frame, p99", "ms", (r) => r.keys.p99, FRAME_MS),
       info(
         S,
         "JS heap at the start (after a GC)",
@@ -438,15 +406,7 @@ async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         "",
         med((r) => r.elements),
       ),
-      withRounds(
-        info(
-          S,
-          "page main thread busy during pushes (its tasks' time ÷ wall)",
-          "CPU",
-          med((r) => r.pageCpuShare),
-        ),
-        each((r) => r.pageCpuShare),
-      ),
+      ofRounds("page main thread busy during pushes (its tasks' time ÷ wall)", "CPU", (r) => r.pageCpuShare),
       info(
         S,
         "chromium, all its processes, during pushes",
