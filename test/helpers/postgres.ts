@@ -53,12 +53,34 @@ export async function startPostgres(): Promise<TestPostgres> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "roost-pg-"));
   if (asPostgres.length > 0) execFileSync("chown", ["postgres:", dir]);
   const data = path.join(dir, "data");
-  const port = await freePort();
+  const log = path.join(dir, "log");
   run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
-  const start = () => run("pg_ctl", ["-D", data, "-o", options, "-l", path.join(dir, "log"), "-w", "start"]);
+  let port = 0;
+  const start = () => {
+    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+    const logged = fs.existsSync(log) ? fs.statSync(log).size : 0;
+    try {
+      run("pg_ctl", ["-D", data, "-o", options, "-l", log, "-w", "start"]);
+    } catch (e) {
+      // pg_ctl only says "Examine the log output": the server's own words are in the log.
+      const said = fs.readFileSync(log, "utf8").slice(logged).trim();
+      throw Object.assign(new Error(`PostgreSQL did not start on port ${port}: ${said || String(e)}`), {
+        portTaken: said.includes("could not bind"),
+      });
+    }
+  };
   const stop = () => run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
-  start();
+  // The free port is free when asked, not necessarily when the server binds it: another test's
+  // daemon may take it meanwhile. A port taken is asked again; any other failure says why.
+  for (let tries = 1; ; tries++) {
+    port = await freePort();
+    try {
+      start();
+      break;
+    } catch (e) {
+      if (!(e as { portTaken?: boolean }).portTaken || tries === 5) throw e;
+    }
+  }
   const url = (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`;
   let frozen: number[] = [];
   const thaw = () => {
