@@ -170,7 +170,7 @@ export class Connection {
     if (this.closed || this.socket.destroyed || this.socket.writableEnded) return;
     let text: string;
     try {
-      text = "event" in message ? encoded(message) : JSON.stringify(message);
+      text = encoded(message);
     } catch (err) {
       // A value JSON cannot say (nested too deep): the answer says so; an event is left out.
       if ("event" in message) {

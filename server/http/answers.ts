@@ -1,10 +1,16 @@
 /** The HTTP face's answers: roost's shape (`{ok, result}` or `{ok, error, code}`), the status from the code. */
 import type { FastifyReply } from "fastify";
 import { ERROR_CODES, type ErrorCode } from "../../sdk/ts/protocol/index.js";
+import { encoded } from "../core/encoded.js";
 import { answerOf, type OpOutcome } from "../ops/index.js";
 
 export function sendOutcome(reply: FastifyReply, outcome: OpOutcome): FastifyReply {
-  if (outcome.ok) return reply.code(200).send(answerOf(outcome));
+  // As the socket writes it: the parts many answers share are encoded once (encoded.ts).
+  if (outcome.ok)
+    return reply
+      .code(200)
+      .type("application/json; charset=utf-8")
+      .send(encoded(answerOf(outcome)));
   return sendError(reply, outcome.code, outcome.error);
 }
 

@@ -2,13 +2,14 @@
  * The board read, not changed: its counts (the hubs' `board` push) and what differs from one board
  * to the next (what a step writes). Pure, as board.ts's `step` is.
  */
-import { type BoardCounts, type BoardTask, waitingOn } from "../../../sdk/ts/protocol/index.js";
+import { type BoardCounts, type BoardTask, byId, waitingOn } from "../../../sdk/ts/protocol/index.js";
 import type { Board } from "./board.js";
 
 export function counts(board: Board): BoardCounts {
   const c = { open: 0, claimed: 0, blocked: 0, done: 0 };
+  const all = byId(board.tasks); // once, not once a task: a board is up to 200
   for (const t of board.tasks) {
-    if (t.state === "open") c[waitingOn(t, board.tasks).length > 0 ? "blocked" : "open"]++;
+    if (t.state === "open") c[waitingOn(t, all).length > 0 ? "blocked" : "open"]++;
     else if (t.state === "claimed") c.claimed++;
     else if (t.state === "done") c.done++;
   }

@@ -4,7 +4,7 @@
  * that of many sessions asking at once each gets its own (on a shared board, the claim's write is
  * conditional, and a step that lost is taken again on the board as it then is: pg-board.ts).
  */
-import { type BoardTask, waitingOn } from "../../../sdk/ts/protocol/index.js";
+import { type BoardTask, byId, waitingOn } from "../../../sdk/ts/protocol/index.js";
 import type { Board, Ctx, Ref } from "./board.js";
 
 /**
@@ -13,13 +13,14 @@ import type { Board, Ctx, Ref } from "./board.js";
  * and not its own already.
  */
 export function nextTask(board: Board, me: Ref, ctx: Ctx): BoardTask | undefined {
+  const all = byId(board.tasks); // once, not once a task: a board is up to 200
   return board.tasks.find((t) => {
     if (t.state === "claimed") {
       if (!t.owner || t.owner.id === me.id || ctx.isLive(t.owner.id)) return false;
     } else if (t.state !== "open") return false;
     const to = t.assigned?.id ?? board.handovers.get(t.id)?.id;
     if (to !== undefined && to !== me.id) return false;
-    return waitingOn(t, board.tasks).length === 0;
+    return waitingOn(t, all).length === 0;
   });
 }
 
@@ -29,12 +30,13 @@ export function noneToClaim(board: Board, me: Ref): string {
   let held = 0;
   let mine = 0;
   let handed = 0;
+  const all = byId(board.tasks);
   for (const t of board.tasks) {
     if (t.state === "claimed") {
       if (t.owner?.id === me.id) mine++;
       else held++;
     } else if (t.state === "open") {
-      if (waitingOn(t, board.tasks).length > 0) blocked++;
+      if (waitingOn(t, all).length > 0) blocked++;
       else handed++; // open, waiting on none, yet not this session's: handed to another
     }
   }

@@ -12,8 +12,16 @@
  * daemon holds its lease; past it, any daemon releases them. What others change reaches this
  * daemon's feed and hubs as its own changes do.
  */
-import { type BoardCounts, type BoardTask, LIMITS, RoostError } from "../../../sdk/ts/protocol/index.js";
+import {
+  type BoardCounts,
+  type BoardTask,
+  byId,
+  LIMITS,
+  RoostError,
+  taskView,
+} from "../../../sdk/ts/protocol/index.js";
 import { type BoardNote, type BoardStore, StaleBoard, type StoredBoard } from "../../store/board.js";
+import { encodeOnce } from "../encoded.js";
 import type { Feed } from "../feed.js";
 import { isEnded, type Registry } from "../jobs/index.js";
 import type { Pushes } from "../pushes.js";
@@ -29,6 +37,13 @@ import {
 } from "./board.js";
 
 const ROOST: BoardActor = { kind: "roost" };
+
+/** `viewed()`'s tasks, the board's tasks they were made of, and each one's viewed by the board's. */
+interface Shown {
+  board: readonly BoardTask[];
+  tasks: BoardTask[];
+  of: ReadonlyMap<BoardTask, BoardTask>;
+}
 /** How many times a step is taken again when other daemons keep writing first. */
 const STALE_TRIES = 50;
 
@@ -38,6 +53,7 @@ export class TaskBoard {
   private behind = false;
   /** A shared board's steps, one at a time (each reads the board, steps, writes). */
   private turn: Promise<unknown> = Promise.resolve();
+  private shown: Shown | null = null;
 
   constructor(
     /** The jobs whose sessions hold claims, the feed the changes go to, the pushes the hubs get. */
@@ -62,10 +78,45 @@ export class TaskBoard {
     return counts(this.board);
   }
 
-  /** The board as it is now: a shared one read again. */
+  /**
+   * The board as answers give it, each task with its `view` (blocked, failed …), oldest first:
+   * made once for each board, and encoded once (encoded.ts), since every answer of `task` carries
+   * it whole (50 sessions working a board of 200 are answered it some 2,000 times). Frozen.
+   */
+  viewed(): BoardTask[] {
+    return this.shownNow().tasks;
+  }
+
+  /**
+   * A step's task as answers give it: as the step left it (the board may have changed since), its
+   * `view` as the board is now.
+   */
+  viewedTask(task: BoardTask): BoardTask {
+    const shown = this.shownNow();
+    return shown.of.get(task) ?? { ...task, view: taskView(task, byId(this.board.tasks)) };
+  }
+
+  private shownNow(): Shown {
+    if (this.shown?.board !== this.board.tasks) {
+      // A step changes a task or two (and the views of those waiting on them): the others, and
+      // their JSON, are the last board's.
+      const all = byId(this.board.tasks);
+      const before = this.shown?.of;
+      const of = new Map<BoardTask, BoardTask>();
+      for (const t of this.board.tasks) {
+        const view = taskView(t, all);
+        const had = before?.get(t);
+        of.set(t, had?.view === view ? had : encodeOnce({ ...t, view }));
+      }
+      this.shown = { board: this.board.tasks, tasks: encodeOnce([...of.values()]), of };
+    }
+    return this.shown;
+  }
+
+  /** The board as it is now (a shared one read again), as `viewed` gives it. */
   async list(): Promise<BoardTask[]> {
     if (this.store.shared) await this.inTurn(() => this.reload());
-    return this.tasks;
+    return this.viewed();
   }
 
   /**

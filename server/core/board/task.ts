@@ -4,14 +4,11 @@
  * `assign`'s hand-over. The rules are board.ts's; the board as the daemon keeps it task-board.ts's.
  */
 import {
-  type BoardTask,
-  byId,
   failedResult,
   LIMITS,
   type OpArgs,
   type OpResult,
   RoostError,
-  taskView,
 } from "../../../sdk/ts/protocol/index.js";
 import type { Core } from "../core.js";
 import type { AgentConnection } from "../jobs/index.js";
@@ -45,7 +42,7 @@ function needed<K extends keyof Args>(args: Args, key: K): NonNullable<Args[K]> 
 export async function task(core: Core, conn: AgentConnection | null, args: Args): Promise<OpResult<"task">> {
   const actor = boardActor(core, conn);
   const board = core.board;
-  if (args.action === "list") return { tasks: viewed(await board.list()) };
+  if (args.action === "list") return { tasks: await board.list() };
   if (args.action === "assign") return assign(core, actor, idOf(needed(args, "id")), needed(args, "to"));
   const action = actionOf(args);
   const request = requestOf(actor, args, action);
@@ -56,7 +53,7 @@ export async function task(core: Core, conn: AgentConnection | null, args: Args)
     if (first) {
       const tasks = await board.list();
       const t = tasks.find((x) => x.id === first.task);
-      return { tasks: viewed(tasks), ...(t ? { task: viewed([t], tasks)[0] } : {}), duplicate: true };
+      return { tasks, ...(t ? { task: t } : {}), duplicate: true };
     }
   }
   const remember = request
@@ -79,12 +76,6 @@ function requestOf(actor: BoardActor, args: Args, action: BoardAction) {
   if (!args.requestId || (actor.kind !== "session" && actor.kind !== "concierge")) return null;
   if (action.action !== "add" && action.action !== "next") return null;
   return { session: actor.id, id: args.requestId, op: `task ${action.action}` };
-}
-
-/** Tasks as the op answers them: each with the word every face shows (`view`: blocked, failed …). */
-function viewed(tasks: readonly BoardTask[], board: readonly BoardTask[] = tasks): BoardTask[] {
-  const all = byId(board);
-  return tasks.map((t) => ({ ...t, view: taskView(t, all) }));
 }
 
 function actionOf(args: Args): BoardAction {
@@ -119,11 +110,12 @@ function actionOf(args: Args): BoardAction {
 
 type Sent = Pick<OpResult<"task">, "sent" | "reason">;
 
+/** The board, with each task's `view` (the word every face shows: blocked, failed …), and the step's task. */
 function answer(core: Core, done: Step, sent: Sent = {}): OpResult<"task"> {
-  const tasks = core.board.tasks;
+  const task = done.task && core.board.viewedTask(done.task);
   return {
-    tasks: viewed(tasks),
-    ...(done.task ? { task: viewed([done.task], tasks)[0] } : {}),
+    tasks: core.board.viewed(),
+    ...(task ? { task } : {}),
     ...sent,
     ...(done.duplicate ? { duplicate: true } : {}),
   };
