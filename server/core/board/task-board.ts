@@ -6,8 +6,9 @@
  * answer leaves; the hubs get a `board` push. Claims follow lives: a session that ended holds
  * nothing, and one that does not come back after a daemon restart loses its claims.
  *
- * A board shared with other daemons (PostgreSQL, pg-board.ts; docs/fleet.md) is read again before
- * each step, one step at a time, and a step whose write found the board changed by another daemon
+ * A board shared with other daemons (PostgreSQL, pg-board.ts; docs/fleet.md) is worked in turns,
+ * one at a time, each taking every step that waits: the board read again, the steps taken on it,
+ * what they changed written at once; a turn whose write found the board changed by another daemon
  * is taken again on the board as it now is. Another daemon's session holds its claims while its
  * daemon holds its lease; past it, any daemon releases them. What others change reaches this
  * daemon's feed and hubs as its own changes do.
@@ -38,6 +39,20 @@ import {
 
 const ROOST: BoardActor = { kind: "roost" };
 
+/** A step asked of a shared board, and what the caller writes with it. */
+interface Asked {
+  actor: BoardActor;
+  action: BoardAction;
+  also?: ((done: Step) => void) | undefined;
+}
+
+/** What waits for a shared board's turn: a step, or a read (`asked` null). */
+interface Waiting {
+  asked: Asked | null;
+  resolve: (done: Step | null) => void;
+  reject: (err: unknown) => void;
+}
+
 /** `viewed()`'s tasks, the board's tasks they were made of, and each one's viewed by the board's. */
 interface Shown {
   board: readonly BoardTask[];
@@ -51,8 +66,10 @@ export class TaskBoard {
   private board: Board;
   /** A write failed: the next one writes the whole board, so that the store catches up. */
   private behind = false;
-  /** A shared board's steps, one at a time (each reads the board, steps, writes). */
+  /** A shared board's turns, one at a time (each reads the board, steps, writes). */
   private turn: Promise<unknown> = Promise.resolve();
+  /** What waits for a shared board's next turn. */
+  private waiting: Waiting[] = [];
   private shown: Shown | null = null;
 
   constructor(
@@ -115,7 +132,7 @@ export class TaskBoard {
 
   /** The board as it is now (a shared one read again), as `viewed` gives it. */
   async list(): Promise<BoardTask[]> {
-    if (this.store.shared) await this.inTurn(() => this.reload());
+    if (this.store.shared) await this.shared(null);
     return this.viewed();
   }
 
@@ -125,35 +142,86 @@ export class TaskBoard {
    */
   apply(actor: BoardActor, action: BoardAction, also?: (done: Step) => void): Promise<Step> {
     return this.store.shared
-      ? this.inTurn(() => this.applyShared(actor, action, also))
+      ? (this.shared({ actor, action, also }) as Promise<Step>)
       : this.write(actor, action, also);
   }
 
-  /** `fn` once the steps before it are over: one at a time. */
+  /**
+   * On a shared board, what is asked waits for the next turn, and a turn takes all that waits: one
+   * read of the board, the steps one after the other on it, one write of what they changed (a read
+   * alone, `null`, is answered the board as the turn leaves it). Fifty sessions asking at once cost
+   * a read and a write, not fifty of each, one after another.
+   */
+  private shared(asked: Asked | null): Promise<Step | null> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ asked, resolve, reject });
+      if (this.waiting.length === 1) void this.inTurn(() => this.sharedTurn(this.waiting.splice(0)));
+    });
+  }
+
+  /** `fn` once the turns before it are over: one at a time. */
   private inTurn<T>(fn: () => Promise<T>): Promise<T> {
     const next = this.turn.then(fn);
     this.turn = next.catch(() => {});
     return next;
   }
 
-  /** On the board as stored now; again, on the board as it then is, when another daemon wrote first. */
-  private async applyShared(
-    actor: BoardActor,
-    action: BoardAction,
-    also?: (done: Step) => void,
-  ): Promise<Step> {
+  /**
+   * One turn's steps, on the board as stored now; all again, on the board as it then is, when
+   * another daemon wrote first. A step refused is refused alone; a write that fails fails them all.
+   */
+  private async sharedTurn(turn: Waiting[]): Promise<void> {
     for (let tries = 1; ; tries++) {
-      await this.reload();
       try {
-        return await this.write(actor, action, also);
+        await this.reload();
+        const before = this.board;
+        const outcomes = turn.map(({ asked }) => (asked ? this.stepped(asked) : null));
+        const done = outcomes.filter((o): o is Step => o !== null && !(o instanceof Error));
+        const changes = done.flatMap((d) => d.changes);
+        if (changes.length > 0) {
+          const { saved, removed } = changedBetween(before, this.board);
+          const change = {
+            saved,
+            removed,
+            nextId: this.board.nextId,
+            whole: false,
+            notes: changes.map(noteOf),
+          };
+          await this.store.save(change, () => {
+            this.record(changes);
+            for (const [i, o] of outcomes.entries())
+              if (o !== null && !(o instanceof Error)) turn[i]!.asked?.also?.(o);
+          });
+          this.pushes.board(() => this.counts());
+        }
+        for (const [i, o] of outcomes.entries())
+          if (o instanceof Error) turn[i]!.reject(o);
+          else turn[i]!.resolve(o);
+        return;
       } catch (err) {
-        if (!(err instanceof StaleBoard)) throw err;
-        if (tries >= STALE_TRIES)
-          throw new RoostError(
-            "busy",
-            "the board kept changing under this step (other daemons' writes): try again",
-          );
+        const stale = err instanceof StaleBoard;
+        if (!stale || tries >= STALE_TRIES) {
+          const why = stale
+            ? new RoostError(
+                "busy",
+                "the board kept changing under this step (other daemons' writes): try again",
+              )
+            : err;
+          for (const w of turn) w.reject(why);
+          return;
+        }
       }
+    }
+  }
+
+  /** One step on the board in memory: the board moves on, or the refusal is given back. */
+  private stepped({ actor, action }: Asked): Step | Error {
+    try {
+      const done = step(this.board, actor, action, this.ctx());
+      this.board = done.board;
+      return done;
+    } catch (err) {
+      return err as Error;
     }
   }
 
@@ -162,7 +230,10 @@ export class TaskBoard {
     this.board = { tasks: stored.tasks, nextId: stored.nextId, handovers: this.board.handovers };
   }
 
-  /** `also`: what the caller writes with the step's feed entries (a request id's answer). */
+  /**
+   * One step on this daemon's own board, written in the commit the turn's writes share. `also`:
+   * what the caller writes with the step's feed entries (a request id's answer).
+   */
   private async write(actor: BoardActor, action: BoardAction, also?: (done: Step) => void): Promise<Step> {
     const before = this.board;
     const done = step(before, actor, action, this.ctx());
@@ -180,8 +251,7 @@ export class TaskBoard {
         also?.(done);
       });
     } catch (err) {
-      // A shared board is read again before the next step: it never falls behind.
-      this.behind = !this.store.shared;
+      this.behind = true; // this board's own store (a shared one is read again at each turn)
       throw err;
     }
     if (done.changes.length > 0) this.pushes.board(() => this.counts());
