@@ -2,13 +2,20 @@
  * The report-throughput baseline: a bare Node JSON-lines server, as plain as one is written.
  * Lines split at `\n`, each parsed with JSON.parse and answered `{"id":..,"ok":true,"result":{}}`,
  * one write per answer (as the daemon writes them). Its own process, like the daemon:
- * `node dist/bench/baseline-server.js SOCKET`; it says `ready` once it listens.
+ * `node dist/bench/baseline-server.js SOCKET [RESULT_FILE]`; it says `ready` once it listens. With
+ * RESULT_FILE, each answer's result is that file's JSON, as it is (the board's floor: the same
+ * answers, with nothing done to make them).
  */
 import fs from "node:fs";
 import net from "node:net";
 
-const socketPath = process.argv[2];
-if (!socketPath) throw new Error("usage: baseline-server.js SOCKET");
+const [socketPath, resultFile] = process.argv.slice(2);
+if (!socketPath) throw new Error("usage: baseline-server.js SOCKET [RESULT_FILE]");
+const result = resultFile ? fs.readFileSync(resultFile, "utf8").trim() : null;
+const answer = (id: unknown) =>
+  result === null
+    ? JSON.stringify({ id, ok: true, result: {} })
+    : `{"id":${JSON.stringify(id)},"ok":true,"result":${result}}`;
 fs.rmSync(socketPath, { force: true });
 
 const server = net.createServer((socket) => {
@@ -24,7 +31,7 @@ const server = net.createServer((socket) => {
       try {
         id = (JSON.parse(line) as { id?: unknown }).id ?? null;
       } catch {}
-      socket.write(`${JSON.stringify({ id, ok: true, result: {} })}\n`);
+      socket.write(`${answer(id)}\n`);
     }
     buffer = buffer.slice(start);
   });

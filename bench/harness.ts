@@ -261,11 +261,13 @@ async function readProbe(d: BenchDaemon): Promise<LoopDelay | null> {
 
 const BASELINE_SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), "baseline-server.js");
 
-/** The bare JSON-lines server (bench/baseline-server.ts) as its own process; resolves once it listens. */
-export function startBaselineServer(socketPath: string): Promise<ChildProcess> {
-  const child = track(
-    spawn(process.execPath, [BASELINE_SERVER, socketPath], { stdio: ["ignore", "pipe", "inherit"] }),
-  );
+/**
+ * The bare JSON-lines server (bench/baseline-server.ts) as its own process; resolves once it
+ * listens. `resultFile`: the JSON each answer's result is (else `{}`).
+ */
+export function startBaselineServer(socketPath: string, resultFile?: string): Promise<ChildProcess> {
+  const args = [BASELINE_SERVER, socketPath, ...(resultFile ? [resultFile] : [])];
+  const child = track(spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] }));
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (d) => {

@@ -11,17 +11,30 @@
  * yet, and the checks (the one figure with a target): no task done twice (each won once and done
  * once, the board all done) and none claimed before its `after` was done. (Before `next`, each
  * session read the board and raced for a task picked at random: 1,281 lost races for 200 tasks.)
- * No baseline: no bare program does what the board does (a claim's rules, saved, fed, pushed).
+ * No baseline does what the board does (a claim's rules, saved, fed, pushed); beside it, the floor:
+ * a bare server answering as many requests with the same board as every `task` answer carries it
+ * (`bareFloor`), what writing and reading the answers alone costs.
  *
  * Run twice in the same run: on roost.db's board, then on a board in PostgreSQL (docs/fleet.md; a
  * server of Debian's started for it on a temp directory), whose figures say "on PostgreSQL".
  */
+import fs from "node:fs";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { BoardTask } from "../../sdk/ts/protocol/ops/task.js";
 import { startPostgres } from "../../test/helpers/postgres.js";
 import { type Figure, info } from "../figures.js";
-import { BenchDaemon, dispatchJobs, INERT_CONFIG, type InertJob, sleep } from "../harness.js";
-import type { Conn } from "../lines.js";
+import {
+  BenchDaemon,
+  dispatchJobs,
+  INERT_CONFIG,
+  type InertJob,
+  sleep,
+  startBaselineServer,
+  stopChild,
+  tempDir,
+} from "../harness.js";
+import { Conn } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
 import { Contention, cpuMs, median, percentile, round } from "../stats.js";
 
@@ -197,6 +210,8 @@ async function runOn(
       target: "0",
       met: twice + notDone + early === 0,
     };
+    const asked = tally.claimMs.length + tally.doneOk.size + tally.lists;
+    const floor = board ? null : await bareFloor(ctx, tasks, asked);
     const figures: Figure[] = [
       info(S, `claims won/s (${SESSIONS} sessions, ${TASKS} tasks)${on}`, "/s", round(rate, 0)),
       info(S, `claim's answer, p50${on}`, "ms", round(median(tally.claimMs), 2)),
@@ -204,6 +219,18 @@ async function runOn(
       info(S, `claims that lost the race (conflict, blocked, done meanwhile)${on}`, "", tally.lost),
       info(S, `claims next that found none yet (what is left waits on others)${on}`, "", tally.none),
       info(S, `daemon CPU per task (its reads, claims, done)${on}`, "ms", round(cpu / TASKS, 2)),
+      ...(floor
+        ? [
+            info(
+              S,
+              `the floor: a bare server's CPU per task, the same ${asked} answers`,
+              "ms",
+              floor.cpuPerTask,
+            ),
+            info(S, "the floor: a bare server's answer, p50", "ms", floor.p50),
+            info(S, "the floor: a bare server's answer, p99", "ms", floor.p99),
+          ]
+        : []),
       checks,
     ];
     return {
@@ -223,11 +250,56 @@ async function runOn(
         early,
         wallMs: round(wall, 0),
         daemonCpuMs: round(cpu, 0),
+        ...(floor ? { floor } : {}),
         ...busy,
       },
     };
   } finally {
     for (const c of conns) c.close(); // the runner ends the daemon
+  }
+}
+
+/**
+ * What answering alone costs: a bare JSON-lines server (bench/baseline-server.ts) answers as many
+ * requests, from as many connections one at a time each, with the board's 200 tasks as every
+ * `task` answer carries them, written as they are. Its CPU per task and answer p99 are the floor
+ * under the daemon's (the protocol answers the whole board to every action).
+ */
+async function bareFloor(
+  ctx: ScenarioContext,
+  tasks: BoardTask[],
+  asked: number,
+): Promise<{ cpuPerTask: number; p50: number; p99: number }> {
+  const dir = tempDir("roost-bench-board-floor-");
+  const resultFile = path.join(dir, "result.json");
+  fs.writeFileSync(resultFile, JSON.stringify({ tasks }));
+  const server = await startBaselineServer(path.join(dir, "bare.sock"), resultFile);
+  const conns = await Promise.all(
+    Array.from({ length: SESSIONS }, () => Conn.connect(path.join(dir, "bare.sock"))),
+  );
+  try {
+    ctx.log(`the floor: a bare server answering ${asked} requests with the board, ${SESSIONS} connections`);
+    const ms: number[] = [];
+    const c0 = cpuMs(server.pid!);
+    await Promise.all(
+      conns.map(async (conn, i) => {
+        for (let k = i; k < asked; k += SESSIONS) {
+          const t0 = performance.now();
+          await conn.request("task", { action: "claim", next: true });
+          ms.push(performance.now() - t0);
+        }
+      }),
+    );
+    const cpu = cpuMs(server.pid!) - c0;
+    return {
+      cpuPerTask: round(cpu / TASKS, 2),
+      p50: round(median(ms), 2),
+      p99: round(percentile(ms, 99), 2),
+    };
+  } finally {
+    for (const c of conns) c.close();
+    await stopChild(server);
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
