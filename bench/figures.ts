@@ -76,6 +76,23 @@ export function ratioAtLeast(
   };
 }
 
+/** A figure held to its baseline's from above: met when `ratio` (roost ÷ baseline) is at most `max`. */
+export function ratioAtMost(
+  scenario: string,
+  name: string,
+  unit: string,
+  roost: number,
+  baseline: number,
+  ratio: number,
+  max: number,
+): Figure {
+  return {
+    ...withBaseline(scenario, name, unit, roost, baseline, ratio),
+    target: `ratio ≤ ${max.toFixed(2)}`,
+    met: ratio <= max,
+  };
+}
+
 /** A figure with no baseline and a ceiling: met when below it (`target` says it, "< 10 ms" by default). */
 export function underTarget(
   scenario: string,

@@ -30,7 +30,7 @@ const WINDOW = 16;
 const ROUNDS = 3;
 const WARM_MS = 1000;
 const MEASURE_MS = 3000;
-const TARGET = 0.7;
+const TARGET = 0.9;
 
 /** One agent connection, pipelining reports. */
 class Driver {
