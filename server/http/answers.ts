@@ -5,12 +5,13 @@ import { encoded } from "../core/encoded.js";
 import { answerOf, type OpOutcome } from "../ops/index.js";
 
 export function sendOutcome(reply: FastifyReply, outcome: OpOutcome): FastifyReply {
-  // As the socket writes it: the parts many answers share are encoded once (encoded.ts).
+  // As the socket writes it: the parts many answers share are encoded once (encoded.ts); ended
+  // with a newline, as app.ts's reply serializer ends every other answer.
   if (outcome.ok)
     return reply
       .code(200)
       .type("application/json; charset=utf-8")
-      .send(encoded(answerOf(outcome)));
+      .send(`${encoded(answerOf(outcome))}\n`);
   return sendError(reply, outcome.code, outcome.error);
 }
 
