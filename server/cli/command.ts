@@ -1,3 +1,4 @@
+import { io } from "./io.js";
 /**
  * What a `roost` command is: its words, options and help, and a `run` that returns the exit code.
  * The errors here carry their exit codes, so `main` turns any failure into one line and a code.
@@ -58,7 +59,7 @@ export const str = (v: Values, key: string): string | undefined =>
 
 /** Writes one line to stdout. */
 export const out = (line = ""): void => {
-  process.stdout.write(`${line}\n`);
+  io().stdout.write(`${line}\n`);
 };
 
 export const printJson = (value: unknown): void => out(JSON.stringify(value));

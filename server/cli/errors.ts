@@ -9,6 +9,7 @@
 import { RoostError } from "../../sdk/ts/protocol/errors.js";
 import { CliError, UsageError } from "./command.js";
 import { NotRunning } from "./connect.js";
+import { io } from "./io.js";
 
 export function errorCode(err: unknown): string {
   if (err instanceof RoostError) return err.code;
@@ -44,14 +45,14 @@ export function reportError(err: unknown, opts: { json: boolean; id?: string; us
       code: errorCode(err),
       error: messageOf(err),
     };
-    process.stderr.write(`${JSON.stringify(said)}\n`);
+    io().stderr.write(`${JSON.stringify(said)}\n`);
     return exitCode;
   }
-  if (err instanceof NotRunning) process.stderr.write(`${err.message}\n`);
+  if (err instanceof NotRunning) io().stderr.write(`${err.message}\n`);
   else {
     const about = opts.id !== undefined ? `${opts.id}: ` : "";
-    process.stderr.write(`roost: ${about}${messageOf(err)}\n`);
+    io().stderr.write(`roost: ${about}${messageOf(err)}\n`);
   }
-  if (err instanceof UsageError && opts.usage) process.stderr.write(opts.usage);
+  if (err instanceof UsageError && opts.usage) io().stderr.write(opts.usage);
   return exitCode;
 }

@@ -6,6 +6,7 @@ import type { Limits, OpResult, Spent } from "../../../sdk/ts/protocol/index.js"
 import { type Command, out, printJson, str, UsageError, type Values } from "../command.js";
 import { callOnce } from "../connect.js";
 import { columns, terminalWidth, wantsColour } from "../format.js";
+import { io } from "../io.js";
 
 /** The schema set's BUDGET_DIMENSIONS, here as a plain value: the CLI loads no schema at its start. */
 const BUDGET_DIMENSIONS = ["cost", "tokens", "minutes"] as const;
@@ -131,8 +132,8 @@ export const spend: Command = {
     if (rows.length === 0) out("nothing spent in these days");
     else
       for (const line of columns(["DAY", "WHAT", "COST", "TOKENS", "MINUTES", "BUDGET"], rows, {
-        width: terminalWidth(process.stdout, env),
-        colour: wantsColour(process.stdout, env),
+        width: terminalWidth(io().stdout, env),
+        colour: wantsColour(io().stdout, env),
         max: [10, 40],
       }))
         out(line);

@@ -9,6 +9,7 @@ import { type Command, out, printJson, str, UsageError } from "../command.js";
 import { callOnce } from "../connect.js";
 import { inCliWords } from "../errors.js";
 import { ago } from "../format.js";
+import { io } from "../io.js";
 
 const ANSWERS = ["never", "routine", "always"] as const;
 
@@ -52,7 +53,7 @@ export const concierge: Command = {
     switch (action) {
       case "on": {
         const profile = str(values, "profile");
-        args = { action, ...(profile ? { launch: { profile, cwd: process.cwd() } } : {}) };
+        args = { action, ...(profile ? { launch: { profile, cwd: io().cwd() } } : {}) };
         break;
       }
       case "off":

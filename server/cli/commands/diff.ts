@@ -6,6 +6,7 @@ import type { Changes } from "../../../sdk/ts/protocol/index.js";
 import { type Command, out, printJson } from "../command.js";
 import { callOnce } from "../connect.js";
 import { type Paint, paint, wantsColour } from "../format.js";
+import { io } from "../io.js";
 
 export const diff: Command = {
   name: "diff",
@@ -28,12 +29,12 @@ export const diff: Command = {
       printJson(changes);
       return 0;
     }
-    const colour = wantsColour(process.stdout, env);
+    const colour = wantsColour(io().stdout, env);
     const p = paint(colour);
     if (stat) for (const line of statLines(changes, p)) out(line);
-    else if (changes.diff) process.stdout.write(colour ? colourDiff(changes.diff, p) : changes.diff);
-    else if (process.stderr.isTTY) process.stderr.write(`${id} changed nothing against ${short(changes)}\n`);
-    if (changes.note) process.stderr.write(`roost: ${shown(changes.note)}\n`);
+    else if (changes.diff) io().stdout.write(colour ? colourDiff(changes.diff, p) : changes.diff);
+    else if (io().stderr.isTTY) io().stderr.write(`${id} changed nothing against ${short(changes)}\n`);
+    if (changes.note) io().stderr.write(`roost: ${shown(changes.note)}\n`);
     return 0;
   },
 };

@@ -4,6 +4,7 @@ import type { Row } from "../../../sdk/ts/protocol/index.js";
 import { CliError, type Command, out, printJson, str, UsageError } from "../command.js";
 import { callOnce } from "../connect.js";
 import { clean } from "../format.js";
+import { io } from "../io.js";
 import { BUDGET_OPTIONS, budgetFlags } from "./budget.js";
 
 /** A job that ended as it started (it could not start, or failed at once) is the command's failure. */
@@ -79,7 +80,7 @@ export const dispatch: Command = {
     const result = await callOnce(env, "dispatch", {
       profile: profile!,
       // The daemon has its own working directory: a relative --cwd means relative to the user's.
-      cwd: cwd === undefined ? process.cwd() : cwd.startsWith("~") ? cwd : path.resolve(cwd),
+      cwd: cwd === undefined ? io().cwd() : cwd.startsWith("~") ? cwd : path.resolve(cwd),
       ...(task.length ? { task: task.join(" ") } : {}),
       ...(name !== undefined ? { name } : {}),
       ...(requestId !== undefined ? { requestId } : {}),

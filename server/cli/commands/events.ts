@@ -5,6 +5,7 @@ import { LIMITS } from "../../../sdk/ts/protocol/limits.js";
 import { type Command, type Invocation, out, printJson, str, UsageError } from "../command.js";
 import { callOnce, connect, NotRunning } from "../connect.js";
 import { feedLine, paint, wantsColour } from "../format.js";
+import { io } from "../io.js";
 
 function parseLimit(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
@@ -46,7 +47,7 @@ export const events: Command = {
     const result = await callOnce(inv.env, "events", args);
     if (inv.json) printJson(result);
     else if (result.events.length === 0) out(id ? `no events for ${id} yet` : "no events yet");
-    else for (const e of result.events) out(feedLine(e, paint(wantsColour(process.stdout, inv.env))));
+    else for (const e of result.events) out(feedLine(e, paint(wantsColour(io().stdout, inv.env))));
     return 0;
   },
 };
@@ -63,7 +64,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * that too, and goes on from the last entry it printed: what happened meanwhile is printed once.
  */
 async function follow(inv: Invocation, args: OpArgs<"events">): Promise<number> {
-  const p = paint(wantsColour(process.stdout, inv.env));
+  const p = paint(wantsColour(io().stdout, inv.env));
   let printedUpTo = -1;
   const print = (e: FeedEntry) => {
     if (e.cursor <= printedUpTo || (args.id !== undefined && e.id !== args.id)) return;
@@ -73,7 +74,7 @@ async function follow(inv: Invocation, args: OpArgs<"events">): Promise<number> 
   };
   // A note on stderr (JSON with --json, as its errors are): stdout holds the entries alone.
   const note = (note: string, message: string) =>
-    process.stderr.write(inv.json ? `${JSON.stringify({ note, message })}\n` : `roost: ${message}\n`);
+    io().stderr.write(inv.json ? `${JSON.stringify({ note, message })}\n` : `roost: ${message}\n`);
   let end: () => void = () => {};
   const ended = new Promise<"ended">((resolve) => {
     end = () => resolve("ended");

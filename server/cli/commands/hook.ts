@@ -17,6 +17,7 @@ import { geminiSaid } from "../hooks/gemini.js";
 import { geminiTranscript } from "../hooks/gemini-conversation.js";
 import type { HookInput, HookSaid } from "../hooks/said.js";
 import { sendTranscript, type TranscriptParser } from "../hooks/transcript.js";
+import { io } from "../io.js";
 
 /** How long a hook may take in all: reading its input, and the daemon's answer. */
 const GIVE_UP_MS = 3000;
@@ -62,7 +63,7 @@ export const hook: Command = {
       if ((await Promise.race([say(agent!, event!, arg, env), giveUp])) === "late") process.exit(0);
     } catch (err) {
       // On stderr only: the agent shows it in its own log, if anywhere, and goes on.
-      process.stderr.write(`roost hook: ${(err as Error).message}\n`);
+      io().stderr.write(`roost hook: ${(err as Error).message}\n`);
     } finally {
       clearTimeout(timer);
     }

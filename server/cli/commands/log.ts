@@ -12,6 +12,7 @@ import { jobDir, roostPaths } from "../../paths.js";
 import { CliError, type Command, printJson, str, UsageError } from "../command.js";
 import { conversationText } from "../conversation-text.js";
 import { paint, wantsColour } from "../format.js";
+import { io } from "../io.js";
 import { plainText } from "../plain-text.js";
 import { altScreenAfter, terminalReset } from "../terminal.js";
 
@@ -102,7 +103,7 @@ export const log: Command = {
     if (entries.length) {
       if (json)
         printJson({ id, entries: tail === undefined ? entries : entries.slice(-tail || entries.length) });
-      else process.stdout.write(conversationText(entries, paint(wantsColour(process.stdout, env)), tail));
+      else io().stdout.write(conversationText(entries, paint(wantsColour(io().stdout, env)), tail));
       return 0;
     }
     const transcript = readTranscript(jobDir(paths, id!));
@@ -111,14 +112,13 @@ export const log: Command = {
       let text = plainText(transcript.toString("utf8"));
       if (tail !== undefined) text = lastLines(Buffer.from(text), tail).toString("utf8");
       if (json) printJson({ id, bytes: transcript.length, text });
-      else process.stdout.write(text);
+      else io().stdout.write(text);
       return 0;
     }
     const bytes = tail === undefined ? transcript : lastLines(transcript, tail);
-    process.stdout.write(bytes);
+    io().stdout.write(bytes);
     // What the job turned on (a hidden cursor, mouse reports, the alternate screen) is turned off.
-    if (process.stdout.isTTY)
-      process.stdout.write(terminalReset(altScreenAfter(bytes.toString("latin1"), false)));
+    if (io().stdout.isTTY) io().stdout.write(terminalReset(altScreenAfter(bytes.toString("latin1"), false)));
     return 0;
   },
 };

@@ -3,6 +3,7 @@ import { LOCAL_DAEMON } from "../../paths.js";
 import { type Command, out, printJson, str } from "../command.js";
 import { callOnce } from "../connect.js";
 import { table, terminalWidth, wantsColour } from "../format.js";
+import { io } from "../io.js";
 import { arrange, parseOrder, parseProfiles, parseStates, pick, STATE_WORDS } from "../triage.js";
 
 export const ls: Command = {
@@ -69,8 +70,8 @@ export const ls: Command = {
       return 0;
     }
     const lines = table(rows, {
-      width: terminalWidth(process.stdout, env),
-      colour: wantsColour(process.stdout, env),
+      width: terminalWidth(io().stdout, env),
+      colour: wantsColour(io().stdout, env),
       depth,
     });
     for (const line of lines) out(line);

@@ -6,6 +6,7 @@ import type { Row } from "../../../sdk/ts/protocol/index.js";
 import { type Command, out, printJson } from "../command.js";
 import { callOnce } from "../connect.js";
 import { clean, paint, wantsColour } from "../format.js";
+import { io } from "../io.js";
 import { shown } from "./diff.js";
 
 /** Two jobs that changed the same files. */
@@ -42,7 +43,7 @@ export const overlaps: Command = {
       );
       return 0;
     }
-    const p = paint(wantsColour(process.stdout, env));
+    const p = paint(wantsColour(io().stdout, env));
     const names = new Map(rows.map((r) => [r.id, `${r.id} ${JSON.stringify(clean(r.name))}`]));
     for (const pair of pairs) {
       const files = pair.files

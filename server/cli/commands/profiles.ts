@@ -6,6 +6,7 @@ import { roostPaths } from "../../paths.js";
 import { type Command, out, printJson } from "../command.js";
 import { callOnce } from "../connect.js";
 import { clean, clip, columns, paint, terminalWidth, wantsColour } from "../format.js";
+import { io } from "../io.js";
 
 /** A word as a shell would need it written: bare when it can be, else in single quotes. */
 const shellWord = (w: string) => (/^[\w@%+=:,./~-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`);
@@ -32,9 +33,9 @@ export const profiles: Command = {
       printJson({ ...result, config });
       return 0;
     }
-    const colour = wantsColour(process.stdout, env);
+    const colour = wantsColour(io().stdout, env);
     const p = paint(colour);
-    const width = terminalWidth(process.stdout, env);
+    const width = terminalWidth(io().stdout, env);
     const rows = result.profiles;
     const [head, ...lines] = columns(
       ["NAME", "FROM", "CAN RUN", "COMMAND"],

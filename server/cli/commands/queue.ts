@@ -7,6 +7,7 @@ import { QUEUE_ENDED } from "../../../sdk/ts/protocol/queue-states.js";
 import { CliError, type Command, type Invocation, out, printJson, UsageError } from "../command.js";
 import { callOnce, connect } from "../connect.js";
 import { ago, clean, columns, terminalWidth, wantsColour } from "../format.js";
+import { io } from "../io.js";
 
 /** How many of the check's last lines a failure prints. */
 const FAILED_LINES = 15;
@@ -28,8 +29,8 @@ function list(entries: QueueEntry[], env: NodeJS.ProcessEnv): void {
       clean(e.detail ?? (e.check ? `check: ${e.check}` : "")),
     ]),
     {
-      width: terminalWidth(process.stdout, env),
-      colour: wantsColour(process.stdout, env),
+      width: terminalWidth(io().stdout, env),
+      colour: wantsColour(io().stdout, env),
       max: [5, 8, 30, 20],
     },
   );

@@ -8,6 +8,7 @@ import { dueIn, zonedClock } from "../../../sdk/ts/protocol/time-words.js";
 import { type Command, type Invocation, out, printJson, str, UsageError } from "../command.js";
 import { callOnce } from "../connect.js";
 import { ago, clean, columns, terminalWidth, wantsColour } from "../format.js";
+import { io } from "../io.js";
 import { eachJob } from "./each-job.js";
 
 const ACTIONS = "add, rm, pause, resume, run or when (none: the list)";
@@ -48,7 +49,7 @@ function list(schedules: Schedule[], env: NodeJS.ProcessEnv): void {
       lastWords(s),
       `${s.launch.profile}: ${clean(s.launch.task)}`,
     ]),
-    { width: terminalWidth(process.stdout, env), colour: wantsColour(process.stdout, env), max: [6, 24, 40] },
+    { width: terminalWidth(io().stdout, env), colour: wantsColour(io().stdout, env), max: [6, 24, 40] },
   );
   for (const line of lines) out(line);
 }
@@ -73,7 +74,7 @@ async function add({
       profile,
       task: task.join(" "),
       // The daemon has its own working directory: a relative --cwd means relative to the user's.
-      cwd: cwd === undefined ? process.cwd() : cwd.startsWith("~") ? cwd : path.resolve(cwd),
+      cwd: cwd === undefined ? io().cwd() : cwd.startsWith("~") ? cwd : path.resolve(cwd),
       ...(jobName !== undefined ? { name: jobName } : {}),
       ...(values.worktree ? { worktree: true } : {}),
       ...(values.keep ? { keep: true } : {}),

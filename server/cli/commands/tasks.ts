@@ -7,6 +7,7 @@ import type { BoardTask, OpResult, TaskAction } from "../../../sdk/ts/protocol/i
 import { type Command, out, printJson, str, UsageError, type Values } from "../command.js";
 import { callOnce } from "../connect.js";
 import { clean, columns, type Paint, paint, terminalWidth, wantsColour } from "../format.js";
+import { io } from "../io.js";
 
 const ACTIONS = ["add", "assign", "drop"] as const;
 
@@ -169,9 +170,8 @@ export const tasks: Command = {
       out('no tasks yet: try `roost tasks add "write the release notes"`');
       return 0;
     }
-    const width = terminalWidth(process.stdout, env);
-    for (const line of boardTable(result.tasks, { width, colour: wantsColour(process.stdout, env) }))
-      out(line);
+    const width = terminalWidth(io().stdout, env);
+    for (const line of boardTable(result.tasks, { width, colour: wantsColour(io().stdout, env) })) out(line);
     return 0;
   },
 };

@@ -3,6 +3,7 @@
 import { openerFor, startOpener } from "../browser.js";
 import { CliError, type Command, out, printJson, str, UsageError } from "../command.js";
 import { callOnce } from "../connect.js";
+import { io } from "../io.js";
 
 export const token: Command = {
   name: "token",
@@ -94,9 +95,8 @@ export const open: Command = {
     if (json) printJson({ link, opened });
     else {
       out(link);
-      if (opened) process.stderr.write(`opening the hub in your browser (${opened})\n`);
-      else if (opener)
-        process.stderr.write(`roost: could not start ${opener.name}: open the link yourself\n`);
+      if (opened) io().stderr.write(`opening the hub in your browser (${opened})\n`);
+      else if (opener) io().stderr.write(`roost: could not start ${opener.name}: open the link yourself\n`);
     }
     return 0;
   },

@@ -3,6 +3,7 @@ import type { Row } from "../../../sdk/ts/protocol/index.js";
 import { type Command, type Invocation, out, printJson, str, UsageError } from "../command.js";
 import { callOnce, connect } from "../connect.js";
 import { terminalWidth, wantsColour } from "../format.js";
+import { io } from "../io.js";
 import { TOP_SORTS, type TopSort, topLines, topRows } from "../top-table.js";
 
 /** How often the live table is drawn again (the pty host reads every 5 s; pushes come between). */
@@ -31,14 +32,14 @@ export const top: Command = {
       throw new UsageError(`--sort takes ${TOP_SORTS.join(", ")} (got ${JSON.stringify(raw)})`);
     }
     const sort = raw as TopSort;
-    if (inv.json || inv.values.once === true || !process.stdout.isTTY) {
+    if (inv.json || inv.values.once === true || !io().stdout.isTTY) {
       const { rows } = await callOnce(inv.env, "list", {});
       if (inv.json) {
         printJson(
           topRows(rows, sort).map((r) => ({ id: r.id, name: r.name, view: r.view, resources: r.resources })),
         );
       } else {
-        for (const line of topLines(rows, { sort, width: terminalWidth(process.stdout, inv.env) })) out(line);
+        for (const line of topLines(rows, { sort, width: terminalWidth(io().stdout, inv.env) })) out(line);
       }
       return 0;
     }
