@@ -108,8 +108,16 @@ export async function roostHere(args: string[], env: Record<string, string>, cwd
   let stderr = "";
   const text = (t: string | Uint8Array) => (typeof t === "string" ? t : Buffer.from(t).toString());
   const code = await runCli(args, env, {
-    stdout: { write: (t) => (stdout += text(t)) },
-    stderr: { write: (t) => (stderr += text(t)) },
+    stdout: {
+      write: (t) => {
+        stdout += text(t);
+      },
+    },
+    stderr: {
+      write: (t) => {
+        stderr += text(t);
+      },
+    },
     cwd: () => cwd ?? process.cwd(),
   });
   return { code, stdout, stderr };
