@@ -59,6 +59,16 @@ export function withBaseline(
   return { scenario, name, unit, roost, baseline, ratio, target: null, met: null };
 }
 
+/** A figure with a ratio to its baseline, held to `bound`: met when the ratio is at least it (`≥`) or at most (`≤`). */
+export function ratioHeld(figure: Figure, sense: "≥" | "≤", bound: number): Figure {
+  const ratio = figure.ratio ?? Number.NaN;
+  return {
+    ...figure,
+    target: `ratio ${sense} ${bound.toFixed(2)}`,
+    met: sense === "≥" ? ratio >= bound : ratio <= bound,
+  };
+}
+
 /** A figure held to its baseline's: met when `ratio` (roost ÷ baseline, as the scenario takes it) is at least `min`. */
 export function ratioAtLeast(
   scenario: string,
@@ -69,28 +79,7 @@ export function ratioAtLeast(
   ratio: number,
   min: number,
 ): Figure {
-  return {
-    ...withBaseline(scenario, name, unit, roost, baseline, ratio),
-    target: `ratio ≥ ${min.toFixed(2)}`,
-    met: ratio >= min,
-  };
-}
-
-/** A figure held to its baseline's from above: met when `ratio` (roost ÷ baseline) is at most `max`. */
-export function ratioAtMost(
-  scenario: string,
-  name: string,
-  unit: string,
-  roost: number,
-  baseline: number,
-  ratio: number,
-  max: number,
-): Figure {
-  return {
-    ...withBaseline(scenario, name, unit, roost, baseline, ratio),
-    target: `ratio ≤ ${max.toFixed(2)}`,
-    met: ratio <= max,
-  };
+  return ratioHeld(withBaseline(scenario, name, unit, roost, baseline, ratio), "≥", min);
 }
 
 /** A figure with no baseline and a ceiling: met when below it (`target` says it, "< 10 ms" by default). */
