@@ -87,10 +87,6 @@ export class TaskBoard {
     store.watch((notes) => this.changedElsewhere(notes));
   }
 
-  get tasks(): BoardTask[] {
-    return [...this.board.tasks];
-  }
-
   counts(): BoardCounts {
     return counts(this.board);
   }
