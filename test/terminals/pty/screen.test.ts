@@ -57,7 +57,10 @@ describe("pty host screens", { timeout: 20_000 }, () => {
     // that happened to look then would rightly find the shell at its prompt).
     const gate = path.join(h.home(), "gate");
     execFileSync("mkfifo", [gate]);
-    await c.write("sh", `cat ${gate} > /dev/null; echo sl''ept\r`);
+    // In a child shell: it holds the terminal until it has printed. Run by the job's own shell,
+    // `cat …; echo …` handed the terminal back between them, and on a loaded machine a quiet
+    // spell could look in that moment, before the echo, and rightly find the shell at rest.
+    await c.write("sh", `sh -c 'cat ${gate} > /dev/null; echo sl""ept'\r`);
     await until("the command on the screen", () =>
       events.slice(from).find((e) => e.lines.join("").includes("/dev/null;")),
     );
