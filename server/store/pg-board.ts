@@ -45,6 +45,13 @@ export interface PgBoardOptions {
 const CHANNEL = "roost_board";
 /** What the board keeps of changes, for the feeds of daemons that were away a moment. */
 const CHANGES_KEPT = 1000;
+/**
+ * A write's notes kept for the others (the oldest past CHANGES_KEPT let go), and the others told
+ * (NOTIFY, sent as the transaction commits): one statement, one round trip of the write's.
+ */
+const TELL_CHANGE = `WITH added AS (INSERT INTO roost_board_changes (daemon, notes) VALUES ($1, $2) RETURNING id),
+    gone AS (DELETE FROM roost_board_changes WHERE id <= (SELECT id FROM added) - $3)
+  SELECT pg_notify($4, $1) FROM added`;
 
 export class PgBoard implements BoardStore {
   readonly shared = true;
@@ -55,6 +62,10 @@ export class PgBoard implements BoardStore {
   private readonly leases = new Leases();
   private lastChange = 0;
   private listener: pg.Client | null = null;
+  /** Whether LISTEN holds: other daemons' writes are told of as they commit. */
+  private listening = false;
+  /** Another daemon told of a write since the board was last read. */
+  private notified = false;
   private renewal: NodeJS.Timeout | null = null;
   private onChanged: (notes: BoardNote[]) => void = () => {};
   private fetching: Promise<void> | null = null;
@@ -162,6 +173,7 @@ export class PgBoard implements BoardStore {
     const lost = () => {
       if (this.listener !== client) return;
       this.listener = null;
+      this.listening = false;
       client.end().catch(() => {});
       // Notifications sent meanwhile are lost: the renewals read the board again until then.
       if (!this.closed) setTimeout(() => void this.listen().catch(() => {}), 1000).unref();
@@ -169,7 +181,9 @@ export class PgBoard implements BoardStore {
     client.on("error", lost);
     client.on("end", lost);
     client.on("notification", (n) => {
-      if (n.payload !== this.opts.name) this.poke();
+      if (n.payload === this.opts.name) return;
+      this.notified = true;
+      this.poke();
     });
     this.listener = client;
     try {
@@ -179,6 +193,7 @@ export class PgBoard implements BoardStore {
       lost();
       throw err;
     }
+    this.listening = this.listener === client;
     this.poke(); // what changed while it was not listening
   }
 
@@ -217,7 +232,16 @@ export class PgBoard implements BoardStore {
     });
   }
 
+  /**
+   * Whether other daemons may have written since the board was last read: one told of a write,
+   * or none can be told of (not listening: the connection was lost, or is being made again).
+   */
+  get behind(): boolean {
+    return this.notified || !this.listening;
+  }
+
   async load(): Promise<StoredBoard> {
+    this.notified = false; // a notification during the read is read again after
     const results = (await this.calls.query(
       `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
        SELECT * FROM roost_board_tasks ORDER BY id;
@@ -289,12 +313,7 @@ export class PgBoard implements BoardStore {
       }
     }
     const notes = change.notes.map((n) => this.ids.noteThere(n));
-    const { rows } = await c.query(
-      "INSERT INTO roost_board_changes (daemon, notes) VALUES ($1, $2) RETURNING id",
-      [this.opts.name, JSON.stringify(notes)],
-    );
-    await c.query("DELETE FROM roost_board_changes WHERE id <= $1", [Number(rows[0].id) - CHANGES_KEPT]);
-    await c.query("SELECT pg_notify($1, $2)", [CHANNEL, this.opts.name]);
+    await c.query(TELL_CHANGE, [this.opts.name, JSON.stringify(notes), CHANGES_KEPT, CHANNEL]);
   }
 
   private nameTaken(): string {
