@@ -287,12 +287,13 @@ class RowsView implements View {
   /**
    * The window's part of the rows as last laid out, in the list (rows-draw.ts), the focused row and
    * the one dragged among them wherever they are: the focus stays, a drag goes on. How many rows,
-   * and whether some in the window are still to make (on the next frame).
+   * and whether some in the window are still to make (on the next frame). `also`: a row to draw
+   * wherever it is too (one about to be focused).
    */
-  private draw(): { drawn: number; pending: boolean } {
+  private draw(also: string | null = null): { drawn: number; pending: boolean } {
     if (this.disposed) return { drawn: 0, pending: false };
     const active = document.activeElement as HTMLElement | null;
-    const keep = [this.focusedId(), this.drag?.dragged ?? null].map(
+    const keep = [this.focusedId(), this.drag?.dragged ?? null, also].map(
       (id) => (id ? this.at.get(id) : -1) ?? -1,
     );
     const { want, drawn, pending } = this.drawing.elements(this.laid, keep);
@@ -311,13 +312,16 @@ class RowsView implements View {
     return active.closest<HTMLElement>("li.row[data-id]")?.dataset.id ?? null;
   }
 
-  /** Focuses a row shown, drawn first where it is out of the window (`scroll`: and scrolled to). */
+  /**
+   * Focuses a row shown, drawn first where it is out of the window: with `scroll`, the window
+   * moved around it, then scrolled to; without, drawn alone where it is, the rows on screen kept.
+   */
   private focusRow(id: string, scroll: boolean): void {
     const i = this.at.get(id);
     if (i === undefined) return;
     if (!this.views.get(id)?.el.isConnected) {
-      this.win.reveal(i);
-      this.draw();
+      if (scroll) this.win.reveal(i);
+      this.draw(id);
     }
     const v = this.views.get(id);
     v?.el.focus({ preventScroll: true });
