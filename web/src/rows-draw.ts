@@ -12,10 +12,11 @@ import type { Laid } from "./rows-hold.js";
 import type { RowsWindow, Slot } from "./rows-window.js";
 
 /**
- * How many rows one draw makes at most (about 10 ms of a slow machine's frame, in the dense view):
- * those on screen first, then those below and above it; the rest in the next frames.
+ * How many rows one draw makes beyond those on screen (which it makes all, the screen filled at
+ * once): those below it, then those above, a few milliseconds' worth; the rest in the next frames.
+ * A keystroke whose filter brings rows never drawn pays for a screenful of them, not three.
  */
-const NEW_VIEWS_PER_DRAW = 80;
+const NEW_VIEWS_PER_DRAW = 24;
 
 /** What a draw asks of the view. */
 export interface DrawHost {
@@ -46,11 +47,11 @@ export class RowsDraw {
     const { placed, groups } = laid;
     const slots = this.slotsFor(laid);
     const { main, visible, extra } = this.win.plan(slots, keep);
-    const made = this.make(placed);
-    // The main run: the screen's rows first, then those below, then those above, while views are made.
-    let [a, b] = [visible[0], visible[0]];
-    while (b < visible[1] && made(b)) b++;
-    if (b === visible[1]) while (b < main[1] && made(b)) b++;
+    const made = this.make(placed, visible);
+    // The main run: the screen's rows, then those below and above it, while views are made.
+    let [a, b] = visible;
+    for (let i = a; i < b; i++) made(i);
+    while (b < main[1] && made(b)) b++;
     while (a > main[0] && made(a - 1)) a--;
     const pending = a > main[0] || b < main[1];
     const runs: [number, number][] = [[a, b], ...extra.filter(made).map((i): [number, number] => [i, i + 1])];
@@ -103,15 +104,17 @@ export class RowsDraw {
     return this.slots;
   }
 
-  /** Whether row `i` has its view, made now while this draw's budget lasts. */
-  private make(placed: Placed[]): (i: number) => boolean {
+  /** Whether row `i` has its view, made now if it is on screen (`visible`) or while the budget lasts. */
+  private make(placed: Placed[], [from, to]: [number, number]): (i: number) => boolean {
     let budget = NEW_VIEWS_PER_DRAW;
     return (i) => {
       const row = placed[i]?.row;
       if (!row) return false;
       if (this.host.views.has(row.id)) return true;
-      if (budget <= 0) return false;
-      budget--;
+      if (i < from || i >= to) {
+        if (budget <= 0) return false;
+        budget--;
+      }
       this.host.make(row);
       return true;
     };
