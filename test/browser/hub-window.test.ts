@@ -85,6 +85,8 @@ describe("the jobs list at 500 rows", () => {
 
     // A row focused, the page scrolled far from it: the focused row stays (alone), and the next
     // step brings its neighbour (drawn nowhere then) in, focused and on screen.
+    await page.evaluate("window.scrollTo(0, 0)");
+    await expect.poll(async () => (await places(page))[0], { timeout: WAIT }).toBe(1);
     await page.locator('li.row[aria-posinset="3"]').focus();
     await page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)");
     await expect.poll(async () => (await places(page)).at(-1), { timeout: WAIT }).toBe(ROWS);

@@ -12,11 +12,12 @@ import type { Laid } from "./rows-hold.js";
 import type { RowsWindow, Slot } from "./rows-window.js";
 
 /**
- * How many rows one draw makes beyond those on screen (which it makes all, the screen filled at
- * once): those below it, then those above, a few milliseconds' worth; the rest in the next frames.
- * A keystroke whose filter brings rows never drawn pays for a screenful of them, not three.
+ * How many rows one draw puts in the list beyond those on screen (which it puts all, the screen
+ * filled at once): those below it, then those above, made or not before, a few milliseconds' worth
+ * of style and layout; the rest on the next frames. A keystroke whose filter changes every row on
+ * screen then lays out a screenful of rows in its frame, not three.
  */
-const NEW_VIEWS_PER_DRAW = 24;
+const MORE_ROWS_PER_DRAW = 12;
 
 /** What a draw asks of the view. */
 export interface DrawHost {
@@ -54,7 +55,9 @@ export class RowsDraw {
     while (b < main[1] && made(b)) b++;
     while (a > main[0] && made(a - 1)) a--;
     const pending = a > main[0] || b < main[1];
-    const runs: [number, number][] = [[a, b], ...extra.filter(made).map((i): [number, number] => [i, i + 1])];
+    // The rows kept wherever they are (focused, dragged, about to be focused): drawn, whatever the budget.
+    for (const i of extra) if (!this.host.views.has(placed[i]!.row.id)) this.host.make(placed[i]!.row);
+    const runs: [number, number][] = [[a, b], ...extra.map((i): [number, number] => [i, i + 1])];
     runs.sort((x, y) => x[0] - y[0]);
     const drawn = runs.filter(([x, y]) => y > x);
 
@@ -104,17 +107,22 @@ export class RowsDraw {
     return this.slots;
   }
 
-  /** Whether row `i` has its view, made now if it is on screen (`visible`) or while the budget lasts. */
+  /**
+   * Whether row `i` is drawn now: on screen (`visible`), in the list already, or put in while the
+   * budget lasts; its view made if it has none.
+   */
   private make(placed: Placed[], [from, to]: [number, number]): (i: number) => boolean {
-    let budget = NEW_VIEWS_PER_DRAW;
+    let budget = MORE_ROWS_PER_DRAW;
     return (i) => {
       const row = placed[i]?.row;
       if (!row) return false;
-      if (this.host.views.has(row.id)) return true;
+      const had = this.host.views.get(row.id);
+      if (had?.el.isConnected) return true;
       if (i < from || i >= to) {
         if (budget <= 0) return false;
         budget--;
       }
+      if (had) return true;
       this.host.make(row);
       return true;
     };

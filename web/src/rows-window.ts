@@ -52,6 +52,8 @@ export class RowsWindow {
   private frame = 0;
   /** The next frame's draw is wanted whatever the window covers (rows still to make). */
   private forced = false;
+  /** `again`'s wait for the frame that shows the draw before. */
+  private later = 0;
   /** The frame's draw is wanted whatever the window covers (rows still to make). */
   /** `redraw`: draw the list's elements again (its rows as laid out, this window's part of them). */
   constructor(
@@ -65,6 +67,7 @@ export class RowsWindow {
 
   dispose(): void {
     cancelAnimationFrame(this.frame);
+    cancelAnimationFrame(this.later);
     this.observer.disconnect();
     window.removeEventListener("scroll", this.check);
     window.removeEventListener("resize", this.check);
@@ -82,9 +85,17 @@ export class RowsWindow {
     this.around = i;
   }
 
-  /** A draw on the next frame (the rows the last draw could not make yet). */
+  /**
+   * A draw for the rows the last one could not make yet, off screen: on the frame after the one
+   * that shows it, which then is not made heavier for rows no one sees (a keystroke's frame).
+   */
   again(): void {
-    this.schedule(true);
+    if (this.later) return;
+    this.later = requestAnimationFrame(() => {
+      this.later = 0;
+      this.forced = true;
+      this.schedule();
+    });
   }
 
   /**
@@ -187,15 +198,13 @@ export class RowsWindow {
   /** On a scroll or a resize: looked at on the next frame, once however many came. */
   private readonly check = (): void => this.schedule();
 
-  private schedule(force = false): void {
-    if (this.frame) {
-      if (force) this.forced = true;
-      return;
-    }
-    this.forced = force;
+  private schedule(): void {
+    if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
-      if (this.forced || !this.covers()) this.redraw();
+      const forced = this.forced;
+      this.forced = false;
+      if (forced || !this.covers()) this.redraw();
     });
   }
 
