@@ -58,7 +58,10 @@ describe("the jobs list at 500 rows", () => {
     expect(rows.map(([at]) => at)).toEqual(rows.map((_, i) => i + 1));
     expect(new Set(rows.map(([, size]) => size))).toEqual(new Set([ROWS]));
     // The page is as tall as every row would make it: the scrollbar is the whole list's.
-    const lineHeight = await page.locator("li.row").first().evaluate((e) => e.getBoundingClientRect().height);
+    const lineHeight = await page
+      .locator("li.row")
+      .first()
+      .evaluate((e) => e.getBoundingClientRect().height);
     const tall = (await page.evaluate("document.documentElement.scrollHeight")) as number;
     expect(tall).toBeGreaterThan(ROWS * lineHeight);
     expect(tall).toBeLessThan(ROWS * lineHeight + 2000);
