@@ -37,6 +37,7 @@ const HEAD_PX = 24;
 export class RowsWindow {
   /** Each row's height as last measured (by id); a heading's by `head:` and its key. */
   private readonly heights = new Map<string, number>();
+  /** How many rows are measured, and their heights' sum: a row never drawn counts as their average. */
   private measured = { rows: 0, total: 0 };
   /** The list's gap between items (roomy cards have one), read when the browser measures. */
   private gap = Number.NaN;
@@ -54,7 +55,7 @@ export class RowsWindow {
   private forced = false;
   /** `again`'s wait for the frame that shows the draw before. */
   private later = 0;
-  /** The frame's draw is wanted whatever the window covers (rows still to make). */
+
   /** `redraw`: draw the list's elements again (its rows as laid out, this window's part of them). */
   constructor(
     private readonly list: HTMLElement,
