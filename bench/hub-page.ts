@@ -6,8 +6,10 @@
  * to the page as its source text: it uses nothing from outside its own body.
  *
  * What it times, on the page's clock (`performance.now()`, 0 at the navigation's start):
- * - the first render: when the rows list first holds `rows` rows (a MutationObserver's callback,
- *   right after the draw that put them there), and the end of the frame that shows them;
+ * - the first render: when the rows list first says it holds `rows` rows (its rows' `aria-setsize`:
+ *   the DOM holds only the window of them on screen and a margin, web/src/rows-window.ts) and the
+ *   rows drawn reach the screen's bottom (a MutationObserver's callback, right after the draw that
+ *   put them there), and the end of the frame that shows them;
  * - each push: its WebSocket message's arrival (a listener of the page's WebSocket, added before
  *   the hub's own), the draw that puts its value in its row's element, and the end of that frame;
  *   the report's send time is in the value itself (`t=`, on the wall clock);
@@ -135,12 +137,14 @@ export function installProbe(opts: { rows: number }): void {
   }
   window.WebSocket = TimedSocket;
 
-  // The first render: the list holding every row; then each value drawn in its row.
+  // The first render: the list saying it holds every row, its first screen drawn; then each value
+  // drawn in its row.
   let list: Element | null = null;
-  const countRows = (el: Element) => {
-    let n = 0;
-    for (const child of el.children) if (child.classList.contains("row")) n++;
-    return n;
+  const screenDrawn = (el: Element) => {
+    const rows = el.querySelectorAll(":scope > li.row");
+    const last = rows[rows.length - 1];
+    if (last?.getAttribute("aria-setsize") !== String(opts.rows)) return false;
+    return rows.length >= opts.rows || last.getBoundingClientRect().bottom >= innerHeight;
   };
   const seen = (row: Element, drawn: number) => {
     const m = VALUE.exec(row.textContent ?? "");
@@ -175,7 +179,7 @@ export function installProbe(opts: { rows: number }): void {
     // The view is made again once the page knows who it speaks as: the list with it.
     if (!list?.isConnected) list = document.querySelector("ol.rows");
     if (!list) return;
-    if (!probe.firstRender && countRows(list) >= opts.rows) {
+    if (!probe.firstRender && screenDrawn(list)) {
       probe.firstRender = { drawn, painted: 0 };
       const first = probe.firstRender;
       afterFrame((at) => {

@@ -32,9 +32,11 @@ export class PreviewPane {
   private disposed = false;
   private readonly off: () => void;
 
+  /** `focusRow`: focuses a row of the list, drawn and scrolled to where the window has left it out. */
   constructor(
     private readonly ctx: Ctx,
-    private readonly list: HTMLElement,
+    list: HTMLElement,
+    private readonly focusRow: (id: string) => void,
   ) {
     list.addEventListener("focusin", (ev) => {
       const li = (ev.target as Element).closest<HTMLElement>("li.row[data-id]");
@@ -88,10 +90,7 @@ export class PreviewPane {
 
   /** Back to the row in the list, where it is. */
   private back(): void {
-    if (!this.id) return;
-    this.list
-      .querySelector<HTMLElement>(`li.row[data-id="${CSS.escape(this.id)}"]`)
-      ?.focus({ preventScroll: true });
+    if (this.id) this.focusRow(this.id);
   }
 
   private readonly sync = (): void => {

@@ -16,6 +16,11 @@ export class RowDrag {
     private readonly hooks: RowDragHooks,
   ) {}
 
+  /** The row being dragged: the list keeps it drawn, wherever the drag takes the scroll. */
+  get dragged(): string | null {
+    return this.dragging;
+  }
+
   /** Gives a row its grip to drag it by, and makes it a place to drop the others. */
   wire(v: RowView): void {
     this.addGrip(v);

@@ -77,7 +77,8 @@ export class RowsPatch {
 
   /**
    * Draws each row pushed since the last draw in its own element, when none of them moves (`rows`:
-   * every row now); false, having drawn nothing, when the whole list must be drawn instead.
+   * every row now); false, having drawn nothing, when the whole list must be drawn instead. A row
+   * out of the window (rows-window.ts) is not drawn: its view is brought up to date when it is.
    */
   apply(rows: ReadonlyMap<string, Row>, t: PatchTarget): boolean {
     if (this.whole || t.busy) return false;
@@ -86,17 +87,17 @@ export class RowsPatch {
       const row = rows.get(id);
       if (!row || !keepsItsPlace(before, row, t.matches, t.order)) return false;
       const at = this.at.get(id);
-      // Not drawn (filtered out, folded away) and staying so: drawn with the list, when it is.
+      // Not laid out (filtered out, folded away) and staying so: drawn with the list, when it is.
       if (at === undefined) continue;
-      const view = t.views.get(id);
-      if (!view?.el.isConnected || t.laid.placed[at]?.row.id !== id) return false;
+      if (t.laid.placed[at]?.row.id !== id) return false;
       changes.push({ row, at });
     }
     for (const { row, at } of changes) {
       const place = t.laid.placed[at]!;
       t.laid.placed[at] = { ...place, row };
       t.shown[at] = row;
-      t.views.get(row.id)!.update(row);
+      const view = t.views.get(row.id);
+      if (view?.el.isConnected) view.update(row);
     }
     this.pushed.clear();
     return true;

@@ -3,11 +3,11 @@
  * you first, or your own order (pinned first, then as you put them: drag, or Alt+↑/↓); dense (a
  * line a job) or roomy (a card, with its actions). Rows are selected for bulk actions (bulk.ts).
  * Pushes come one by one: the view is drawn at most once a frame, a push that moves no row on its
- * row alone (rows-patch.ts), and it makes at most a few dozen rows a draw, so 500 rows come in a
- * few frames and stay smooth.
+ * row alone (rows-patch.ts); only the rows on screen and a margin are in the DOM (rows-window.ts),
+ * so a filter that takes out or brings back hundreds of rows moves a window's worth, and a push to
+ * a row off screen draws nothing.
  */
 
-import type { Group, Placed } from "../../sdk/ts/protocol/tree.js";
 import type { Row } from "./api.js";
 import { BulkBar } from "./bulk.js";
 import type { Ctx } from "./ctx.js";
@@ -16,6 +16,7 @@ import { type Prefs, prefs, setFolded, setPrefs } from "./prefs.js";
 import { PreviewPane } from "./preview-pane.js";
 import { RowView } from "./row.js";
 import { RowDrag } from "./row-drag.js";
+import { RowsDraw } from "./rows-draw.js";
 import { emptyNote, noneMatchNote } from "./rows-empty.js";
 import { type Laid, RowsHold } from "./rows-hold.js";
 import { movedBy, siblingOf } from "./rows-order.js";
@@ -23,6 +24,7 @@ import { RowsPatch } from "./rows-patch.js";
 import { reorder } from "./rows-reorder.js";
 import { laidOut, RowsTidy } from "./rows-tidy.js";
 import { profileChoices, RowsToolbar } from "./rows-toolbar.js";
+import { RowsWindow } from "./rows-window.js";
 import { Selection } from "./selection.js";
 import { isFiltered, matcher } from "./triage.js";
 import type { View } from "./view.js";
@@ -30,9 +32,6 @@ import type { View } from "./view.js";
 export function rowsView(ctx: Ctx): View {
   return new RowsView(ctx);
 }
-
-/** How many rows one draw makes at most (about 10 ms of a slow machine's frame, in the dense view). */
-const NEW_VIEWS_PER_DRAW = 80;
 
 /** One RowView per job, kept in the order shown as rows come, go, change and move. */
 class RowsView implements View {
@@ -46,11 +45,23 @@ class RowsView implements View {
   private readonly toolbar: RowsToolbar;
   private readonly bar: BulkBar;
   private readonly selection: Selection;
-  /** The state groups' headings (needs you first), made once each. */
-  private readonly groups = new Map<string, HTMLLIElement>();
+  /** Which rows are in the DOM (rows-window.ts), and their elements for a draw (rows-draw.ts). */
+  private readonly win = new RowsWindow(this.list, () => {
+    const t0 = performance.now();
+    const { drawn, pending } = this.draw();
+    // A draw of the window alone (scrolled, the rows it could not make yet): its own user timing.
+    performance.measure("roost:rows-window", {
+      start: t0,
+      detail: { rows: this.shown.length, drawn, pending },
+    });
+  });
+  private readonly drawing: RowsDraw;
   private drag: RowDrag | null = null;
-  /** The rows as last drawn, in order (not those folded away). */
+  /** The rows as last laid out, in order (not those folded away), and each one's place. */
   private shown: Row[] = [];
+  private at = new Map<string, number>();
+  /** The "N ended" line (rows-tidy.ts), after the rows, as last laid out. */
+  private line: HTMLLIElement | null = null;
   /** Where each of them is in its tree, and the groups' headings, as last drawn. */
   private laid: Laid = { placed: [], groups: new Map() };
   /** Answered rows held in their place under the pointer (rows-hold.ts). */
@@ -84,7 +95,16 @@ class RowsView implements View {
       clear: () => this.selection.all([], false),
     });
     this.noneMatch = noneMatchNote(() => this.toolbar.clearFilter());
-    this.preview = new PreviewPane(ctx, this.list);
+    this.preview = new PreviewPane(ctx, this.list, (id) =>
+      // Where it is, the list's scroll kept; scrolled to only when the window had left it out.
+      this.focusRow(id, !this.views.get(id)?.el.isConnected),
+    );
+    this.drawing = new RowsDraw(this.win, {
+      views: this.views,
+      make: (row) => this.makeView(row),
+      held: (id) => this.hold.isHeld(id),
+      selected: (id) => this.selection.has(id),
+    });
     this.el = h("section", { class: "view rows-view", "aria-labelledby": "rows-title" }, [
       h("h1", { id: "rows-title", class: "sr-only" }, "Jobs"),
       this.toolbar.el,
@@ -108,6 +128,7 @@ class RowsView implements View {
     for (const off of this.offs) off();
     this.preview.dispose();
     this.tidy.dispose();
+    this.win.dispose();
   }
 
   /** Enter on a row: answered in the preview pane, where there is one (preview-pane.ts). */
@@ -117,27 +138,20 @@ class RowsView implements View {
   }
 
   current(): RowView | null {
-    const active = document.activeElement;
-    if (active && this.list.contains(active))
-      for (const v of this.views.values()) if (v.el.contains(active)) return v;
-    return (
-      (this.lastFocused &&
-        this.views.get(this.lastFocused)?.el.isConnected &&
-        this.views.get(this.lastFocused)) ||
-      null
-    );
+    const id = this.focusedId();
+    if (id) return this.views.get(id) ?? null;
+    const last = this.lastFocused ? this.views.get(this.lastFocused) : undefined;
+    return last?.el.isConnected ? last : null;
   }
 
+  /** ±1 row from the focused one (or the one focused last, even scrolled out of the window). */
   step(delta: number): void {
-    const order = this.shown.map((r) => r.id);
-    if (!order.length) return;
-    const cur = this.current();
-    const i = cur ? order.indexOf(cur.row.id) : -1;
-    const next =
-      i < 0 ? (delta > 0 ? 0 : order.length - 1) : Math.max(0, Math.min(order.length - 1, i + delta));
-    const v = this.views.get(order[next]!);
-    v?.el.focus({ preventScroll: true });
-    v?.el.scrollIntoView({ block: "nearest" });
+    const n = this.shown.length;
+    if (!n) return;
+    const id = this.focusedId() ?? this.lastFocused;
+    const i = id ? (this.at.get(id) ?? -1) : -1;
+    const next = i < 0 ? (delta > 0 ? 0 : n - 1) : Math.max(0, Math.min(n - 1, i + delta));
+    this.focusRow(this.shown[next]!.id, true);
   }
 
   toggleSelected(): void {
@@ -155,12 +169,8 @@ class RowsView implements View {
     const at = cur && this.laid.placed.find((p) => p.row.id === cur.row.id);
     if (!at) return;
     if (at.children && at.folded === open) this.toggleFold(at.row.id);
-    else if (!open && at.under) {
-      // Already folded, or nothing to fold: to its parent, as a tree view does.
-      const parent = this.views.get(at.under);
-      parent?.el.focus({ preventScroll: true });
-      parent?.el.scrollIntoView({ block: "nearest" });
-    }
+    // Already folded, or nothing to fold: to its parent, as a tree view does.
+    else if (!open && at.under) this.focusRow(at.under, true);
   }
 
   clearSelection(): boolean {
@@ -208,6 +218,7 @@ class RowsView implements View {
     this.layout = { density, order };
     for (const v of this.views.values()) v.el.remove();
     this.views.clear();
+    this.win.reset();
     this.arrangeFor();
     this.render();
   }
@@ -239,31 +250,24 @@ class RowsView implements View {
     const laid = this.hold.arrange(
       laidOut(kept, this.ctx.live.rows, this.layout.order, new Set(prefs().folded)),
     );
-    const { placed, groups } = laid;
+    const { placed } = laid;
     this.laid = laid;
     this.patch.drawn(laid);
     const shown = placed.map((p) => p.row);
     this.shown = shown;
+    this.at = new Map(shown.map((r, i) => [r.id, i]));
+    this.line = line;
     // A toggle's room before each name, while some row has one.
     this.list.classList.toggle(
       "trees",
       placed.some((p) => p.children > 0),
     );
-    const active = document.activeElement as HTMLElement | null;
-    const { want, drawn, pending } = this.elements(placed, groups);
-    reconcile(this.list, line ? [...want, line] : want);
-    if (pending) this.queue(true); // the rows not made yet: the whole list again
+    this.selection.keepOnly(new Set(this.at.keys()));
+    this.list.hidden = shown.length === 0;
+    const { drawn, pending } = this.draw();
     this.dropGone(all);
-    // Moving an element takes the focus from it: it goes back where it was.
-    if (active && active !== document.activeElement && this.el.contains(active))
-      active.focus({ preventScroll: true });
-    this.selection.keepOnly(new Set(shown.map((r) => r.id)));
     let selected = 0;
-    for (const row of shown) {
-      const on = this.selection.has(row.id);
-      this.views.get(row.id)?.setSelected(on);
-      if (on) selected++;
-    }
+    for (const row of shown) if (this.selection.has(row.id)) selected++;
     this.toolbar.update({
       total: all.length,
       matched: matched.length,
@@ -275,67 +279,53 @@ class RowsView implements View {
     this.toolbar.el.hidden = all.length === 0 && !isFiltered(filter);
     this.empty.hidden = all.length > 0;
     this.noneMatch.hidden = all.length === 0 || shown.length > 0;
-    this.list.hidden = shown.length === 0;
     this.bar.render();
     // How long a draw takes, for the browser's performance panel and the tests (user timing).
-    performance.measure("roost:rows", { start: t0, detail: { rows: shown.length, drawn } });
+    performance.measure("roost:rows", { start: t0, detail: { rows: shown.length, drawn, pending } });
   }
 
   /**
-   * The list's elements: each row's, in its tree, under its state's heading when arranged by
-   * state. At most `NEW_VIEWS_PER_DRAW` rows are made in one draw: 500 at once would hold the page
-   * for a long task; the rest come in the next frames (`pending`), the first screenful first.
+   * The window's part of the rows as last laid out, in the list (rows-draw.ts), the focused row and
+   * the one dragged among them wherever they are: the focus stays, a drag goes on. How many rows,
+   * and whether some in the window are still to make (on the next frame). `also`: a row to draw
+   * wherever it is too (one about to be focused).
    */
-  private elements(
-    placed: Placed[],
-    groups: Map<string, Group>,
-  ): { want: Element[]; drawn: number; pending: boolean } {
-    const want: Element[] = [];
-    let drawn = 0;
-    let budget = NEW_VIEWS_PER_DRAW;
-    let pending = false;
-    const viewFor = (row: Row): RowView | null => {
-      const had = this.views.get(row.id);
-      if (had) {
-        had.update(row);
-        had.setAnswered(this.hold.isHeld(row.id));
-        return had;
-      }
-      if (budget <= 0) {
-        pending = true;
-        return null;
-      }
-      budget--;
-      return this.makeView(row);
-    };
-    // A group's heading goes with its first row; a row not made yet takes the heading with it.
-    let head: Group | null = null;
-    for (const p of placed) {
-      head = groups.get(p.row.id) ?? head;
-      const v = viewFor(p.row);
-      if (!v) continue;
-      if (head) want.push(this.groupHead(head));
-      head = null;
-      v.setTree(p);
-      want.push(v.el);
-      drawn++;
-    }
-    return { want, drawn, pending };
+  private draw(also: string | null = null): { drawn: number; pending: boolean } {
+    if (this.disposed) return { drawn: 0, pending: false };
+    const active = document.activeElement as HTMLElement | null;
+    const keep = [this.focusedId(), this.drag?.dragged ?? null, also].map(
+      (id) => (id ? this.at.get(id) : -1) ?? -1,
+    );
+    const { want, drawn, pending } = this.drawing.elements(this.laid, keep);
+    reconcile(this.list, this.line ? [...want, this.line] : want);
+    if (pending) this.win.again(); // the rows not made yet: on the next frame
+    // Moving an element takes the focus from it: it goes back where it was.
+    if (active && active !== document.activeElement && this.el.contains(active))
+      active.focus({ preventScroll: true });
+    return { drawn, pending };
+  }
+
+  /** The row the focus is in, if any. */
+  private focusedId(): string | null {
+    const active = document.activeElement;
+    if (!active || !this.list.contains(active)) return null;
+    return active.closest<HTMLElement>("li.row[data-id]")?.dataset.id ?? null;
   }
 
   /**
-   * A state's heading: its word and how many rows in its group are in that state (each row says
-   * its state too; a tree in the group may hold others: it is there for its most urgent).
+   * Focuses a row shown, drawn first where it is out of the window: with `scroll`, the window
+   * moved around it, then scrolled to; without, drawn alone where it is, the rows on screen kept.
    */
-  private groupHead({ state, count }: Group): HTMLLIElement {
-    let head = this.groups.get(state);
-    if (!head) {
-      head = h("li", { class: "group", "aria-hidden": "true" });
-      this.groups.set(state, head);
+  private focusRow(id: string, scroll: boolean): void {
+    const i = this.at.get(id);
+    if (i === undefined) return;
+    if (!this.views.get(id)?.el.isConnected) {
+      if (scroll) this.win.reveal(i);
+      this.draw(id);
     }
-    const text = `${state} · ${count}`;
-    if (head.textContent !== text) head.textContent = text;
-    return head;
+    const v = this.views.get(id);
+    v?.el.focus({ preventScroll: true });
+    if (scroll) v?.el.scrollIntoView({ block: "nearest" });
   }
 
   /** A new row's view, with its grip and its focus remembered. */
@@ -370,7 +360,7 @@ class RowsView implements View {
     v.setAnswered(true);
     if (!focused) return;
     const next = this.hold.nextNeeding(this.shown, id);
-    if (next) this.views.get(next)?.el.focus({ preventScroll: true });
+    if (next) this.focusRow(next, false);
   }
 
   /** Forgets the views of jobs that are gone (removed). */
