@@ -52,7 +52,8 @@ export class TestDaemon extends DaemonProcess {
   async start(): Promise<void> {
     this.outputAtStart = this.output.length;
     this.spawnDaemon([...this.wrap, process.execPath, CLI, "daemon"], { keepOutput: true });
-    const deadline = Date.now() + 15000;
+    // 30 s: under a load of 15 to 20 (a whole run beside other work) a start was seen to take over 15.
+    const deadline = Date.now() + 30000;
     while (Date.now() < deadline) {
       const exited = this.exitReason();
       if (exited) throw new Error(exited);
