@@ -46,15 +46,10 @@ export class StaleBoard extends Error {}
 
 export interface BoardStore {
   /**
-   * Whether other daemons write it too (PostgreSQL): the board is worked in turns, read again when
-   * it may be behind, and a write may throw `StaleBoard`.
+   * Whether other daemons write it too (PostgreSQL): the board is then read again before each step,
+   * and a write may throw `StaleBoard`.
    */
   readonly shared: boolean;
-  /**
-   * A shared board: whether other daemons may have written since it was last read (one said so,
-   * or none can say). A turn reads it again first then (task-board.ts).
-   */
-  readonly behind: boolean;
   load(): StoredBoard | Promise<StoredBoard>;
   /**
    * Writes the change, with `also` (its feed entries) in the same commit when the two share a
@@ -79,7 +74,6 @@ export interface BoardStore {
 
 export class SqliteBoard implements BoardStore {
   readonly shared = false;
-  readonly behind = false;
 
   constructor(
     private readonly sql: Statements,

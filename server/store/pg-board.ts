@@ -62,10 +62,6 @@ export class PgBoard implements BoardStore {
   private readonly leases = new Leases();
   private lastChange = 0;
   private listener: pg.Client | null = null;
-  /** Whether LISTEN holds: other daemons' writes are told of as they commit. */
-  private listening = false;
-  /** Another daemon told of a write since the board was last read. */
-  private notified = false;
   private renewal: NodeJS.Timeout | null = null;
   private onChanged: (notes: BoardNote[]) => void = () => {};
   private fetching: Promise<void> | null = null;
@@ -173,7 +169,6 @@ export class PgBoard implements BoardStore {
     const lost = () => {
       if (this.listener !== client) return;
       this.listener = null;
-      this.listening = false;
       client.end().catch(() => {});
       // Notifications sent meanwhile are lost: the renewals read the board again until then.
       if (!this.closed) setTimeout(() => void this.listen().catch(() => {}), 1000).unref();
@@ -181,9 +176,7 @@ export class PgBoard implements BoardStore {
     client.on("error", lost);
     client.on("end", lost);
     client.on("notification", (n) => {
-      if (n.payload === this.opts.name) return;
-      this.notified = true;
-      this.poke();
+      if (n.payload !== this.opts.name) this.poke();
     });
     this.listener = client;
     try {
@@ -193,7 +186,6 @@ export class PgBoard implements BoardStore {
       lost();
       throw err;
     }
-    this.listening = this.listener === client;
     this.poke(); // what changed while it was not listening
   }
 
@@ -232,16 +224,7 @@ export class PgBoard implements BoardStore {
     });
   }
 
-  /**
-   * Whether other daemons may have written since the board was last read: one told of a write,
-   * or none can be told of (not listening: the connection was lost, or is being made again).
-   */
-  get behind(): boolean {
-    return this.notified || !this.listening;
-  }
-
   async load(): Promise<StoredBoard> {
-    this.notified = false; // a notification during the read is read again after
     const results = (await this.calls.query(
       `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
        SELECT * FROM roost_board_tasks ORDER BY id;

@@ -7,9 +7,9 @@
  * nothing, and one that does not come back after a daemon restart loses its claims.
  *
  * A board shared with other daemons (PostgreSQL, pg-board.ts; docs/fleet.md) is worked in turns,
- * one at a time, each taking every step that waits: the board read again when it may be behind,
- * the steps taken on it, what they changed written at once; a turn whose write found the board
- * changed by another daemon is taken again on the board as it now is. Another daemon's session holds its claims while its
+ * one at a time, each taking every step that waits: the board read again, the steps taken on it,
+ * what they changed written at once; a turn whose write found the board changed by another daemon
+ * is taken again on the board as it now is. Another daemon's session holds its claims while its
  * daemon holds its lease; past it, any daemon releases them. What others change reaches this
  * daemon's feed and hubs as its own changes do.
  */
@@ -167,15 +167,9 @@ export class TaskBoard {
    * another daemon wrote first. A step refused is refused alone; a write that fails fails them all.
    */
   private async sharedTurn(turn: Waiting[]): Promise<void> {
-    // The board in memory is read again first when it may be behind (another daemon said it
-    // wrote, or none can say), when the turn has a read to answer (what a daemon wrote a moment
-    // ago is in a list on another), and after a write found it stale. Else the steps are taken on
-    // it as it is: others' writes reach it as they tell of them (changedElsewhere), and a write
-    // that crossed one of theirs is refused as stale, each being conditional on the versions read.
-    let read = this.store.behind || turn.some((w) => w.asked === null);
     for (let tries = 1; ; tries++) {
       try {
-        if (read) await this.reload();
+        await this.reload();
         const before = this.board;
         const outcomes = turn.map(({ asked }) => (asked ? this.stepped(asked) : null));
         const done = outcomes.filter((o): o is Step => o !== null && !(o instanceof Error));
@@ -202,7 +196,6 @@ export class TaskBoard {
         return;
       } catch (err) {
         const stale = err instanceof StaleBoard;
-        read = true;
         if (!stale || tries >= STALE_TRIES) {
           const why = stale
             ? new RoostError(
