@@ -313,6 +313,14 @@ describe("bulk actions on the selected rows", () => {
     await state.selectOption("working");
     await expect.poll(() => page.locator("li.row").count(), { timeout: WAIT }).toBe(10);
     await page.getByRole("checkbox", { name: "Select every job shown" }).check();
+    await bar.getByText("10 selected").waitFor();
+    // The rows tick, and with some selected each push draws the list whole: the bar's buttons stay
+    // the same elements meanwhile (made anew, a click pressed on one would be lost).
+    const stop = await bar.getByRole("button", { name: "Stop" }).elementHandle();
+    const draws = () => page.evaluate(() => performance.getEntriesByName("roost:rows").length);
+    const drawnBefore = await draws();
+    await expect.poll(draws, { timeout: WAIT }).toBeGreaterThan(drawnBefore + 3);
+    expect(await stop!.evaluate((el) => el.isConnected)).toBe(true);
     await bar.getByRole("button", { name: "Stop" }).click();
     await bar.getByText("Stopped 10 jobs.").waitFor({ timeout: WAIT });
     const stopped = (await api(d, "list")).rows.filter((r: any) => r.profile === "ticker");

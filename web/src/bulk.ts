@@ -113,6 +113,8 @@ export class BulkBar {
   private running: { action: Action; done: number; of: number } | null = null;
   /** What the last action did: shown until the selection changes. */
   private outcome: { text: string; kind: "ok" | "error" } | null = null;
+  /** What the bar shows, as last drawn: drawn again only when that changes. */
+  private drawn = "";
 
   constructor(
     private readonly ctx: Ctx,
@@ -125,10 +127,28 @@ export class BulkBar {
     this.confirming = false;
   }
 
+  /**
+   * Drawn again only when what it shows changed: the rows' view calls this on every draw, which a
+   * selection of busy rows makes several a second, and buttons made anew under a pointer lose the
+   * click that was pressed on the old ones (its press and its release on two elements).
+   */
   render(): void {
     const rows = this.host.selected();
     this.el.hidden = rows.length === 0 && !this.running && !this.outcome;
-    if (this.el.hidden) return;
+    if (this.el.hidden) {
+      this.drawn = "";
+      return;
+    }
+    const shows = JSON.stringify([
+      rows.map((r) => r.id),
+      ACTIONS.map((a) => rows.filter(a.applies).length),
+      rows.every(canMerge),
+      this.running && [this.running.action.key, this.running.done, this.running.of],
+      this.confirming && rows.filter(isRunning).length,
+      this.outcome,
+    ]);
+    if (shows === this.drawn) return;
+    this.drawn = shows;
     const focused = document.activeElement instanceof HTMLElement && this.el.contains(document.activeElement);
     const focusKey = focused ? (document.activeElement as HTMLElement).dataset.focus : undefined;
     this.el.replaceChildren(
@@ -188,7 +208,7 @@ export class BulkBar {
         title: ok
           ? `Land the branches of ${jobs(rows.length)} one at a time`
           : "Only jobs with worktrees can be merged",
-        onclick: () => openMergeForm(this.ctx, rows, () => this.host.clear()),
+        onclick: () => openMergeForm(this.ctx, this.host.selected(), () => this.host.clear()),
       },
       "Merge…",
     );
