@@ -44,6 +44,8 @@ export class Screen {
   busy = false;
   private lastOutput = 0;
   private quietTimer: NodeJS.Timeout | null = null;
+  /** A command held the foreground at the last look: what it printed last may still be unread. */
+  private heldAtLastLook = false;
   // Change notices: `chunks` counts writes, `noticed` is the count a pending or last notice covers.
   private chunks = 0;
   private noticed = 0;
@@ -187,11 +189,20 @@ export class Screen {
     });
   }
 
-  // One timer per busy job, pushed back lazily: a chunk only notes the time.
+  // One timer per busy job, pushed back lazily: a chunk only notes the time. A command that held
+  // the foreground at the last look and has ended since gets one more spell: its last words (an
+  // `echo` just before it exits) may still be in the terminal, not yet read, when its shell takes
+  // the foreground back, and a screen said quiet then would lack them.
   private checkQuiet(): void {
     const left = this.lastOutput + this.quietMs - Date.now();
-    if (left > 0 || this.running()) {
-      this.quietTimer = setTimeout(() => this.checkQuiet(), left > 0 ? left : this.quietMs);
+    if (left > 0) {
+      this.quietTimer = setTimeout(() => this.checkQuiet(), left);
+      return;
+    }
+    const held = this.running();
+    if (held || this.heldAtLastLook) {
+      this.heldAtLastLook = held;
+      this.quietTimer = setTimeout(() => this.checkQuiet(), this.quietMs);
       return;
     }
     this.quietTimer = null;
