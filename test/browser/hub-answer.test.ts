@@ -4,9 +4,11 @@
  * choice answer that row once (the answered row holds its place under the pointer, marked
  * answered, its choices disabled; the keyboard goes on to the next blocked row; it moves once the
  * pointer leaves), and no other row gets an answer; a question changed between the draw and the
- * click is refused (`conflict`), said on the row, nothing sent, and the row drawn again with it.
+ * click is refused (`conflict`), said on the row, nothing sent, and the row drawn again with it;
+ * a press on a choice (or on a roomy card's Stop) before a push to its row and the release after it
+ * is still a click.
  */
-import type { Page, WebSocketRoute } from "playwright-core";
+import type { Locator, Page, WebSocketRoute } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { agentProfile, until } from "../helpers/daemon.js";
 import { cleanDaemonPerFile, handled } from "../helpers/jobs.js";
@@ -166,6 +168,39 @@ describe("answering a moving list", () => {
     await until("the answer to production", async () => (await replies(id)).length === 2);
     expect(await replies(id)).toEqual(["block Release to production?|go,wait", "go"]);
     expect(pageErrors(page)).toEqual([]);
+  });
+
+  it("a press before a push to its row and a release after it: still a click (a choice; Stop on a roomy card)", async () => {
+    const id = await blockedJob("press", "Ship it?", ["ship", "hold"]);
+    const other = await blockedJob("long task", "Go on?", ["y", "n"]);
+    /** Presses `button`, pushes a change to its row (a rename, drawn), releases. */
+    const pressAcrossPush = async (page: Page, rowId: string, button: Locator, name: string) => {
+      const box = (await button.boundingBox())!;
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.mouse.down();
+      await apiPost(shared.d, "rename", { id: rowId, name });
+      await page.locator(`li.row[data-id="${rowId}"] .name`, { hasText: name }).waitFor({ timeout: WAIT });
+      await page.mouse.up();
+    };
+
+    const dense = (await openPage(shared.d)).page;
+    const choice = dense.locator(`li.row[data-id="${id}"]`).getByRole("button", { name: /ship/ });
+    await choice.waitFor({ timeout: WAIT });
+    await pressAcrossPush(dense, id, choice, "press, renamed");
+    await until("the choice pressed across a push answered", async () => (await replies(id)).length === 1);
+    expect(await replies(id)).toEqual(["ship"]);
+
+    const roomy = (await openPage(shared.d, { prefs: { density: "roomy" } })).page;
+    const stop = roomy.locator(`li.row[data-id="${other}"]`).getByRole("button", { name: "Stop" });
+    await stop.waitFor({ timeout: WAIT });
+    await pressAcrossPush(roomy, other, stop, "long task, renamed");
+    await until(
+      "Stop pressed across a push went",
+      async () => (await apiRow(shared.d, other)).life !== "running",
+    );
+    expect(await replies(other)).toEqual([]);
+    expect(pageErrors(dense)).toEqual([]);
+    expect(pageErrors(roomy)).toEqual([]);
   });
 
   it("the reply box: a message begun for one question, sent after the row asks another, is refused and said; sent again, it goes", async () => {

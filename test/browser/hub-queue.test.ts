@@ -1,7 +1,8 @@
 /**
  * The merge queue in the hub, in a real browser against a real daemon and a real repository:
  * Merge… on selected rows (only rows with worktrees), its dialog saying the daemon's refusal in
- * its words, then the queue's page live: the first landed with its commit, a queued one cancelled,
+ * its words, then the queue's page live: the first landed with its commit, a queued one cancelled
+ * (its Cancel pressed before the list is drawn again, released after),
  * the one whose check failed with the check's tail; the tab's count while entries wait.
  * Screenshots in test-output/screenshots/.
  */
@@ -107,11 +108,19 @@ describe("the merge queue in the hub", () => {
       .waitFor();
     expect(await entry(n1).locator(".queue-branch").textContent()).toBe(`roost/${clean.id} → main`);
 
-    // The last is cancelled while the first's check runs.
+    // The last is cancelled while the first's check runs: pressed, the first's state drawn again
+    // (the list is, on every change), released: the click is the Cancel's.
     await entry(n3).locator(".queue-state", { hasText: "queued" }).waitFor();
-    await entry(n3)
+    const box = (await entry(n3)
       .getByRole("button", { name: `Cancel #${n3} (${late.id})` })
-      .click();
+      .boundingBox())!;
+    const firstWas = await entry(n1).locator(".queue-state").textContent();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await expect
+      .poll(() => entry(n1).locator(".queue-state").textContent(), { timeout: WAIT })
+      .not.toBe(firstWas);
+    await page.mouse.up();
     await entry(n3).locator(".queue-state", { hasText: "cancelled" }).waitFor();
     expect(
       await entry(n3)

@@ -65,7 +65,9 @@ describe("resources in the hub", () => {
     await usage.waitFor();
     // cpuText's words: a tenth under 10% (the burner shares a loaded machine, and its share moves).
     expect(await usage.innerText()).toMatch(/^cpu \d+(\.\d)?% · \d+ MB$/);
-    expect(await usage.getAttribute("title")).toMatch(/^3 running jobs, 3 processes: CPU/);
+    expect(await usage.getAttribute("title")).toMatch(
+      /^cpu [\d.]+% · \d+ MB: 3 running jobs, 3 processes: CPU/,
+    );
     const res = (id: string) => page.locator(`li.row[data-id="${id}"] .res`);
     await res(ids.burner!).waitFor();
     expect(await res(ids.burner!).innerText()).toMatch(/^ · cpu \d+(\.\d)?% · \d+ MB$/);

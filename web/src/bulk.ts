@@ -6,7 +6,7 @@
  */
 import { op, type Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
-import { counted, h } from "./dom.js";
+import { counted, h, replaceKeepingFocus, Shown } from "./dom.js";
 import { canMerge, openMergeForm } from "./queue-form.js";
 import { isRunning } from "./row-words.js";
 
@@ -114,7 +114,7 @@ export class BulkBar {
   /** What the last action did: shown until the selection changes. */
   private outcome: { text: string; kind: "ok" | "error" } | null = null;
   /** What the bar shows, as last drawn: drawn again only when that changes. */
-  private drawn = "";
+  private readonly shown = new Shown();
 
   constructor(
     private readonly ctx: Ctx,
@@ -128,36 +128,32 @@ export class BulkBar {
   }
 
   /**
-   * Drawn again only when what it shows changed: the rows' view calls this on every draw, which a
-   * selection of busy rows makes several a second, and buttons made anew under a pointer lose the
-   * click that was pressed on the old ones (its press and its release on two elements).
+   * Drawn again only when what it shows changed (dom.ts, Shown): the rows' view calls this on every
+   * draw, which a selection of busy rows makes several a second.
    */
   render(): void {
     const rows = this.host.selected();
     this.el.hidden = rows.length === 0 && !this.running && !this.outcome;
     if (this.el.hidden) {
-      this.drawn = "";
+      this.shown.forget();
       return;
     }
-    const shows = JSON.stringify([
+    const shows = [
       rows.map((r) => r.id),
       ACTIONS.map((a) => rows.filter(a.applies).length),
       rows.every(canMerge),
       this.running && [this.running.action.key, this.running.done, this.running.of],
       this.confirming && rows.filter(isRunning).length,
       this.outcome,
-    ]);
-    if (shows === this.drawn) return;
-    this.drawn = shows;
-    const focused = document.activeElement instanceof HTMLElement && this.el.contains(document.activeElement);
-    const focusKey = focused ? (document.activeElement as HTMLElement).dataset.focus : undefined;
-    this.el.replaceChildren(
+    ];
+    if (!this.shown.changed(shows)) return;
+    replaceKeepingFocus(this.el, [
       h("strong", { class: "bulk-count" }, `${rows.length} selected`),
       ...(this.running ? this.progress() : this.confirming ? this.confirm(rows) : this.buttons(rows)),
-    );
-    if (this.outcome)
-      this.el.append(h("span", { class: "bulk-outcome", "data-kind": this.outcome.kind }, this.outcome.text));
-    if (focusKey) this.el.querySelector<HTMLElement>(`[data-focus="${focusKey}"]`)?.focus();
+      this.outcome
+        ? h("span", { class: "bulk-outcome", "data-kind": this.outcome.kind }, this.outcome.text)
+        : null,
+    ]);
   }
 
   private buttons(rows: Row[]): HTMLElement[] {

@@ -34,15 +34,43 @@ export function clear(el: Element): void {
   while (el.firstChild) el.firstChild.remove();
 }
 
-/** Replaces an element's children, keeping the focus on the element with the same data-focus key. */
+/**
+ * Replaces an element's children (reconcile: those in both stay where they are, untouched), keeping
+ * the focus on the element with the same data-focus key when the one that had it is gone.
+ */
 export function replaceKeepingFocus(el: Element, children: (Child | Child[])[]): void {
   const active = document.activeElement;
   const key = active && el.contains(active) ? active.getAttribute("data-focus") : null;
-  clear(el);
-  append(el, children);
-  if (key) {
+  const nodes: Node[] = [];
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    nodes.push(typeof child === "object" ? child : document.createTextNode(String(child)));
+  }
+  reconcile(el, nodes);
+  if (key && !active?.isConnected) {
     const again = el.querySelector<HTMLElement>(`[data-focus="${CSS.escape(key)}"]`);
     again?.focus({ preventScroll: true });
+  }
+}
+
+/**
+ * What a part last drew, by a key of what it shows: drawn again only when that changed. A row is
+ * pushed several times a second while it works, and a button made anew under the pointer loses the
+ * click pressed on the old one (its press and its release on two elements).
+ */
+export class Shown {
+  private drawn: string | null = null;
+
+  /** Whether `what` differs from what was drawn last (taken as drawn now). */
+  changed(what: unknown): boolean {
+    const key = JSON.stringify(what);
+    if (key === this.drawn) return false;
+    this.drawn = key;
+    return true;
+  }
+
+  forget(): void {
+    this.drawn = null;
   }
 }
 
@@ -108,28 +136,28 @@ export function tickTimes(root: ParentNode = document): void {
 }
 
 /**
- * Puts `want` in `list`, in order, and takes out whatever else is there. What goes is taken out
+ * Puts `want` in `parent`, in order, and takes out whatever else is there. What goes is taken out
  * first, so that what stays is moved only where its order changed (a row gone from the top does not
- * move every row after it); the elements that come, a run at a time (900 rows coming back when a
- * filter is cleared are one insertion, not 900).
+ * move every row after it, a button kept across a redraw is never out of the page); what comes, a
+ * run at a time (900 rows coming back when a filter is cleared are one insertion, not 900).
  */
-export function reconcile(list: HTMLElement, want: Element[]): void {
+export function reconcile(parent: Element, want: Node[]): void {
   const keep = new Set(want);
-  for (let el = list.firstElementChild; el; ) {
-    const next: Element | null = el.nextElementSibling;
-    if (!keep.has(el)) el.remove();
-    el = next;
+  for (let node = parent.firstChild; node; ) {
+    const next: ChildNode | null = node.nextSibling;
+    if (!keep.has(node)) node.remove();
+    node = next;
   }
-  let at = list.firstElementChild;
+  let at = parent.firstChild;
   for (let i = 0; i < want.length; ) {
     if (want[i] === at) {
-      at = at.nextElementSibling;
+      at = at.nextSibling;
       i++;
       continue;
     }
     // Those before `at`, up to `at` itself (or the end): moved or added together.
     const run = document.createDocumentFragment();
     while (i < want.length && want[i] !== at) run.append(want[i++]!);
-    list.insertBefore(run, at);
+    parent.insertBefore(run, at);
   }
 }

@@ -242,7 +242,7 @@ class PageFrame implements Frame {
     usage.hidden = t.jobs === 0;
     const text = `cpu ${cpuText(t.cpu)} · ${bytesText(t.rss)}`;
     if (usage.textContent !== text) usage.textContent = text;
-    usage.title = `${t.jobs} running job${t.jobs === 1 ? "" : "s"}, ${t.procs} processes: CPU (100% = one core) and memory (RSS), together`;
+    usage.title = `${text}: ${t.jobs} running job${t.jobs === 1 ? "" : "s"}, ${t.procs} processes: CPU (100% = one core) and memory (RSS), together`;
   }
 
   markNav(nav: Nav): void {

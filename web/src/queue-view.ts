@@ -7,7 +7,7 @@
 import { QUEUE_ENDED, type QueueState } from "../../sdk/ts/protocol/queue-states.js";
 import { failedText, op, type QueueEntry } from "./api.js";
 import type { Ctx } from "./ctx.js";
-import { h, timeAgo } from "./dom.js";
+import { h, reconcile, Shown, timeAgo } from "./dom.js";
 import { type QueueStore, queueStore } from "./queue-store.js";
 import { displayName } from "./row-words.js";
 import type { View } from "./view.js";
@@ -43,6 +43,8 @@ class QueueView implements View {
   private readonly opened = new Set<number>();
   /** Why a cancel was refused, by entry (one started meanwhile loses its Cancel anyway). */
   private readonly said = new Map<number, string>();
+  /** Each entry's element, made again only when the entry changes (dom.ts, Shown). */
+  private readonly drawn = new Map<number, { shown: Shown; el: HTMLLIElement | null }>();
   private readonly offs: (() => void)[];
 
   constructor(private readonly ctx: Ctx) {
@@ -66,7 +68,11 @@ class QueueView implements View {
     for (const off of this.offs) off();
   }
 
-  /** Drawn again whole: at most about a hundred entries, changing at most once a second each. */
+  /**
+   * Drawn again whenever the store changes (a check's output comes as it runs), each entry's
+   * element made anew only when that entry changed: a Cancel pressed while another entry's check
+   * prints keeps its click.
+   */
   private render(): void {
     const all = this.store.sorted();
     this.error.hidden = !this.store.error;
@@ -77,11 +83,21 @@ class QueueView implements View {
     const focusN = active?.closest<HTMLElement>("li.queue-entry")?.dataset.n;
     const focusWhat = active?.dataset.focus;
     // Newest first: what is under way and queued at the top, the history below.
-    this.list.replaceChildren(...all.reverse().map((e) => this.entry(e)));
-    if (focusN && focusWhat)
+    const shown = new Set(all.map((e) => e.n));
+    for (const n of this.drawn.keys()) if (!shown.has(n)) this.drawn.delete(n);
+    const els = all.reverse().map((e) => this.entryEl(e));
+    reconcile(this.list, els);
+    if (focusN && focusWhat && !active?.isConnected)
       this.list
         .querySelector<HTMLElement>(`li.queue-entry[data-n="${focusN}"] [data-focus="${focusWhat}"]`)
         ?.focus();
+  }
+
+  private entryEl(e: QueueEntry): HTMLLIElement {
+    const d = this.drawn.get(e.n) ?? { shown: new Shown(), el: null };
+    this.drawn.set(e.n, d);
+    if (d.shown.changed([e, this.said.get(e.n)]) || !d.el) d.el = this.entry(e);
+    return d.el;
   }
 
   /** The jobs' names follow their rows (a rename, a row that arrived after the queue). */

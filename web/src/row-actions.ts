@@ -1,9 +1,10 @@
 /**
  * A row's action bar: Reply, Pin, Rename, Budget…, Stop or Respawn, Remove… (asked in the bar first), and
- * ↑ / ↓ to reorder. Drawn again on every change; the focus stays on the same button.
+ * ↑ / ↓ to reorder. Drawn again when what it shows changes (not on every push to its row: a Stop
+ * pressed on a working row must not lose its click); the focus stays on the same button.
  */
 import type { Row } from "./api.js";
-import { type Child, focusKey, h, replaceKeepingFocus } from "./dom.js";
+import { type Child, focusKey, h, replaceKeepingFocus, Shown } from "./dom.js";
 import { isBudgetStopped } from "./row-budget.js";
 import { displayName, isAsleep, isRunning } from "./row-words.js";
 
@@ -23,9 +24,25 @@ export interface ActionsHost {
   move?: (id: string, delta: number) => void;
 }
 
+/** The bar's buttons' keys (their data-focus), each disabled while its action is in flight. */
+const BUTTONS = [
+  "reply",
+  "pin",
+  "rename",
+  "budget",
+  "stop",
+  "respawn",
+  "rm",
+  "up",
+  "down",
+  "rm-yes",
+  "rm-no",
+];
+
 export class RowActions {
   readonly el: HTMLDivElement;
   private confirmingRemove = false;
+  private readonly shown = new Shown();
 
   constructor(private readonly host: ActionsHost) {
     this.el = h("div", { class: "row-actions", role: "group", "aria-label": `Actions on ${host.row.id}` });
@@ -37,6 +54,11 @@ export class RowActions {
 
   render(): void {
     const row = this.host.row;
+    const host = this.host;
+    const busy = BUTTONS.filter((key) => host.isBusy(key));
+    const state = [isRunning(row), isAsleep(row), isBudgetStopped(row), row.pinned, host.replyOpen()];
+    const confirming = this.confirmingRemove && displayName(row);
+    if (!this.shown.changed([row.id, state, busy, confirming, !!host.move])) return;
     replaceKeepingFocus(this.el, this.confirmingRemove ? this.confirm(row) : this.buttons(row));
   }
 

@@ -37,7 +37,8 @@ function saying(row: Row): { text: string; kind: string } {
 }
 
 /**
- * The line's cells; `choices`, the question's buttons (row-question.ts), go after what it says;
+ * The line's cells; `choices`, the cell of the question's buttons (row-question.ts, kept by the row
+ * across its redraws), goes after what it says;
  * `tree`, the row's fold toggle and notes (row-tree.ts), around its name.
  */
 export function lineCells(row: Row, choices: Child, tree: { toggle: Child; notes: Child[] }): Child[] {
@@ -81,7 +82,7 @@ export function lineCells(row: Row, choices: Child, tree: { toggle: Child; notes
       resourcesTag(row),
     ),
     h("span", { class: `cell-text ${said.kind}`, title: said.text || null }, said.text),
-    choices ? h("span", { class: "cell-choices" }, choices) : null,
+    choices,
     h("span", { class: "cell-time" }, timeAgo(row.updatedAt)),
   ];
 }

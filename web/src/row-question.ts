@@ -8,7 +8,7 @@
 import { newRequestId, op, type Row } from "./api.js";
 import { conflictText, isConflict } from "./asked.js";
 import type { Ctx } from "./ctx.js";
-import { type Child, h } from "./dom.js";
+import { h, Shown } from "./dom.js";
 
 /** Where the choices live: their row, and its status line. */
 export interface ChoicesHost {
@@ -31,6 +31,9 @@ export class Choices {
   /** The answer's reply seq: once the agent has taken it (acked), the choices are live again. */
   private answeredSeq = 0;
   private busy = false;
+  /** What was drawn last (render or buttons), kept while what it shows is the same (dom.ts, Shown). */
+  private readonly shown = new Shown();
+  private drawn: HTMLElement | null = null;
 
   constructor(
     private readonly ctx: Ctx,
@@ -59,15 +62,36 @@ export class Choices {
       void this.answer(choice, this.host.row.asked);
   }
 
-  /** The question and its choices (a roomy row, a job's page). */
-  render(): Child {
+  /** The question and its choices (a roomy row, a job's page): the same element while they are. */
+  render(): HTMLElement | null {
+    return this.kept("question", () => this.question());
+  }
+
+  /** The choices alone, as buttons (or, read-only, as text), and the suggestion; null when there are none. */
+  buttons(): HTMLElement | null {
+    return this.kept("buttons", () => this.choiceButtons());
+  }
+
+  /**
+   * What `make` draws, made again only when what it shows changed: a push to a working row (its
+   * resources, its summary) leaves the buttons under the pointer where they are.
+   */
+  private kept(part: string, make: () => HTMLElement | null): HTMLElement | null {
+    const row = this.host.row;
+    const asked = [part, this.key, row.id, row.asked, row.suggested];
+    if (this.shown.changed([asked, this.answered, this.busy, this.host.held, this.ctx.readOnly()]))
+      this.drawn = make();
+    return this.drawn;
+  }
+
+  private question(): HTMLElement | null {
     const row = this.host.row;
     if (row.state !== "blocked" || (!row.question && !row.choices?.length)) return this.suggestion();
     return h(
       "div",
       { class: "question" },
       row.question ? h("p", { class: "q-text" }, row.question) : null,
-      this.buttons(),
+      this.choiceButtons(),
     );
   }
 
@@ -75,7 +99,7 @@ export class Choices {
    * The concierge's suggestion (`suggested`, while the row waits): its answer as a button, why in
    * its title; read-only, as text. Null when there is none.
    */
-  suggestion(): Child {
+  private suggestion(): HTMLElement | null {
     const s = this.host.row.suggested;
     if (!s) return null;
     // The dense view hides the lead (a ✦ says whose it is), so the question keeps its room; the
@@ -100,8 +124,7 @@ export class Choices {
     );
   }
 
-  /** The choices alone, as buttons (or, read-only, as text), and the suggestion; null when there are none. */
-  buttons(): Child {
+  private choiceButtons(): HTMLElement | null {
     const row = this.host.row;
     if (row.state !== "blocked" || !row.choices?.length) return this.suggestion();
     const ro = this.ctx.readOnly();

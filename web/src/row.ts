@@ -44,6 +44,8 @@ export class RowView implements ActionsHost, ChoicesHost {
   private readonly actions: RowActions;
   private readonly status: HTMLParagraphElement;
   private readonly choices: Choices;
+  /** The dense line's cell of the choices: kept, as they are, across redraws. */
+  private readonly choicesCell = h("span", { class: "cell-choices" });
   private readonly check: HTMLInputElement | null = null;
   private selected = false;
   /** Held in its place as answered (rows-hold.ts): marked so, its choices disabled. */
@@ -265,7 +267,10 @@ export class RowView implements ActionsHost, ChoicesHost {
     const toggle = foldToggle(row, this.tree, this.opts.fold, !!this.opts.dense);
     const notes = treeNotes(this.tree);
     if (this.opts.dense) {
-      replaceKeepingFocus(this.main, [this.check, lineCells(row, this.choices.buttons(), { toggle, notes })]);
+      const buttons = this.choices.buttons();
+      if (buttons && this.choicesCell.firstChild !== buttons) this.choicesCell.replaceChildren(buttons);
+      const choices = buttons ? this.choicesCell : null;
+      replaceKeepingFocus(this.main, [this.check, lineCells(row, choices, { toggle, notes })]);
       this.markAnswered();
       return;
     }

@@ -10,7 +10,7 @@ import { byResources } from "../../sdk/ts/protocol/resources-view.js";
 import type { ViewState } from "../../sdk/ts/protocol/row-state.js";
 import { type Group, type Layout, layTrees, type Placed } from "../../sdk/ts/protocol/tree.js";
 import { failedText, op, type Row } from "./api.js";
-import { counted, h } from "./dom.js";
+import { counted, h, Shown } from "./dom.js";
 import { type Prefs, prefs } from "./prefs.js";
 import { viewState } from "./row-words.js";
 import type { Filter } from "./triage.js";
@@ -128,15 +128,13 @@ export class ClearEnded {
   private asking = false;
   private busy = false;
   private said = "";
-  private drawn = "";
+  private readonly drawn = new Shown();
 
   constructor(private readonly rows: () => Row[]) {}
 
   update(): void {
     const ended = this.ended();
-    const key = JSON.stringify([ended.length, this.asking, this.busy, this.said]);
-    if (key === this.drawn) return;
-    this.drawn = key;
+    if (!this.drawn.changed([ended.length, this.asking, this.busy, this.said])) return;
     this.el.hidden = !ended.length && !this.said;
     const status = this.said ? h("span", { class: "muted small", role: "status" }, this.said) : null;
     if (!this.asking || !ended.length) {

@@ -7,7 +7,7 @@
 import { type TaskView, taskView, waitingOn } from "../../sdk/ts/protocol/board-view.js";
 import { type BoardTask, failedText, op } from "./api.js";
 import type { Ctx } from "./ctx.js";
-import { type Child, h, replaceKeepingFocus, timeAgo } from "./dom.js";
+import { type Child, h, replaceKeepingFocus, Shown, timeAgo } from "./dom.js";
 import { displayName, isRunning } from "./row-words.js";
 
 /** A state's badge class: the rows' tones, so a colour means the same on every page. */
@@ -41,7 +41,7 @@ export class TaskItem {
   private busy = false;
   /** The session chosen in Assign's list, kept across redraws. */
   private chosen = "";
-  private drawnActions = "";
+  private readonly drawnActions = new Shown();
 
   constructor(
     private readonly ctx: Ctx,
@@ -123,15 +123,8 @@ export class TaskItem {
     }
     this.actions.hidden = false;
     const sessions = [...this.ctx.live.rows.values()].filter(isRunning);
-    const key = JSON.stringify([
-      view,
-      this.confirmingDrop,
-      this.busy,
-      this.chosen,
-      sessions.map((r) => [r.id, displayName(r)]),
-    ]);
-    if (key === this.drawnActions) return;
-    this.drawnActions = key;
+    const names = sessions.map((r) => [r.id, displayName(r)]);
+    if (!this.drawnActions.changed([view, this.confirmingDrop, this.busy, this.chosen, names])) return;
     const id = this.task.id;
     if (this.confirmingDrop) {
       replaceKeepingFocus(this.actions, [
@@ -173,7 +166,7 @@ export class TaskItem {
 
   private askDrop(asking: boolean): void {
     this.confirmingDrop = asking;
-    this.drawnActions = "";
+    this.drawnActions.forget();
     this.renderActions(this.shownView());
     this.actions.querySelector<HTMLElement>(asking ? "[data-focus=drop-no]" : "[data-focus=drop]")?.focus();
   }
@@ -206,7 +199,7 @@ export class TaskItem {
   /** Runs a task action; its answer, or null (the failure said in the status). */
   private async act(args: Record<string, unknown>, doing: string): Promise<unknown> {
     this.busy = true;
-    this.drawnActions = "";
+    this.drawnActions.forget();
     this.renderActions(this.shownView());
     this.say(doing, "busy");
     try {
@@ -216,7 +209,7 @@ export class TaskItem {
       return null;
     } finally {
       this.busy = false;
-      this.drawnActions = "";
+      this.drawnActions.forget();
       this.renderActions(this.shownView());
     }
   }
