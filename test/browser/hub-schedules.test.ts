@@ -140,9 +140,15 @@ describe("the schedules view", () => {
     await page.goBack();
     await card.waitFor();
 
-    // Remove asks once more on the button, then it goes.
+    // Remove asks once more on the button, then it goes; asked, it stays asked while another
+    // schedule changes (that card alone is drawn again).
     await card.getByRole("button", { name: "Remove…" }).click();
-    await card.getByRole("button", { name: "Remove s1: sure?" }).click();
+    const sure = card.getByRole("button", { name: "Remove s1: sure?" });
+    await sure.waitFor();
+    await c.ok("schedule-pause", { id: "s2", paused: true });
+    await other.locator(".badge", { hasText: "paused" }).waitFor();
+    expect(await sure.count()).toBe(1);
+    await sure.click();
     await card.waitFor({ state: "detached" });
     await c.ok("schedule-rm", { id: "s2" });
     await other.waitFor({ state: "detached" });

@@ -6,7 +6,7 @@
 import { taskView } from "../../sdk/ts/protocol/board-view.js";
 import type { BoardTask } from "./api.js";
 import type { Ctx } from "./ctx.js";
-import { h } from "./dom.js";
+import { h, Shown } from "./dom.js";
 
 /** Its part in a task, or null when it has none: holds it, was sent it, did it, held it when dropped. */
 function partIn(t: BoardTask, id: string): string | null {
@@ -20,7 +20,7 @@ export class ClaimList {
   readonly el = h("section", { class: "claims-section", "aria-labelledby": "claims-title", hidden: true });
   private readonly list = h("ul", { class: "claims", "aria-label": "Its tasks" });
   private readonly unsubscribe: () => void;
-  private shown = "";
+  private readonly shown = new Shown();
 
   constructor(
     private readonly ctx: Ctx,
@@ -50,9 +50,8 @@ export class ClaimList {
       .map((t) => ({ t, part: partIn(t, this.id) }))
       .filter((x): x is { t: BoardTask; part: string } => x.part !== null)
       .sort((a, b) => Number(a.t.state === "done") - Number(b.t.state === "done"));
-    const key = JSON.stringify(mine.map(({ t, part }) => [t.id, t.title, t.state, part, t.result, t.after]));
-    if (key === this.shown) return;
-    this.shown = key;
+    const shows = mine.map(({ t, part }) => [t.id, t.title, t.state, part, t.result, t.after]);
+    if (!this.shown.changed(shows)) return;
     this.el.hidden = mine.length === 0;
     this.list.replaceChildren(
       ...mine.map(({ t, part }) => {

@@ -10,7 +10,7 @@ import { LIMITS } from "../../sdk/ts/protocol/limits.js";
 import { dueIn } from "../../sdk/ts/protocol/time-words.js";
 import { type ConciergeStatus, type FeedEntry, failedText, get, op, type StandingOrder } from "./api.js";
 import type { Ctx } from "./ctx.js";
-import { append, h, timeAgo } from "./dom.js";
+import { append, h, Shown, timeAgo } from "./dom.js";
 import type { View } from "./view.js";
 
 const ANSWERS = [
@@ -54,6 +54,11 @@ class ConciergeView implements View {
   private readonly answered = h("div", { class: "concierge-answered" });
   private readonly orderList = h("ul", { class: "orders", "aria-label": "Standing orders" });
   private orders: StandingOrder[] = [];
+  /**
+   * What the policy, the last answer and the orders show, as last drawn: each drawn again only
+   * when that changed, not on every status push (a radio or Undo pressed across one keeps its click).
+   */
+  private readonly drawn = { policy: new Shown(), answered: new Shown(), orders: new Shown() };
   private readonly actStatus = h("p", { class: "form-status", role: "status", "aria-live": "polite" });
   private readonly offs: (() => void)[];
 
@@ -197,8 +202,8 @@ class ConciergeView implements View {
 
   private renderPolicy(): void {
     const p = this.status?.policy;
-    if (!p) return;
     const ro = this.ctx.readOnly();
+    if (!p || !this.drawn.policy.changed([p, ro])) return;
     this.policy.replaceChildren(
       h("legend", {}, "May it answer sessions' questions in your place?"),
       ...ANSWERS.map(([value, label, words]) =>
@@ -242,6 +247,7 @@ class ConciergeView implements View {
 
   private renderAnswered(): void {
     const a = this.status?.answered;
+    if (!this.drawn.answered.changed([a ?? null, this.ctx.readOnly()])) return;
     if (!a) {
       this.answered.replaceChildren(h("p", { class: "muted" }, "It has not answered anyone in your place."));
       return;
@@ -278,6 +284,7 @@ class ConciergeView implements View {
 
   private renderOrders(): void {
     const ro = this.ctx.readOnly();
+    if (!this.drawn.orders.changed([this.orders, ro])) return;
     this.orderList.replaceChildren(
       ...(this.orders.length
         ? this.orders.map((o) =>
@@ -362,6 +369,9 @@ class ConciergeView implements View {
     } catch (err) {
       this.actStatus.dataset.kind = "error";
       this.actStatus.textContent = failedText(err, "try again");
+      // A radio or box the user changed shows the policy as it still is.
+      this.drawn.policy.forget();
+      this.renderPolicy();
     }
   }
 }

@@ -136,6 +136,51 @@ export function tickTimes(root: ParentNode = document): void {
 }
 
 /**
+ * A list's items, each element made anew only when what it shows changed (as Shown compares): a
+ * push for one item leaves the others' elements as they are, with the buttons under the pointer,
+ * a confirmation half asked and a status line said. The focus, on an element made anew, goes to
+ * the one with the same data-focus key in the same item.
+ */
+export class KeptItems<T> {
+  private readonly kept = new Map<string, { shown: Shown; el: HTMLElement | null }>();
+
+  constructor(
+    private readonly list: HTMLElement,
+    /** An item's identity: its element is kept across draws while what it shows is the same. */
+    private readonly id: (item: T) => string,
+    private readonly make: (item: T) => HTMLElement,
+  ) {}
+
+  /** Puts `items` in the list, in order; `shows`: what an item's element shows, the item by default. */
+  draw(items: readonly T[], shows: (item: T) => unknown = (item) => item): void {
+    const active = document.activeElement as HTMLElement | null;
+    const inList = active && this.list.contains(active) ? active : null;
+    const focusKey = inList?.dataset.focus;
+    const focusItem = inList && [...this.kept].find(([, d]) => d.el?.contains(inList))?.[0];
+    const ids = new Set(items.map(this.id));
+    for (const id of this.kept.keys()) if (!ids.has(id)) this.kept.delete(id);
+    const els = items.map((item) => {
+      const id = this.id(item);
+      const d = this.kept.get(id) ?? { shown: new Shown(), el: null };
+      this.kept.set(id, d);
+      if (d.shown.changed(shows(item)) || !d.el) d.el = this.make(item);
+      return d.el;
+    });
+    reconcile(this.list, els);
+    if (inList && !inList.isConnected && focusKey && focusItem)
+      this.kept
+        .get(focusItem)
+        ?.el?.querySelector<HTMLElement>(`[data-focus="${CSS.escape(focusKey)}"]`)
+        ?.focus({ preventScroll: true });
+  }
+
+  /** Every element made anew on the next draw (what they show depends on more than the items). */
+  forget(): void {
+    for (const d of this.kept.values()) d.shown.forget();
+  }
+}
+
+/**
  * Puts `want` in `parent`, in order, and takes out whatever else is there. What goes is taken out
  * first, so that what stays is moved only where its order changed (a row gone from the top does not
  * move every row after it, a button kept across a redraw is never out of the page); what comes, a

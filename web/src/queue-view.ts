@@ -7,7 +7,7 @@
 import { QUEUE_ENDED, type QueueState } from "../../sdk/ts/protocol/queue-states.js";
 import { failedText, op, type QueueEntry } from "./api.js";
 import type { Ctx } from "./ctx.js";
-import { h, reconcile, Shown, timeAgo } from "./dom.js";
+import { h, KeptItems, timeAgo } from "./dom.js";
 import { type QueueStore, queueStore } from "./queue-store.js";
 import { displayName } from "./row-words.js";
 import type { View } from "./view.js";
@@ -43,8 +43,12 @@ class QueueView implements View {
   private readonly opened = new Set<number>();
   /** Why a cancel was refused, by entry (one started meanwhile loses its Cancel anyway). */
   private readonly said = new Map<number, string>();
-  /** Each entry's element, made again only when the entry changes (dom.ts, Shown). */
-  private readonly drawn = new Map<number, { shown: Shown; el: HTMLLIElement | null }>();
+  /** Each entry's element, made anew only when the entry changes (dom.ts). */
+  private readonly entries = new KeptItems<QueueEntry>(
+    this.list,
+    (e) => String(e.n),
+    (e) => this.entry(e),
+  );
   private readonly offs: (() => void)[];
 
   constructor(private readonly ctx: Ctx) {
@@ -79,25 +83,8 @@ class QueueView implements View {
     this.error.textContent = this.store.error ? `Could not load the queue: ${this.store.error}` : "";
     this.empty.hidden = !this.store.loaded || all.length > 0 || !!this.store.error;
     this.list.toggleAttribute("aria-busy", !this.store.loaded);
-    const active = document.activeElement as HTMLElement | null;
-    const focusN = active?.closest<HTMLElement>("li.queue-entry")?.dataset.n;
-    const focusWhat = active?.dataset.focus;
     // Newest first: what is under way and queued at the top, the history below.
-    const shown = new Set(all.map((e) => e.n));
-    for (const n of this.drawn.keys()) if (!shown.has(n)) this.drawn.delete(n);
-    const els = all.reverse().map((e) => this.entryEl(e));
-    reconcile(this.list, els);
-    if (focusN && focusWhat && !active?.isConnected)
-      this.list
-        .querySelector<HTMLElement>(`li.queue-entry[data-n="${focusN}"] [data-focus="${focusWhat}"]`)
-        ?.focus();
-  }
-
-  private entryEl(e: QueueEntry): HTMLLIElement {
-    const d = this.drawn.get(e.n) ?? { shown: new Shown(), el: null };
-    this.drawn.set(e.n, d);
-    if (d.shown.changed([e, this.said.get(e.n)]) || !d.el) d.el = this.entry(e);
-    return d.el;
+    this.entries.draw(all.reverse(), (e) => [e, this.said.get(e.n)]);
   }
 
   /** The jobs' names follow their rows (a rename, a row that arrived after the queue). */

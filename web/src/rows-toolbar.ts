@@ -5,7 +5,7 @@
  */
 import type { Profile, Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
-import { counted, h } from "./dom.js";
+import { counted, h, Shown } from "./dom.js";
 import { type Prefs, prefs, setPrefs } from "./prefs.js";
 import { ClearEnded } from "./rows-tidy.js";
 import { isFiltered, LOCAL_DAEMON, NO_FILTER, STATE_CHOICES } from "./triage.js";
@@ -59,7 +59,7 @@ export class RowsToolbar {
   private readonly profile: HTMLSelectElement;
   private readonly daemon: HTMLSelectElement;
   private readonly daemonTool: HTMLElement;
-  private daemonsShown = "";
+  private readonly daemonsShown = new Shown();
   private readonly order: HTMLSelectElement;
   private readonly density: HTMLButtonElement[];
   private readonly reset: HTMLButtonElement;
@@ -67,7 +67,7 @@ export class RowsToolbar {
   private readonly foldEnded: HTMLSelectElement;
   private readonly clearEnded: ClearEnded;
   private readonly count = h("span", { class: "count muted" });
-  private profilesShown = "";
+  private readonly profilesShown = new Shown();
 
   constructor(
     private readonly ctx: Ctx,
@@ -226,9 +226,7 @@ export class RowsToolbar {
   /** The daemon filter, shown once there are remotes: this daemon, then each remote (one not answering says so). */
   private showDaemons(remotes: Counts["remotes"], chosen: string): void {
     this.daemonTool.hidden = remotes.length === 0 && !chosen;
-    const key = remotes.map((r) => `${r.name} ${r.reachable}`).join("\n");
-    if (key !== this.daemonsShown) {
-      this.daemonsShown = key;
+    if (this.daemonsShown.changed(remotes.map((r) => [r.name, r.reachable]))) {
       this.daemon.replaceChildren(
         h("option", { value: "" }, "every daemon"),
         h("option", { value: LOCAL_DAEMON }, "this daemon"),
@@ -242,9 +240,7 @@ export class RowsToolbar {
 
   private showProfiles(names: string[], chosen: string): void {
     const all = chosen && !names.includes(chosen) ? [...names, chosen] : names;
-    const key = all.join("\n");
-    if (key !== this.profilesShown) {
-      this.profilesShown = key;
+    if (this.profilesShown.changed(all)) {
       this.profile.replaceChildren(
         h("option", { value: "" }, "every profile"),
         ...all.map((p) => h("option", { value: p }, p)),

@@ -8,7 +8,7 @@
 import { dueIn, zonedClock } from "../../sdk/ts/protocol/time-words.js";
 import { failedText, get, op, type Schedule, type ScheduleEvent } from "./api.js";
 import type { Ctx } from "./ctx.js";
-import { type Child, h, timeAgo } from "./dom.js";
+import { type Child, h, KeptItems, timeAgo } from "./dom.js";
 import { displayName } from "./row-words.js";
 import { ScheduleForm } from "./schedule-form.js";
 import type { View } from "./view.js";
@@ -24,6 +24,12 @@ class SchedulesView implements View {
   private readonly list = h("ul", { class: "schedules", "aria-label": "Schedules", "aria-busy": "true" });
   private readonly empty = h("p", { class: "empty", hidden: true }, "No schedules yet.");
   private readonly schedules = new Map<string, Schedule>();
+  /** Each card, made anew only when its schedule changed (dom.ts): a Remove… asked, a status said, stay. */
+  private readonly cards = new KeptItems<Schedule>(
+    this.list,
+    (s) => s.id,
+    (s) => this.card(s),
+  );
   private readonly form: ScheduleForm | null;
   private readonly offs: (() => void)[];
   /** Keeps each "(in 3 h)" true between pushes. */
@@ -86,17 +92,10 @@ class SchedulesView implements View {
     this.render();
   }
 
-  /** Drawn again whole: there are at most 100, and they change once a run at the most. */
   private render(): void {
     const all = [...this.schedules.values()].sort((a, b) => idNumber(a.id) - idNumber(b.id));
     this.empty.hidden = all.length > 0;
-    const focused = document.activeElement?.closest<HTMLElement>("li.schedule")?.dataset.id;
-    const action = (document.activeElement as HTMLElement | null)?.dataset.action;
-    this.list.replaceChildren(...all.map((s) => this.card(s)));
-    if (focused && action)
-      this.list
-        .querySelector<HTMLElement>(`li.schedule[data-id="${focused}"] [data-action="${action}"]`)
-        ?.focus();
+    this.cards.draw(all);
   }
 
   private card(s: Schedule): HTMLLIElement {
@@ -138,10 +137,10 @@ class SchedulesView implements View {
     const act = (name: string, label: string, run: () => Promise<unknown>, cls = "") =>
       h(
         "button",
-        { type: "button", class: cls, "data-action": name, onclick: () => void this.act(status, run) },
+        { type: "button", class: cls, "data-focus": name, onclick: () => void this.act(status, run) },
         label,
       );
-    const remove = h("button", { type: "button", class: "danger", "data-action": "rm" }, "Remove…");
+    const remove = h("button", { type: "button", class: "danger", "data-focus": "rm" }, "Remove…");
     remove.addEventListener("click", () => {
       // Asked once more on the button itself: a schedule removed is gone, with its runs' list.
       if (remove.dataset.confirm) void this.act(status, () => op("schedule-rm", { id: s.id }));

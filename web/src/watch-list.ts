@@ -6,7 +6,7 @@
 import { dueIn } from "../../sdk/ts/protocol/time-words.js";
 import type { Row } from "./api.js";
 import type { Ctx } from "./ctx.js";
-import { h } from "./dom.js";
+import { h, Shown } from "./dom.js";
 
 const WORDS = { idle: "is next idle", ended: "has ended", handback: "have handed back" } as const;
 /** A watch on its own children (`watch {children: true}`): its `id` is the row's own. */
@@ -15,7 +15,7 @@ const CHILDREN_WORDS = { idle: "are in", ended: "have all ended", handback: "are
 export class WatchList {
   readonly el = h("section", { class: "watches-section", "aria-labelledby": "watches-title", hidden: true });
   private readonly list = h("ul", { class: "watches", "aria-label": "Its watches" });
-  private shown = "";
+  private readonly shown = new Shown();
 
   constructor(private readonly ctx: Ctx) {
     this.el.append(
@@ -30,9 +30,7 @@ export class WatchList {
   }
 
   update(row: Row): void {
-    const key = JSON.stringify(row.watches);
-    if (key === this.shown) return;
-    this.shown = key;
+    if (!this.shown.changed(row.watches)) return;
     this.el.hidden = row.watches.length === 0;
     this.list.replaceChildren(
       ...row.watches.map((w) => {
