@@ -5,8 +5,8 @@
  * answered, its choices disabled; the keyboard goes on to the next blocked row; it moves once the
  * pointer leaves), and no other row gets an answer; a question changed between the draw and the
  * click is refused (`conflict`), said on the row, nothing sent, and the row drawn again with it;
- * a press on a choice (or on a roomy card's Stop) before a push to its row and the release after it
- * is still a click.
+ * a press on a choice (or on a roomy card's Stop, or on a row's name) before a push to its row and
+ * the release after it is still a click.
  */
 import type { Locator, Page, WebSocketRoute } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -170,7 +170,7 @@ describe("answering a moving list", () => {
     expect(pageErrors(page)).toEqual([]);
   });
 
-  it("a press before a push to its row and a release after it: still a click (a choice; Stop on a roomy card)", async () => {
+  it("a press before a push to its row and a release after it: still a click (a choice, Stop on a roomy card, its name)", async () => {
     const id = await blockedJob("press", "Ship it?", ["ship", "hold"]);
     const other = await blockedJob("long task", "Go on?", ["y", "n"]);
     /** Presses `button`, pushes a change to its row (a rename, drawn), releases. */
@@ -199,6 +199,16 @@ describe("answering a moving list", () => {
       async () => (await apiRow(shared.d, other)).life !== "running",
     );
     expect(await replies(other)).toEqual([]);
+
+    // A row's name, pressed before a pin (drawn) and released after: its page opens.
+    const link = dense.locator(`li.row[data-id="${id}"] a.name`);
+    const box = (await link.boundingBox())!;
+    await dense.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await dense.mouse.down();
+    await apiPost(shared.d, "pin", { id, pinned: true });
+    await dense.locator(`li.row[data-id="${id}"] .pin`).waitFor({ timeout: WAIT });
+    await dense.mouse.up();
+    await dense.waitForFunction((want) => location.hash === want, `#/jobs/${id}`, { timeout: WAIT });
     expect(pageErrors(dense)).toEqual([]);
     expect(pageErrors(roomy)).toEqual([]);
   });

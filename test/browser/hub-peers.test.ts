@@ -86,7 +86,13 @@ describe("a parent and its children", () => {
     // Folded: the children hidden, how many said, the badge still there; kept across a reload.
     const toggle = line(planner.id).getByRole("button", { name: "Hide the 3 jobs under planner" });
     expect(await toggle.getAttribute("aria-expanded")).toBe("true");
-    await toggle.click();
+    // Pressed, the planner's row drawn again for its report, released: still the toggle's click.
+    const box = (await toggle.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await planner.report({ state: "working", summary: "splitting the release into four parts" });
+    await line(planner.id).getByText("splitting the release into four parts").waitFor({ timeout: WAIT });
+    await page.mouse.up();
     await expect.poll(() => drawn(page), { timeout: WAIT }).toEqual(["planner@0", "unrelated job@0"]);
     await line(planner.id).locator(".folded-count", { hasText: "+3" }).waitFor();
     await line(planner.id).locator(".need-under").waitFor();

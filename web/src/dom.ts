@@ -136,6 +136,22 @@ export function tickTimes(root: ParentNode = document): void {
 }
 
 /**
+ * A part's elements by name (a row's fold toggle, its name's link, its choices), each made anew
+ * only when what it shows changed (as Shown compares): a push that changes the rest leaves them
+ * the same elements, so that a press and release across it is still a click.
+ */
+export class KeptParts {
+  private readonly parts = new Map<string, { shown: Shown; el: Child }>();
+
+  get<T extends Child>(name: string, shows: unknown, make: () => T): T {
+    const part = this.parts.get(name) ?? { shown: new Shown(), el: null };
+    this.parts.set(name, part);
+    if (part.shown.changed(shows)) part.el = make();
+    return part.el as T;
+  }
+}
+
+/**
  * A list's items, each element made anew only when what it shows changed (as Shown compares): a
  * push for one item leaves the others' elements as they are, with the buttons under the pointer,
  * a confirmation half asked and a status line said. The focus, on an element made anew, goes to

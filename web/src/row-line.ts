@@ -37,14 +37,13 @@ function saying(row: Row): { text: string; kind: string } {
 }
 
 /**
- * The line's cells; `choices`, the cell of the question's buttons (row-question.ts, kept by the row
- * across its redraws), goes after what it says;
- * `tree`, the row's fold toggle and notes (row-tree.ts), around its name.
+ * The line's cells. The row keeps two of them across its redraws, with what a click goes to in
+ * them: `name`, the cell of its name (nameCell's parts), and `choices`, the cell of the question's
+ * buttons (row-question.ts), after what it says.
  */
-export function lineCells(row: Row, choices: Child, tree: { toggle: Child; notes: Child[] }): Child[] {
+export function lineCells(row: Row, name: HTMLElement, choices: Child): Child[] {
   const { word, tone, exit } = stateOf(row);
   const said = saying(row);
-  const name = displayName(row);
   return [
     h(
       "span",
@@ -55,21 +54,7 @@ export function lineCells(row: Row, choices: Child, tree: { toggle: Child; notes
       },
       badgeWord(row, word),
     ),
-    h(
-      "span",
-      { class: "cell-name" },
-      tree.toggle,
-      row.pinned ? h("span", { class: "pin" }, "pinned") : null,
-      h(
-        "a",
-        { class: "name", id: `name-${row.id}`, href: `#/jobs/${row.id}`, title: `${name} (${row.id})` },
-        name,
-      ),
-      daemonTag(row),
-      sandboxTag(row),
-      overlapTag(row),
-      tree.notes,
-    ),
+    name,
     h(
       "span",
       {
@@ -85,6 +70,41 @@ export function lineCells(row: Row, choices: Child, tree: { toggle: Child; notes
     choices,
     h("span", { class: "cell-time" }, timeAgo(row.updatedAt)),
   ];
+}
+
+/**
+ * What the line's cell of the name holds: `tree`, the row's fold toggle and notes (row-tree.ts),
+ * around `name`, its link (nameLink).
+ */
+export function nameCell(
+  row: Row,
+  tree: { toggle: Child; notes: Child[] },
+  name: Child,
+): (Child | Child[])[] {
+  return [
+    tree.toggle,
+    row.pinned ? h("span", { class: "pin" }, "pinned") : null,
+    name,
+    daemonTag(row),
+    sandboxTag(row),
+    overlapTag(row),
+    tree.notes,
+  ];
+}
+
+/** The row's name, a link to its page; `line`: the dense line's, its id in its title. */
+export function nameLink(row: Row, line: boolean): HTMLAnchorElement {
+  const name = displayName(row);
+  return h(
+    "a",
+    {
+      class: "name",
+      id: `name-${row.id}`,
+      href: `#/jobs/${row.id}`,
+      title: line ? `${name} (${row.id})` : null,
+    },
+    name,
+  );
 }
 
 /** " · cpu 12% · 340 MB" for a running job (docs/budgets.md, "Resources"); null for the rest. */

@@ -8,7 +8,7 @@
 import { newRequestId, op, type Row } from "./api.js";
 import { conflictText, isConflict } from "./asked.js";
 import type { Ctx } from "./ctx.js";
-import { h, Shown } from "./dom.js";
+import { h, KeptParts } from "./dom.js";
 
 /** Where the choices live: their row, and its status line. */
 export interface ChoicesHost {
@@ -31,9 +31,8 @@ export class Choices {
   /** The answer's reply seq: once the agent has taken it (acked), the choices are live again. */
   private answeredSeq = 0;
   private busy = false;
-  /** What was drawn last (render or buttons), kept while what it shows is the same (dom.ts, Shown). */
-  private readonly shown = new Shown();
-  private drawn: HTMLElement | null = null;
+  /** What was drawn (render, buttons), kept while what it shows is the same (dom.ts). */
+  private readonly drawn = new KeptParts();
 
   constructor(
     private readonly ctx: Ctx,
@@ -78,10 +77,8 @@ export class Choices {
    */
   private kept(part: string, make: () => HTMLElement | null): HTMLElement | null {
     const row = this.host.row;
-    const asked = [part, this.key, row.id, row.asked, row.suggested];
-    if (this.shown.changed([asked, this.answered, this.busy, this.host.held, this.ctx.readOnly()]))
-      this.drawn = make();
-    return this.drawn;
+    const asked = [this.key, row.id, row.asked, row.suggested];
+    return this.drawn.get(part, [asked, this.answered, this.busy, this.host.held, this.ctx.readOnly()], make);
   }
 
   private question(): HTMLElement | null {

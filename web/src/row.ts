@@ -7,14 +7,14 @@
 import { failedText, op, type Row } from "./api.js";
 import { BudgetForm } from "./budget-form.js";
 import type { Ctx } from "./ctx.js";
-import { h, replaceKeepingFocus, timeAgo } from "./dom.js";
+import { h, KeptParts, replaceKeepingFocus, timeAgo } from "./dom.js";
 import { overlapTag } from "./overlaps-view.js";
 import { RenameForm } from "./rename-form.js";
 import { ReplyForm } from "./reply-form.js";
 import { type ActionsHost, RowActions } from "./row-actions.js";
 import { isBudgetStopped } from "./row-budget.js";
 import { detailsList, metaLine } from "./row-details.js";
-import { daemonTag, lineCells, sandboxTag } from "./row-line.js";
+import { daemonTag, lineCells, nameCell, nameLink, sandboxTag } from "./row-line.js";
 import { Choices, type ChoicesHost } from "./row-question.js";
 import { foldToggle, NO_TREE, samePlace, type TreePlace, treeNotes } from "./row-tree.js";
 import { badgeWord, displayName, isRunning, stateOf } from "./row-words.js";
@@ -44,7 +44,15 @@ export class RowView implements ActionsHost, ChoicesHost {
   private readonly actions: RowActions;
   private readonly status: HTMLParagraphElement;
   private readonly choices: Choices;
-  /** The dense line's cell of the choices: kept, as they are, across redraws. */
+  /**
+   * What a click goes to (its fold toggle, its name's link, its choices), kept while it shows the
+   * same (dom.ts), in elements kept too: a redraw puts new parts around them, never moves them (an
+   * element taken out between a press and its release gets no click, put back or not).
+   */
+  private readonly kept = new KeptParts();
+  /** The roomy card's first line; the dense line's cells of the name and of the choices. */
+  private readonly head = h("div", { class: "row-head" });
+  private readonly nameCell = h("span", { class: "cell-name" });
   private readonly choicesCell = h("span", { class: "cell-choices" });
   private readonly check: HTMLInputElement | null = null;
   private selected = false;
@@ -259,46 +267,50 @@ export class RowView implements ActionsHost, ChoicesHost {
   redraw(): void {
     const row = this.row;
     const { word, tone, exit } = stateOf(row);
-    const dense = this.opts.dense ? " dense" : "";
+    const dense = !!this.opts.dense;
     const child = this.tree.depth ? " child" : "";
-    this.el.className = `row${dense}${child}${this.answered ? " answered" : ""} t-${tone}${word === "starting" ? " starting" : ""}${row.pinned ? " pinned" : ""}${this.selected ? " selected" : ""}${row.reachable === false ? " unreachable" : ""}`;
+    this.el.className = `row${dense ? " dense" : ""}${child}${this.answered ? " answered" : ""} t-${tone}${word === "starting" ? " starting" : ""}${row.pinned ? " pinned" : ""}${this.selected ? " selected" : ""}${row.reachable === false ? " unreachable" : ""}`;
     this.el.title =
       row.reachable === false ? `${row.daemon} does not answer: the row as it was last seen` : "";
-    const toggle = foldToggle(row, this.tree, this.opts.fold, !!this.opts.dense);
+    const { children, descendants, folded } = this.tree;
+    const toggle = this.kept.get("fold", [displayName(row), children, descendants, folded, dense], () =>
+      foldToggle(row, this.tree, this.opts.fold, dense),
+    );
+    const name = this.kept.get("name", displayName(row), () => nameLink(row, dense));
     const notes = treeNotes(this.tree);
-    if (this.opts.dense) {
+    if (dense) {
       const buttons = this.choices.buttons();
       if (buttons && this.choicesCell.firstChild !== buttons) this.choicesCell.replaceChildren(buttons);
       const choices = buttons ? this.choicesCell : null;
-      replaceKeepingFocus(this.main, [this.check, lineCells(row, choices, { toggle, notes })]);
+      replaceKeepingFocus(this.nameCell, nameCell(row, { toggle, notes }, name));
+      replaceKeepingFocus(this.main, [this.check, lineCells(row, this.nameCell, choices)]);
       this.markAnswered();
       return;
     }
     // A terminal's question is its screen's last line, which is its summary too: said once.
     const summary =
       row.summary && !(row.state === "blocked" && row.summary === row.question) ? row.summary : null;
-    replaceKeepingFocus(this.main, [
+    replaceKeepingFocus(this.head, [
+      this.check,
       h(
-        "div",
-        { class: "row-head" },
-        this.check,
-        h(
-          "span",
-          { class: `badge b-${tone}${isBudgetStopped(row) ? " b-budget" : ""}`, id: `state-${row.id}` },
-          badgeWord(row, word),
-        ),
-        exit ? h("span", { class: "muted exit" }, exit) : null,
-        toggle,
-        h("a", { class: "name", id: `name-${row.id}`, href: `#/jobs/${row.id}` }, displayName(row)),
-        daemonTag(row),
-        row.pinned ? h("span", { class: "pin" }, "pinned") : null,
-        sandboxTag(row),
-        overlapTag(row),
-        notes,
-        h("span", { class: "muted ident" }, row.id, h("span", { class: "profile" }, ` · ${row.profile}`)),
-        h("span", { class: "spacer" }),
-        timeAgo(row.updatedAt),
+        "span",
+        { class: `badge b-${tone}${isBudgetStopped(row) ? " b-budget" : ""}`, id: `state-${row.id}` },
+        badgeWord(row, word),
       ),
+      exit ? h("span", { class: "muted exit" }, exit) : null,
+      toggle,
+      name,
+      daemonTag(row),
+      row.pinned ? h("span", { class: "pin" }, "pinned") : null,
+      sandboxTag(row),
+      overlapTag(row),
+      notes,
+      h("span", { class: "muted ident" }, row.id, h("span", { class: "profile" }, ` · ${row.profile}`)),
+      h("span", { class: "spacer" }),
+      timeAgo(row.updatedAt),
+    ]);
+    replaceKeepingFocus(this.main, [
+      this.head,
       summary ? h("p", { class: "summary" }, summary) : null,
       this.choices.render(),
       row.error ? h("p", { class: "error" }, row.error) : null,
