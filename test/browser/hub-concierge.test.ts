@@ -106,7 +106,16 @@ describe("the concierge panel", () => {
     await concierge.c.ok("concierge-reply", { id: other.id, text: "no", why: "it is Friday evening" });
     await page.goto(`${d.url}#/concierge`);
     await page.getByText("Why: it is Friday evening").waitFor();
-    await page.getByRole("button", { name: "Undo this answer" }).click();
+    // Pressed, the policy changed elsewhere (a status push, its switches drawn again), released:
+    // still Undo's click.
+    const undo = (await page.getByRole("button", { name: "Undo this answer" }).boundingBox())!;
+    await page.mouse.move(undo.x + undo.width / 2, undo.y + undo.height / 2);
+    await page.mouse.down();
+    await c.ok("concierge", { action: "answer", answer: "never" });
+    await expect
+      .poll(() => page.getByRole("radio", { name: /Never/ }).isChecked(), { timeout: WAIT })
+      .toBe(true);
+    await page.mouse.up();
     await page.getByText("undone", { exact: true }).waitFor();
     // Back on the page: the conversation loaded again, each thing said once.
     expect(await talk.locator("li.said").allTextContents()).toEqual([
