@@ -4,7 +4,8 @@
  * each child under its parent, foldable, the fold kept; a blocked child is found first (its tree
  * goes up, its parent says so, the "need you" filter shows it apart); a message from one session
  * to another is on both job pages (sender → receiver), live, with a watch's notice and the spawns,
- * and readable in the events feed. Screenshots of the tree in the dense and roomy views, a job's
+ * and readable in the events feed; a child's Parent link, pressed across a push, still opens its
+ * parent's page. Screenshots of the tree in the dense and roomy views, a job's
  * page with its messages and the feed go to test-output/screenshots/.
  */
 import type { Page } from "playwright-core";
@@ -237,6 +238,19 @@ describe("messages between sessions", () => {
       ]);
     await page.getByRole("heading", { name: /^Messages/ }).scrollIntoViewIfNeeded();
     await shot(page, "peers-job-messages");
+
+    // The child's page: its Parent link, pressed, the child's row drawn again for its report,
+    // released: the parent's page opens.
+    await page.goto(`${d.url}#/jobs/${helper.id}`);
+    const parentLink = page.locator("dl.details a", { hasText: right.id });
+    await parentLink.waitFor();
+    const box = (await parentLink.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await helper.report({ state: "working", summary: "checking the other files too" });
+    await page.locator(".job-view .summary", { hasText: "checking the other files too" }).waitFor();
+    await page.mouse.up();
+    await page.waitForFunction((want) => location.hash === want, `#/jobs/${right.id}`, { timeout: WAIT });
 
     // A job with none has no Messages section.
     const { job: quiet } = await c.ok("dispatch", { profile: "silent", name: "quiet", cwd: dir });

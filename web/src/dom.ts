@@ -141,13 +141,13 @@ export function tickTimes(root: ParentNode = document): void {
  * the same elements, so that a press and release across it is still a click.
  */
 export class KeptParts {
-  private readonly parts = new Map<string, { shown: Shown; el: Child }>();
+  private readonly parts = new Map<string, { shown: Shown; made: unknown }>();
 
-  get<T extends Child>(name: string, shows: unknown, make: () => T): T {
-    const part = this.parts.get(name) ?? { shown: new Shown(), el: null };
+  get<T>(name: string, shows: unknown, make: () => T): T {
+    const part = this.parts.get(name) ?? { shown: new Shown(), made: null };
     this.parts.set(name, part);
-    if (part.shown.changed(shows)) part.el = make();
-    return part.el as T;
+    if (part.shown.changed(shows)) part.made = make();
+    return part.made as T;
   }
 }
 

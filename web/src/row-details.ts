@@ -3,13 +3,17 @@
  * context, cost, pending replies, PR links), and on a job's page the full list (process, directory…).
  */
 import type { Row } from "./api.js";
-import { type Child, h, timeAgo } from "./dom.js";
+import { type Child, h, type KeptParts, timeAgo } from "./dom.js";
 import { overlapList } from "./overlaps-view.js";
 import { budgetWords, isBudgetStopped } from "./row-budget.js";
 import { contextWords, costWords, resourcesText, resourcesTitle } from "./row-words.js";
 
-/** The line under the summary; null when there is nothing to say. */
-export function metaLine(row: Row): Child {
+/**
+ * The items of the line under the summary (none: nothing to say). Its links (`kept`, the row's:
+ * dom.ts) are the same elements while they point at the same place: a push does not take a link
+ * from under a press.
+ */
+export function metaItems(row: Row, kept: KeptParts): Child[] {
   const items: Child[] = [];
   if (row.tool && row.state === "working") items.push(h("li", { class: "tool" }, "⚙ ", row.tool));
   if (row.model) items.push(h("li", null, row.model, row.thinking ? ` · ${row.thinking}` : ""));
@@ -53,12 +57,16 @@ export function metaLine(row: Row): Child {
   if (row.suggested) items.push(h("li", { class: "muted" }, `suggested: ${row.suggested.text}`));
   // An agent's links are its to say: only web addresses become links (never javascript: or data:).
   for (const link of (row.prLinks ?? []).filter(isWebLink))
-    items.push(h("li", null, h("a", { href: link, target: "_blank", rel: "noreferrer noopener" }, "PR")));
-  return items.length ? h("ul", { class: "meta", "aria-label": "Details" }, items) : null;
+    items.push(
+      kept.get(`pr ${link}`, link, () =>
+        h("li", null, h("a", { href: link, target: "_blank", rel: "noreferrer noopener" }, "PR")),
+      ),
+    );
+  return items;
 }
 
-/** Everything known of the job, as a list of terms (a job's page). */
-export function detailsList(row: Row): HTMLDListElement {
+/** Everything known of the job, as a list of terms (a job's page): its terms and their values; the link kept as above. */
+export function detailsItems(row: Row, kept: KeptParts): Child[] {
   const pairs: [string, Child][] = [
     ["Job", row.id],
     ["Profile", `${row.profile} (${row.kind}${row.role ? `, ${row.role}` : ""})`],
@@ -85,13 +93,15 @@ export function detailsList(row: Row): HTMLDListElement {
   ];
   if (row.waitingFor) pairs.push(["Waiting for", row.waitingFor]);
   if (row.capabilities.length) pairs.push(["Capabilities", row.capabilities.join(", ")]);
-  if (row.parent) pairs.push(["Parent", h("a", { href: `#/jobs/${row.parent}` }, row.parent)]);
-  if (row.usage) pairs.push(["Usage", h("code", null, JSON.stringify(row.usage))]);
-  return h(
-    "dl",
-    { class: "details" },
-    pairs.flatMap(([k, v]) => [h("dt", null, k), h("dd", null, v)]),
-  );
+  const terms = (list: [string, Child][]) => list.flatMap(([k, v]) => [h("dt", null, k), h("dd", null, v)]);
+  const parent = row.parent;
+  return [
+    ...terms(pairs),
+    ...(parent
+      ? kept.get("parent", parent, () => terms([["Parent", h("a", { href: `#/jobs/${parent}` }, parent)]]))
+      : []),
+    ...terms(row.usage ? [["Usage", h("code", null, JSON.stringify(row.usage))]] : []),
+  ];
 }
 
 /** The row's branch and what it changed: `⎇ roost/j3 +12 −4`. */

@@ -13,7 +13,7 @@ import { RenameForm } from "./rename-form.js";
 import { ReplyForm } from "./reply-form.js";
 import { type ActionsHost, RowActions } from "./row-actions.js";
 import { isBudgetStopped } from "./row-budget.js";
-import { detailsList, metaLine } from "./row-details.js";
+import { detailsItems, metaItems } from "./row-details.js";
 import { daemonTag, lineCells, nameCell, nameLink, sandboxTag } from "./row-line.js";
 import { Choices, type ChoicesHost } from "./row-question.js";
 import { foldToggle, NO_TREE, samePlace, type TreePlace, treeNotes } from "./row-tree.js";
@@ -54,6 +54,9 @@ export class RowView implements ActionsHost, ChoicesHost {
   private readonly head = h("div", { class: "row-head" });
   private readonly nameCell = h("span", { class: "cell-name" });
   private readonly choicesCell = h("span", { class: "cell-choices" });
+  /** The card's line of details, and a job page's list of them (which hold links). */
+  private readonly meta = h("ul", { class: "meta", "aria-label": "Details" });
+  private readonly details = h("dl", { class: "details" });
   private readonly check: HTMLInputElement | null = null;
   private selected = false;
   /** Held in its place as answered (rows-hold.ts): marked so, its choices disabled. */
@@ -309,13 +312,16 @@ export class RowView implements ActionsHost, ChoicesHost {
       h("span", { class: "spacer" }),
       timeAgo(row.updatedAt),
     ]);
+    const meta = metaItems(row, this.kept);
+    replaceKeepingFocus(this.meta, meta);
+    if (this.opts.full) replaceKeepingFocus(this.details, detailsItems(row, this.kept));
     replaceKeepingFocus(this.main, [
       this.head,
       summary ? h("p", { class: "summary" }, summary) : null,
       this.choices.render(),
       row.error ? h("p", { class: "error" }, row.error) : null,
-      metaLine(row),
-      this.opts.full ? detailsList(row) : null,
+      meta.length ? this.meta : null,
+      this.opts.full ? this.details : null,
     ]);
     this.markAnswered();
     this.renderActions();
