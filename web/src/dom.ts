@@ -189,11 +189,6 @@ export class KeptItems<T> {
         ?.el?.querySelector<HTMLElement>(`[data-focus="${CSS.escape(focusKey)}"]`)
         ?.focus({ preventScroll: true });
   }
-
-  /** Every element made anew on the next draw (what they show depends on more than the items). */
-  forget(): void {
-    for (const d of this.kept.values()) d.shown.forget();
-  }
 }
 
 /**
