@@ -5,6 +5,8 @@
  */
 import fs from "node:fs";
 import os from "node:os";
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance } from "fastify";
 import { JobSockets } from "../bridge/job-sockets.js";
 import { Bridge } from "../bridge/server.js";
@@ -51,6 +53,9 @@ import { watchForStalls } from "./stalls.js";
 import type { BoardStore } from "./store/board.js";
 import { Store } from "./store/store.js";
 import { ROOST_VERSION } from "./version.js";
+
+/** How long HTTP waits at most for the agents to connect again after a restart. */
+const AGENTS_BACK_MOST_MS = 500;
 
 export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   // What the daemon prints is its log (daemon.log under `roost start`): no secret is ever in it,
@@ -196,10 +201,6 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   feed.observe((entry) => core.concierge.digests.observed(entry));
   registry.onNoted = (job) => core.idle.noted(job);
 
-  // The HTTP face is loaded and built while the jobs are found again (mostly a wait on the pty
-  // host), and listens once the socket does: agents and the CLI never wait on it.
-  const building = import("./http/app.js").then((m) => m.buildHttp(core));
-  building.catch(() => {}); // awaited below; a failure there is the daemon's
   recordSetAside(core, loaded.setAside);
   await findJobsAgain(core);
   core.board.afterRestart(); // claims follow lives: those of sessions gone meanwhile go
@@ -254,7 +255,11 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   process.on("uncaughtException", (err) => console.error("roost: uncaught:", err));
   process.on("unhandledRejection", (err) => console.error("roost: unhandled rejection:", err));
 
-  http = await building;
+  // The HTTP face is loaded and built once the agents are back: after a restart they all connect
+  // again at once, and the face's modules (~150 ms of compiling and building on a small machine)
+  // would be in their way. A hub's page waits that long more.
+  await agentsBack(registry, AGENTS_BACK_MOST_MS);
+  http = await (await import("./http/app.js")).buildHttp(core);
   const { listenHub } = await import("./http/start.js");
   const url = await listenHub(core, http, address, toTerminal);
   if (!url) return shutdown(1);
@@ -291,3 +296,13 @@ async function openSharedBoard(board: NonNullable<Config["board"]>, home: string
 /** A close that waits at most a moment: a shutdown never hangs on a slow client. */
 const closeSoon = (closing: Promise<unknown> | undefined) =>
   Promise.race([closing?.catch(() => {}), new Promise((r) => setTimeout(r, 1000).unref())]);
+
+/**
+ * Resolves once every running job whose agent spoke before (a protocol job) is connected again,
+ * or after `mostMs`: an agent that died with the daemon never comes back.
+ */
+async function agentsBack(registry: Registry, mostMs: number): Promise<void> {
+  const away = registry.all().filter((j) => j.rec.life === "running" && j.rec.kind === "protocol");
+  const until = performance.now() + mostMs;
+  while (away.some((j) => j.link === null) && performance.now() < until) await sleep(5);
+}

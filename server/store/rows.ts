@@ -45,24 +45,45 @@ const sent: Kept = {
 const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
+/** What `map` holds for `key`, made and kept the first time it is asked for. */
+function once<T>(map: Map<string, T>, key: string, make: () => T): T {
+  let found = map.get(key);
+  if (found === undefined) {
+    found = make();
+    map.set(key, found);
+  }
+  return found;
+}
+
 /** A table's way with its records (`R`, read back as `Read`): the rule, but for the fields `kept` names. */
 function table<R extends object, Read = R>(kept: { [F in keyof R]?: Kept }) {
   const byField = new Map<string, Kept>(Object.entries(kept));
-  const byColumn = new Map([...byField].map(([field, k]) => [k.column ?? snake(field), { field, k }]));
+  const byColumn = new Map<string, { field: string; k: Kept | undefined }>(
+    [...byField].map(([field, k]) => [k.column ?? snake(field), { field, k }]),
+  );
+  // Each name's other spelling is found once, then kept: a table's names are few and always the
+  // same, and spelling them anew for every write was ~3 % of a busy daemon's time (profiled).
+  const toColumn = new Map<string, { column: string; k: Kept | undefined }>();
+  const column = (field: string) =>
+    once(toColumn, field, () => {
+      const k = byField.get(field);
+      return { column: k?.column ?? snake(field), k };
+    });
+  const field = (column: string) => once(byColumn, column, () => ({ field: camel(column), k: undefined }));
   return {
     params(record: R): Params {
       const params: Params = {};
-      for (const [field, value] of Object.entries(record)) {
-        const k = byField.get(field);
-        params[k?.column ?? snake(field)] = k?.write ? k.write(value) : value;
+      for (const [name, value] of Object.entries(record)) {
+        const { column: c, k } = column(name);
+        params[c] = k?.write ? k.write(value) : value;
       }
       return params;
     },
     record(row: Params): Read {
       const record: Record<string, unknown> = {};
-      for (const [column, value] of Object.entries(row)) {
-        const { field, k } = byColumn.get(column) ?? { field: camel(column), k: undefined };
-        record[field] = k?.read ? k.read(value) : value;
+      for (const [c, value] of Object.entries(row)) {
+        const { field: f, k } = field(c);
+        record[f] = k?.read ? k.read(value) : value;
       }
       return record as Read;
     },

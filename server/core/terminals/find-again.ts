@@ -5,9 +5,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { readOwn } from "../../home.js";
 import { jobDir } from "../../paths.js";
-import type { Core, ExitInfo } from "../core.js";
+import type { Core, ExitInfo, Terminals } from "../core.js";
 import { ROOST } from "../feed.js";
-import { ended, isEnded, onExit, start, terminalStarted } from "../jobs/index.js";
+import { ended, isEnded, type LiveJob, onExit, start, terminalStarted } from "../jobs/index.js";
 import { onScreen } from "./screens.js";
 
 /**
@@ -39,30 +39,22 @@ export async function findJobsAgain(core: Core, opts: { hostLostAt?: string } = 
     onExit(core, info);
     await terminals.forget(info.jobId);
   }
-  for (const job of core.registry.all()) {
-    if (isEnded(job)) continue;
-    if (held && (!held.has(job) || held.get(job) !== job.rec.pid)) continue;
-    if (job.rec.kind === "foreground") {
-      core.peers.foreground.disconnected(core, job); // its pi reconnects within the grace, or it exited
-      continue;
+  // The jobs still running are written in one transaction: a daemon with hundreds of them would
+  // otherwise make two commits for each (its row, its feed entry) before its socket opens.
+  const gone = core.store.batch(() => {
+    const notRunning: LiveJob[] = [];
+    for (const job of core.registry.all()) {
+      if (isEnded(job)) continue;
+      if (held && (!held.has(job) || held.get(job) !== job.rec.pid)) continue;
+      const pid = liveIds.get(job.rec.id);
+      if (job.rec.kind === "foreground") {
+        core.peers.foreground.disconnected(core, job); // its pi reconnects within the grace, or it exited
+      } else if (pid !== undefined) foundRunning(core, terminals, job, pid);
+      else notRunning.push(job);
     }
-    const pid = liveIds.get(job.rec.id);
-    if (pid !== undefined) {
-      // Running as it was: not a change of its content (a job the daemon left starting is one).
-      const same = job.rec.life === "running";
-      job.rec.pid = pid;
-      job.rec.life = "running";
-      if (same) core.registry.noted(job, true);
-      else core.registry.changed(job, true);
-      // Its row from its screen as it is now, and (a terminal agent) its waiting replies typed.
-      if (!job.rec.launch.protocol) terminalStarted(core, job, false);
-      void terminals.screen(job.rec.id).then(
-        (state) => onScreen(core, state),
-        () => {},
-      );
-      core.feed.record(job.rec.id, "restart", `found running after a daemon restart (pid ${pid})`, ROOST);
-      continue;
-    }
+    return notRunning;
+  });
+  for (const job of gone) {
     const saved = readExitFile(core, job.rec.id);
     if (saved) onExit(core, saved);
     else
@@ -82,6 +74,23 @@ export async function findJobsAgain(core: Core, opts: { hostLostAt?: string } = 
       );
     }
   }
+}
+
+/** A job whose terminal the host still has: running as it was, its row from its screen. */
+function foundRunning(core: Core, terminals: Terminals, job: LiveJob, pid: number): void {
+  // Running as it was: not a change of its content (a job the daemon left starting is one).
+  const same = job.rec.life === "running";
+  job.rec.pid = pid;
+  job.rec.life = "running";
+  if (same) core.registry.noted(job, true);
+  else core.registry.changed(job, true);
+  // Its row from its screen as it is now, and (a terminal agent) its waiting replies typed.
+  if (!job.rec.launch.protocol) terminalStarted(core, job, false);
+  void terminals.screen(job.rec.id).then(
+    (state) => onScreen(core, state),
+    () => {},
+  );
+  core.feed.record(job.rec.id, "restart", `found running after a daemon restart (pid ${pid})`, ROOST);
 }
 
 function readExitFile(core: Core, jobId: string): ExitInfo | null {
