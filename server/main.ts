@@ -23,7 +23,7 @@ import { connectionClosed } from "./core/jobs/agents.js";
 import { checkLaunch, dispatch } from "./core/jobs/dispatch.js";
 import { IdleStops } from "./core/jobs/idle.js";
 import { remove, stop } from "./core/jobs/lifecycle.js";
-import { Registry } from "./core/jobs/registry.js";
+import { type LiveJob, Registry } from "./core/jobs/registry.js";
 import { reply } from "./core/jobs/reply.js";
 import { respawn } from "./core/jobs/respawn.js";
 import { bwrapProgram } from "./core/jobs/sandbox.js";
@@ -209,6 +209,10 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   void sweepWorktrees(paths, new Set(registry.all().map((j) => j.rec.id))).then((said) => {
     for (const line of said) console.warn(`roost: worktrees: ${line}`);
   });
+  // The agents that will connect again (those of the running jobs that spoke before): each takes
+  // its pending replies as it does, read here for all in one query rather than one each.
+  const comingBack = registry.all().filter((j) => j.rec.life === "running" && j.rec.kind === "protocol");
+  store.readPending(comingBack.map((j) => j.rec.id));
   const bridge = new Bridge((caller, op, args) => runOp(core, caller, op, args), {
     onClosed: (conn) => connectionClosed(core, conn.state),
   });
@@ -258,7 +262,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   // The HTTP face is loaded and built once the agents are back: after a restart they all connect
   // again at once, and the face's modules (~150 ms of compiling and building on a small machine)
   // would be in their way. A hub's page waits that long more.
-  await agentsBack(registry, AGENTS_BACK_MOST_MS);
+  await agentsBack(comingBack, AGENTS_BACK_MOST_MS);
   http = await (await import("./http/app.js")).buildHttp(core);
   const { listenHub } = await import("./http/start.js");
   const url = await listenHub(core, http, address, toTerminal);
@@ -298,11 +302,11 @@ const closeSoon = (closing: Promise<unknown> | undefined) =>
   Promise.race([closing?.catch(() => {}), new Promise((r) => setTimeout(r, 1000).unref())]);
 
 /**
- * Resolves once every running job whose agent spoke before (a protocol job) is connected again,
- * or after `mostMs`: an agent that died with the daemon never comes back.
+ * Resolves once each of these jobs is connected again (or has ended), or after `mostMs`: an agent
+ * that died with the daemon never comes back.
  */
-async function agentsBack(registry: Registry, mostMs: number): Promise<void> {
-  const away = registry.all().filter((j) => j.rec.life === "running" && j.rec.kind === "protocol");
+async function agentsBack(jobs: LiveJob[], mostMs: number): Promise<void> {
   const until = performance.now() + mostMs;
-  while (away.some((j) => j.link === null) && performance.now() < until) await sleep(5);
+  const away = (j: LiveJob) => j.link === null && j.rec.life === "running";
+  while (jobs.some(away) && performance.now() < until) await sleep(5);
 }

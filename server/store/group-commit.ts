@@ -66,6 +66,10 @@ export class GroupCommit {
     this.rollbacks.push(forget);
   }
 
+  get inTransaction(): boolean {
+    return this.db.inTransaction;
+  }
+
   /** `done` once the transaction under way has committed; at once when none is. */
   afterCommit(done: () => void): void {
     if (this.db.inTransaction) this.committed.push(done);

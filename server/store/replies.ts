@@ -118,6 +118,18 @@ export class Replies {
   }
 
   /**
+   * Reads the pending replies of these jobs in one query, and keeps them as `pendingOf` would:
+   * after a restart every agent connects again at once, and each would read its own.
+   */
+  readPending(jobIds: string[]): void {
+    if (this.commits.inTransaction) return; // what it read could yet be rolled back
+    const unread = jobIds.filter((id) => !this.pending.has(id));
+    const rows = this.sql.pendingRepliesOf.all(JSON.stringify(unread)) as Params[];
+    for (const id of unread) this.pending.set(id, []);
+    for (const r of rows.map(replyFromRow)) this.pending.get(r.jobId)?.push(r);
+  }
+
+  /**
    * Known once read: then kept in step with each reply and ack (at most 50 user replies a job).
    * A list read inside a transaction is not kept: what it holds may yet be rolled back.
    */

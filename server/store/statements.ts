@@ -47,6 +47,9 @@ const SQL = {
   pendingReplies: `SELECT ${REPLY_COLUMNS} FROM replies INDEXED BY replies_pending
      WHERE job_id = ? AND acked = 0 ORDER BY seq`,
   pendingCounts: "SELECT job_id, count(*) AS n FROM replies WHERE acked = 0 GROUP BY job_id",
+  // Several jobs' at once (a JSON array of ids), each job's in order.
+  pendingRepliesOf: `SELECT ${REPLY_COLUMNS} FROM replies INDEXED BY replies_pending
+     WHERE job_id IN (SELECT value FROM json_each(?)) AND acked = 0 ORDER BY job_id, seq`,
   // The partial index of pending replies, named: without statistics SQLite would walk every
   // reply the job ever had (acked ones are kept).
   ackUpTo:

@@ -208,6 +208,11 @@ export class Store {
     return this.replies.pendingReplies(jobId);
   }
 
+  /** Reads these jobs' pending replies in one query, for their agents to take (see Replies). */
+  readPending(jobIds: string[]): void {
+    this.replies.readPending(jobIds);
+  }
+
   pendingCounts(): Map<string, number> {
     return this.replies.pendingCounts();
   }

@@ -182,6 +182,27 @@ describe("the store", () => {
     expect(store.pendingReplies(job.id)).toEqual([]);
   });
 
+  it("reads several jobs' pending replies in one go, as each job's own read would, and keeps them in step", () => {
+    const [a, b, c] = [newJob(store), newJob(store), newJob(store)];
+    store.addReply(a.id, { text: "a1", mode: null });
+    store.addReply(b.id, { text: "b1", mode: null });
+    store.addReply(a.id, { text: "a2", mode: null, kind: "message" });
+    store.addReply(b.id, { text: "b2", mode: null });
+    store.ack(b.id, 1, false);
+    store.flushAcks();
+    reopen(); // nothing read yet: what each job has waiting is the file's
+    store.readPending([a.id, b.id, c.id]);
+    const texts = (id: string) => store.pendingReplies(id).map((r) => r.text);
+    expect([texts(a.id), texts(b.id), texts(c.id)]).toEqual([["a1", "a2"], ["b2"], []]);
+    // Kept in step with what comes next, as a list read alone is.
+    store.addReply(c.id, { text: "c1", mode: null });
+    expect(store.ack(a.id, 2, true)).toBe(1);
+    expect([texts(a.id), texts(c.id)]).toEqual([["a1"], ["c1"]]);
+    reopen();
+    store.readPending([a.id, c.id]);
+    expect([texts(a.id), texts(c.id)]).toEqual([["a1"], ["c1"]]);
+  });
+
   it("keeps a job's last 100 reply request ids, written with the reply", () => {
     const job = newJob(store);
     for (let i = 0; i < 101; i++) store.addReply(job.id, { text: `r${i}`, mode: null, requestId: `id-${i}` });
