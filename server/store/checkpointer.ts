@@ -2,6 +2,8 @@
  * The store's WAL checkpoints, on a thread of their own. A checkpoint copies the WAL into the
  * database file and fsyncs it: on the daemon's thread that stalls every request for milliseconds
  * (the p99 of a reply), here it stalls nothing. PASSIVE: it never waits for, nor blocks, a writer.
+ * After each, it tells the daemon's thread how many frames the WAL holds (open.ts: a WAL that
+ * only grows is finished there).
  */
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
@@ -12,7 +14,8 @@ db.pragma("busy_timeout = 5000");
 
 function checkpoint(): void {
   try {
-    db.pragma("wal_checkpoint(PASSIVE)");
+    const [done] = db.pragma("wal_checkpoint(PASSIVE)") as { log: number }[];
+    parentPort?.postMessage({ frames: done?.log ?? 0 });
   } catch (err) {
     parentPort?.postMessage({ error: (err as Error).message });
   }

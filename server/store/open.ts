@@ -24,6 +24,16 @@ const CHECKPOINT_MS = 500;
  * of a second of CPU.
  */
 const THREAD_AFTER_BYTES = 1 << 20;
+/**
+ * The WAL's contents past which the daemon's thread finishes a checkpoint itself. The WAL starts
+ * over (from its first frame, the file keeping its size) only at a write that finds every frame
+ * copied; the thread's checkpoints run while writes go on, so under a load that never pauses
+ * none finds that, and the WAL grows without end (to ~750 MB in 40 s of `npm run bench --
+ * replies`). Finished on the daemon's thread, where no write can come between, the checkpoint
+ * copies what came since the thread's last (a stall of milliseconds, at most every
+ * CHECKPOINT_MS, and only under such a load), and the next write starts the WAL over.
+ */
+export const WAL_MOST_BYTES = 64 << 20;
 
 export interface Opened {
   db: Database.Database;
@@ -35,7 +45,11 @@ export interface Opened {
  * `checkpoints: "thread"` (the daemon) moves WAL checkpoints off this thread; "none" (power-cut
  * tests only) has none at all, so that the WAL only grows and can be cut back to a synced size.
  */
-export function openDatabase(file: string, checkpoints: "inline" | "thread" | "none" = "inline"): Opened {
+export function openDatabase(
+  file: string,
+  checkpoints: "inline" | "thread" | "none" = "inline",
+  walMostBytes = WAL_MOST_BYTES,
+): Opened {
   // Owner-only; SQLite gives the -wal and -shm files the database file's mode. SQLite follows
   // links, so the file is first opened as roost's own (not a link, ours, no one else may write).
   const fd = openOwn(file, fs.constants.O_CREAT | fs.constants.O_WRONLY);
@@ -53,7 +67,7 @@ export function openDatabase(file: string, checkpoints: "inline" | "thread" | "n
   if (checkpoints === "inline") return { db, checkpoints: null };
   db.pragma("wal_autocheckpoint = 0");
   if (checkpoints === "none") return { db, checkpoints: null };
-  return { db, checkpoints: new CheckpointThread(db, file) };
+  return { db, checkpoints: new CheckpointThread(db, file, walMostBytes) };
 }
 
 /**
@@ -64,10 +78,14 @@ export class CheckpointThread {
   private worker: Worker | null = null;
   private readonly watch: NodeJS.Timeout;
 
+  private readonly mostFrames: number;
+
   constructor(
     private readonly db: Database.Database,
     private readonly file: string,
+    walMostBytes: number,
   ) {
+    this.mostFrames = Math.ceil(walMostBytes / (db.pragma("page_size", { simple: true }) as number));
     this.watch = setInterval(() => {
       if (walSize(`${file}-wal`) < THREAD_AFTER_BYTES) return;
       clearInterval(this.watch);
@@ -86,8 +104,10 @@ export class CheckpointThread {
     const worker = new Worker(BUILT.checkpointer, {
       workerData: { file: this.file, everyMs: CHECKPOINT_MS },
     });
-    worker.on("message", (m: { error?: string }) => {
+    worker.on("message", (m: { error?: string; frames?: number }) => {
       if (m.error) console.error("roost: checkpoint:", m.error);
+      // Never inside a transaction: the daemon's are synchronous, and this is an event.
+      if ((m.frames ?? 0) > this.mostFrames && this.db.open) this.db.pragma("wal_checkpoint(PASSIVE)");
     });
     worker.on("error", (err) => {
       // Without its thread the store checkpoints as SQLite does by default: on this one.

@@ -60,9 +60,13 @@ export class Store {
   /**
    * `checkpoints: "thread"` (the daemon) moves WAL checkpoints off this thread (checkpointer.ts);
    * `syncLog` (power-cut tests only) turns them off and logs each sync (wal-sync.ts).
+   * `walMostBytes`: see open.ts's WAL_MOST_BYTES (smaller in a test).
    */
-  constructor(file: string, opts: { checkpoints?: "inline" | "thread"; syncLog?: string } = {}) {
-    const opened = openDatabase(file, opts.syncLog ? "none" : opts.checkpoints);
+  constructor(
+    file: string,
+    opts: { checkpoints?: "inline" | "thread"; syncLog?: string; walMostBytes?: number } = {},
+  ) {
+    const opened = openDatabase(file, opts.syncLog ? "none" : opts.checkpoints, opts.walMostBytes);
     this.db = opened.db;
     this.checkpoints = opened.checkpoints;
     this.sql = prepare(this.db);
