@@ -73,15 +73,24 @@ describe("a parent and its children", () => {
     const line = (id: string) => page.locator(`li.row[data-id="${id}"]`);
     await line(planner.id).locator(".need-under", { hasText: "1 below needs you" }).waitFor();
     expect(await line(other.id).locator(".need-under").count()).toBe(0);
-    // Indented by depth, in the name's cell: the states stay in one column.
-    const x = (id: string, sel: string) =>
-      line(id)
-        .locator(sel)
-        .first()
-        .evaluate((e) => e.getBoundingClientRect().left);
-    expect(await x(builder.id, ".name")).toBeGreaterThan(await x(planner.id, ".name"));
-    expect(await x(probe.id, ".name")).toBeGreaterThan(await x(builder.id, ".name"));
-    expect(await x(builder.id, ".badge")).toBe(await x(planner.id, ".badge"));
+    // Indented by depth, in the name's cell: the states stay in one column. Read in one go: a
+    // push between two reads draws a row's cells anew, and an element let go of measures 0.
+    const lefts = await page.evaluate(
+      (ids) =>
+        Object.fromEntries(
+          ids.flatMap((id) =>
+            [".name", ".badge"].map((sel) => [
+              `${id} ${sel}`,
+              document.querySelector(`li.row[data-id="${id}"] ${sel}`)!.getBoundingClientRect().left,
+            ]),
+          ),
+        ),
+      [planner.id, builder.id, probe.id],
+    );
+    const x = (id: string, sel: string) => lefts[`${id} ${sel}`]!;
+    expect(x(builder.id, ".name")).toBeGreaterThan(x(planner.id, ".name"));
+    expect(x(probe.id, ".name")).toBeGreaterThan(x(builder.id, ".name"));
+    expect(x(builder.id, ".badge")).toBe(x(planner.id, ".badge"));
     await shot(page, "peers-tree-dense");
 
     // Folded: the children hidden, how many said, the badge still there; kept across a reload.

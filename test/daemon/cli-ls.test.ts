@@ -199,10 +199,15 @@ describe("several jobs at once", () => {
     // Each job, told to stop, waits until every one of them was told: stopped one after another,
     // the first would wait for the others (its grace is ten minutes) and the command would hang.
     const told = fs.mkdtempSync(path.join(os.tmpdir(), "roost-told-"));
+    // Each says it is ready once its trap is set: a job is running before its shell has read
+    // the script, and a TERM before the trap would end it at once, leaving the others waiting.
+    const ready = `${told}-ready`;
+    fs.mkdirSync(ready);
     const script = path.join(told, "..", `${path.basename(told)}.sh`);
     fs.writeFileSync(
       script,
       `trap 'touch "${told}/$$"; until [ "$(ls "${told}" | wc -l)" -ge 3 ]; do sleep 0.05; done; exit 0' TERM\n` +
+        `touch "${ready}/$$"\n` +
         "while :; do sleep 1; done\n",
     );
     try {
@@ -211,14 +216,13 @@ describe("several jobs at once", () => {
         config: { agentProfiles: { waits: { command: ["/bin/sh", script] } } },
       });
       for (let i = 0; i < 3; i++) await ok(["dispatch", "waits"], d.env);
-      for (const id of ["j1", "j2", "j3"])
-        await until(`${id} running`, async () => (await rowOf(d!.env, id)).life === "running");
+      await until("the three traps set", () => fs.readdirSync(ready).length === 3);
       const started = Date.now();
       expect(await ok(["stop", "j1", "j2", "j3"], d.env)).toBe("stopped j1\nstopped j2\nstopped j3\n");
       console.log(`stop of 3 jobs that each wait for the others: ${Date.now() - started} ms`);
       expect(fs.readdirSync(told)).toHaveLength(3);
     } finally {
-      fs.rmSync(told, { recursive: true, force: true });
+      for (const dir of [told, ready]) fs.rmSync(dir, { recursive: true, force: true });
       fs.rmSync(script, { force: true });
     }
   });

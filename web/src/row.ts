@@ -315,11 +315,14 @@ export class RowView implements ActionsHost, ChoicesHost {
     const meta = metaItems(row, this.kept);
     replaceKeepingFocus(this.meta, meta);
     if (this.opts.full) replaceKeepingFocus(this.details, detailsItems(row, this.kept));
+    // Kept while they say the same, so that text selected in them (to copy) outlives a push.
+    const said = (name: string, text: string | null | undefined) =>
+      text ? this.kept.get(name, text, () => h("p", { class: name }, text)) : null;
     replaceKeepingFocus(this.main, [
       this.head,
-      summary ? h("p", { class: "summary" }, summary) : null,
+      said("summary", summary),
       this.choices.render(),
-      row.error ? h("p", { class: "error" }, row.error) : null,
+      said("error", row.error),
       meta.length ? this.meta : null,
       this.opts.full ? this.details : null,
     ]);
