@@ -256,7 +256,10 @@ describe("a remote that sends more than it may", () => {
     let rowsSent = 0;
     let done: Promise<void> | undefined;
     try {
-      await evilDoes((ws) => {
+      // The flood once: the daemon, cut off, subscribes again soon after, and a second flood on
+      // that subscription would count as this one's rows (seen: 20,570 sent in all).
+      await evilDoes((ws, server, path) => {
+        if (done) return BENIGN(ws, server, path);
         done = (async () => {
           ws.send(subscribed([]));
           for (let i = 0; i < 20_000; i++) {
