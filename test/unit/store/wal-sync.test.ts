@@ -1,8 +1,9 @@
 /**
  * Durable commits (server/store/wal-sync.ts) on a real SQLite file: a write answered is on disk
  * first (the WAL synced, off the daemon's thread, after its commit), one sync serves many commits,
- * and a sync the disk refuses is an error, not a `saved`. fdatasync is watched (and, once, made to
- * fail as a disk would), never replaced: the syncs are real.
+ * a commit made while one runs gets its own begun beside it, and a sync the disk refuses is an
+ * error, not a `saved`. fdatasync is watched (and, once, made to fail as a disk would), never
+ * replaced: the syncs are real.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -76,7 +77,7 @@ describe("durable commits", () => {
     expect(syncs).toHaveLength(1);
   });
 
-  it("one sync serves the commits of a turn, and those made while it runs share the next", async () => {
+  it("one sync serves the commits of a turn; a commit made while one runs has its own begun beside it", async () => {
     const id = await job();
     syncs.length = 0;
     // 100 replies in one turn: one commit, one sync.
@@ -85,8 +86,9 @@ describe("durable commits", () => {
     );
     expect(await Promise.all(turn)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     expect(syncs).toHaveLength(1);
-    // 20 turns, each a commit, while the first turn's sync is under way (held until the 20th):
-    // that sync covers the first commit alone, and one more covers the other 19.
+    // 20 turns, each a commit, while the syncs are held under way (until the 20th): the first
+    // turn's sync covers it alone, the second turn's begins at once beside it, and the other 18,
+    // made while two run, share one more.
     syncs.length = 0;
     let release = () => {};
     hold = new Promise((r) => {
@@ -97,12 +99,38 @@ describe("durable commits", () => {
       answers.push(store.commitSoon(() => store.addReply(id, { text: `t${t}`, mode: null })));
       await new Promise((r) => setImmediate(r));
     }
-    expect(syncs).toHaveLength(1); // under way, held
+    expect(syncs.map((s) => s.finished)).toEqual([false, false]); // two under way, held
     hold = null;
     release();
     expect(await Promise.all(answers)).toEqual(Array.from({ length: 20 }, (_, i) => 101 + i));
-    expect(syncs).toHaveLength(2);
+    expect(syncs).toHaveLength(3);
     expect(syncs.every((s) => s.finished)).toBe(true);
+  });
+
+  it("a sync that ends first answers every commit made before it began, those of a sync still under way too", async () => {
+    const id = await job();
+    syncs.length = 0;
+    let release = () => {};
+    hold = new Promise((r) => {
+      release = r;
+    });
+    const first = store.commitSoon(() => store.addReply(id, { text: "held", mode: null }));
+    await new Promise((r) => setImmediate(r));
+    expect(syncs).toHaveLength(1); // its sync held under way
+    hold = null;
+    const second = store.commitSoon(() => store.addReply(id, { text: "beside", mode: null }));
+    // The second sync, begun after both commits, ends while the first is still held: both answered.
+    let answered: number[] | null = null;
+    void Promise.all([first, second]).then((a) => {
+      answered = a;
+    });
+    try {
+      await vi.waitFor(() => expect(answered).toEqual([1, 2]), { timeout: 10000 });
+      expect(syncs.map((s) => s.finished)).toEqual([false, true]);
+    } finally {
+      release();
+    }
+    await vi.waitFor(() => expect(syncs[0]!.finished).toBe(true));
   });
 
   it("a sync the disk refuses: the writes waiting are answered busy, and the next sync is tried afresh", async () => {
@@ -113,6 +141,10 @@ describe("durable commits", () => {
       code: "busy",
       message: expect.stringContaining("may be lost"),
     });
+    // Asked again with nothing new committed, that commit is synced afresh.
+    const before = syncs.length;
+    await store.synced();
+    expect(syncs.length).toBe(before + 1);
     // The disk is back: the next write is synced and answered.
     expect(await store.commitSoon(() => store.addReply(id, { text: "again", mode: null }))).toBe(2);
     expect(syncs.at(-1)!.finished).toBe(true);
