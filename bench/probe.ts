@@ -1,22 +1,23 @@
 /**
  * Loaded into the daemon with `node --import` on profile runs only (`npm run bench -- --profile`):
  * the daemon's event-loop delay, without a line of the daemon changed. On SIGUSR2 it writes the
- * histogram since the last one to $BENCH_PROBE_FILE (in ms) and starts a new one.
+ * histogram since the last one to $BENCH_PROBE_FILE (how late the loop ran, in ms) and starts a
+ * new one.
  */
 import fs from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { loopLateMs } from "./stats.js";
 
 const file = process.env.BENCH_PROBE_FILE;
 if (file) {
   const h = monitorEventLoopDelay({ resolution: 1 });
   h.enable();
-  const ms = (ns: number) => Math.round(ns / 1e4) / 100;
   process.on("SIGUSR2", () => {
     const figures = {
-      p50: ms(h.percentile(50)),
-      p99: ms(h.percentile(99)),
-      max: ms(h.max),
-      mean: ms(h.mean),
+      p50: loopLateMs(h.percentile(50)),
+      p99: loopLateMs(h.percentile(99)),
+      max: loopLateMs(h.max),
+      mean: loopLateMs(h.mean),
     };
     h.reset();
     fs.writeFileSync(`${file}.tmp`, JSON.stringify(figures));

@@ -14,6 +14,13 @@ export function percentile(values: ArrayLike<number>, p: number): number {
 
 export const median = (values: ArrayLike<number>) => percentile(values, 50);
 
+/**
+ * How late an event loop ran, in ms, from a value of `monitorEventLoopDelay({ resolution: 1 })`:
+ * its samples are the whole time between two ticks of its 1 ms timer (an idle loop reads ~1.1 ms),
+ * so the tick is taken off.
+ */
+export const loopLateMs = (ns: number): number => Math.round(Math.max(0, ns / 1e6 - 1) * 1000) / 1000;
+
 /** A process's CPU time so far (user + system), in ms, from /proc/<pid>/stat. */
 export function cpuMs(pid: number | "self"): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");

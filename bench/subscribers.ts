@@ -17,6 +17,7 @@
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import readline from "node:readline";
 import WebSocket from "ws";
+import { loopLateMs } from "./stats.js";
 
 const [url, nArg] = process.argv.slice(2);
 const N = Number(nArg);
@@ -139,7 +140,6 @@ async function main(): Promise<void> {
       for (const s of subs) s.measuring = false;
       const all = Float64Array.from(subs.flatMap((s) => s.latencies)).sort();
       const sum = (f: (s: Sub) => number) => subs.reduce((acc, s) => acc + f(s), 0);
-      const ms = (ns: number) => Math.round(ns / 1e4) / 100;
       const r3 = (v: number) => Math.round(v * 1000) / 1000;
       const closed = subs.filter((s) => s.ws.readyState !== WebSocket.OPEN).length;
       process.stdout.write(
@@ -159,7 +159,11 @@ async function main(): Promise<void> {
             p99: r3(percentile(all, 99)),
             max: r3(percentile(all, 100)),
           },
-          loopDelay: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) },
+          loopDelay: {
+            p50: loopLateMs(loop.percentile(50)),
+            p99: loopLateMs(loop.percentile(99)),
+            max: loopLateMs(loop.max),
+          },
         })}\n`,
       );
     } else if (cmd === "exit") break;

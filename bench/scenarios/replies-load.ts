@@ -3,10 +3,10 @@
  * each delivery at once, and hubs sending replies, in a closed loop (each slot keeps one in
  * flight) or paced (a fixed rate, sent on time whatever the answers do); each reply's times.
  */
-import { performance } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { type BenchDaemon, type InertJob, type LoopDelay, sleep, until } from "../harness.js";
 import type { Answer, Conn } from "../lines.js";
-import { Contention, cpuMs, median, percentile, round } from "../stats.js";
+import { Contention, cpuMs, loopLateMs, median, percentile, round } from "../stats.js";
 
 export const WARM_MS = 500;
 export const MEASURE_MS = 3000;
@@ -181,6 +181,11 @@ export interface Paced extends Busy {
   delivered: { p50: number; p99: number; max: number };
   acked: { p50: number; p99: number; max: number };
   daemonCpuPct: number;
+  /**
+   * How late the benchmark's own event loop ran meanwhile (ms): an answer that arrives while its
+   * loop is late is stamped late, so this much of the latencies above may be the client's.
+   */
+  benchLoopDelay: { p50: number; p99: number; max: number };
   loopDelay?: LoopDelay | null;
 }
 
@@ -190,6 +195,8 @@ export async function paced({ d, slots, jobs, track, tag, probe }: Load): Promis
   const first = track.next;
   await probe?.();
   const contention = new Contention([d.pid, "self"]);
+  const own = monitorEventLoopDelay({ resolution: 1 });
+  own.enable();
   const [t0, c0] = [performance.now(), cpuMs(d.pid)];
   let sent = 0;
   await new Promise<void>((resolve) => {
@@ -202,6 +209,7 @@ export async function paced({ d, slots, jobs, track, tag, probe }: Load): Promis
     tick();
   });
   const [t1, c1] = [performance.now(), cpuMs(d.pid)];
+  own.disable();
   const busy = contention.end();
   const loopDelay = await probe?.();
   await until("the paced replies answered and acked", () => track.settled(), 30000);
@@ -220,6 +228,11 @@ export async function paced({ d, slots, jobs, track, tag, probe }: Load): Promis
     delivered: summary(track.delivered),
     acked: summary(track.acked),
     daemonCpuPct: round(((c1 - c0) / (t1 - t0)) * 100, 0),
+    benchLoopDelay: {
+      p50: loopLateMs(own.percentile(50)),
+      p99: loopLateMs(own.percentile(99)),
+      max: loopLateMs(own.max),
+    },
     ...busy,
   };
   if (loopDelay) result.loopDelay = loopDelay;

@@ -187,7 +187,8 @@ async function run(ctx: ScenarioContext, face: Face): Promise<ScenarioResult> {
         `round ${r + 1}: ${face} ${x!.rate}/s (${x!.daemonCpuUs} µs daemon CPU, ${x!.benchCpuUs} µs bench CPU each), ` +
           (sock ? `socket ${sock.rate}/s (${sock.daemonCpuUs} µs daemon CPU each), ` : "") +
           `sqlite ${b!.rate}/s (p99 ${b!.p99} ms), ratio ${ratio.toFixed(2)}; ` +
-          `at ${PACED_RATE}/s p50 ${p.answered.p50} ms p99 ${p.answered.p99} ms (deliver p99 ${p.delivered.p99}, ack p99 ${p.acked.p99}); ` +
+          `at ${PACED_RATE}/s p50 ${p.answered.p50} ms p99 ${p.answered.p99} ms (deliver p99 ${p.delivered.p99}, ack p99 ${p.acked.p99}; ` +
+          `the bench's own loop delay p99 ${p.benchLoopDelay.p99}); ` +
           `other processes used ${x!.otherCpus}, ${b!.otherCpus}, ${p.otherCpus} CPUs`,
       );
     }
@@ -237,6 +238,12 @@ async function run(ctx: ScenarioContext, face: Face): Promise<ScenarioResult> {
       ),
       info(S, `p99 delivered, at ${PACED_RATE}/s`, "ms", median(rounds.map((r) => r.paced.delivered.p99))),
       info(S, `p99 ack stored, at ${PACED_RATE}/s`, "ms", median(rounds.map((r) => r.paced.acked.p99))),
+      info(
+        S,
+        `the bench's own loop delay p99, at ${PACED_RATE}/s`,
+        "ms",
+        median(rounds.map((r) => r.paced.benchLoopDelay.p99)),
+      ),
       info(S, "p99 saved, closed loop", "ms", median(rounds.map((r) => r.roost.p99))),
       info(S, "daemon CPU per reply", "µs", median(rounds.map((r) => r.roost.daemonCpuUs))),
     ];
