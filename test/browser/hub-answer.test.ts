@@ -6,7 +6,8 @@
  * pointer leaves), and no other row gets an answer; a question changed between the draw and the
  * click is refused (`conflict`), said on the row, nothing sent, and the row drawn again with it;
  * a press on a choice (or on a roomy card's Stop, or on a row's name) before a push to its row and
- * the release after it is still a click.
+ * the release after it is still a click; text selected in a row outlives a push that changed
+ * something else.
  */
 import type { Locator, Page, WebSocketRoute } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -216,7 +217,7 @@ describe("answering a moving list", () => {
     expect(pageErrors(roomy)).toEqual([]);
   });
 
-  it("text selected in a roomy card's summary stays selected across a push to its row", async () => {
+  it("text selected in a card's summary or id, or in a line's words, stays selected across a push to its row", async () => {
     const { job } = await shared.c.ok("dispatch", {
       profile: "agent",
       name: "notes to copy",
@@ -225,18 +226,37 @@ describe("answering a moving list", () => {
     });
     const words = "did: copy these words";
     await until(`${job.id} says it`, async () => (await apiRow(shared.d, job.id)).summary === words);
-    const roomy = (await openPage(shared.d, { prefs: { density: "roomy" } })).page;
-    const summary = roomy.locator(`li.row[data-id="${job.id}"] p.summary`);
-    await summary.waitFor({ timeout: WAIT });
-    await summary.evaluate((el) => getSelection()?.selectAllChildren(el));
     // A push that leaves the row in its place (a pin would move it, and a node moved loses what
-    // is selected in it, as the browser has it).
-    await apiPost(shared.d, "rename", { id: job.id, name: "notes, renamed" });
-    await roomy
-      .locator(`li.row[data-id="${job.id}"] .name`, { hasText: "notes, renamed" })
-      .waitFor({ timeout: WAIT });
-    expect(await roomy.evaluate(() => getSelection()?.toString())).toBe(words);
+    // is selected in it, as the browser has it): a rename, seen drawn.
+    let renames = 0;
+    const renamed = async (page: Page) => {
+      const name = `notes, renamed ${++renames}`;
+      await apiPost(shared.d, "rename", { id: job.id, name });
+      await page.locator(`li.row[data-id="${job.id}"] .name`, { hasText: name }).waitFor({ timeout: WAIT });
+    };
+    const selectedAcrossPush = async (page: Page, part: Locator) => {
+      await part.waitFor({ timeout: WAIT });
+      await part.evaluate((el) => getSelection()?.selectAllChildren(el));
+      const before = await page.evaluate(() => getSelection()?.toString());
+      await renamed(page);
+      return { before, after: await page.evaluate(() => getSelection()?.toString()) };
+    };
+    const roomy = (await openPage(shared.d, { prefs: { density: "roomy" } })).page;
+    const card = roomy.locator(`li.row[data-id="${job.id}"]`);
+    expect(await selectedAcrossPush(roomy, card.locator("p.summary"))).toEqual({
+      before: words,
+      after: words,
+    });
+    const ident = `${job.id} · agent`;
+    expect(await selectedAcrossPush(roomy, card.locator(".ident"))).toEqual({ before: ident, after: ident });
+    const dense = (await openPage(shared.d)).page;
+    const line = dense.locator(`li.row[data-id="${job.id}"]`);
+    expect(await selectedAcrossPush(dense, line.locator(".cell-text"))).toEqual({
+      before: words,
+      after: words,
+    });
     expect(pageErrors(roomy)).toEqual([]);
+    expect(pageErrors(dense)).toEqual([]);
   });
 
   it("the reply box: a message begun for one question, sent after the row asks another, is refused and said; sent again, it goes", async () => {

@@ -5,7 +5,7 @@
  * summary, cut to the line with the whole in its title), its choices, when it last changed.
  */
 import type { Row } from "./api.js";
-import { type Child, h, timeAgo } from "./dom.js";
+import { type Child, h, type KeptParts, timeAgo } from "./dom.js";
 import { overlapTag } from "./overlaps-view.js";
 import { budgetWords, isBudgetStopped } from "./row-budget.js";
 import { badgeWord, displayName, resourcesText, resourcesTitle, stateOf } from "./row-words.js";
@@ -37,38 +37,78 @@ function saying(row: Row): { text: string; kind: string } {
 }
 
 /**
+ * The row's state badge. A row held in its place once answered (rows-hold.ts) says so: on a line
+ * in the badge's place (its state in its title), on a card after its state.
+ */
+export function stateBadge(row: Row, answered: boolean, line: boolean): HTMLElement {
+  const { word, tone, exit } = stateOf(row);
+  const state = badgeWord(row, word);
+  const cls = `badge b-${tone}${isBudgetStopped(row) ? " b-budget" : ""}`;
+  if (line)
+    return h(
+      "span",
+      { class: cls, id: `state-${row.id}`, title: answered ? `answered (now ${state})` : exit },
+      answered ? "answered" : state,
+    );
+  return h(
+    "span",
+    { class: cls, id: `state-${row.id}` },
+    state,
+    answered ? h("span", { class: "answered-tag" }, " · answered") : null,
+  );
+}
+
+/** What a badge shows, for a row to keep its element while that is the same (KeptParts). */
+export function badgeShows(row: Row, answered: boolean): unknown {
+  const { word, tone, exit } = stateOf(row);
+  return [badgeWord(row, word), tone, exit, isBudgetStopped(row), answered];
+}
+
+/**
  * The line's cells. The row keeps two of them across its redraws, with what a click goes to in
  * them: `name`, the cell of its name (nameCell's parts), and `choices`, the cell of the question's
- * buttons (row-question.ts), after what it says.
+ * buttons (row-question.ts), after what it says. The others are kept (in `kept`) while they show
+ * the same, so that text selected in them, to copy, outlives a push that changed something else.
  */
-export function lineCells(row: Row, name: HTMLElement, choices: Child): Child[] {
-  const { word, tone, exit } = stateOf(row);
+export function lineCells(
+  row: Row,
+  name: HTMLElement,
+  choices: Child,
+  answered: boolean,
+  kept: KeptParts,
+): Child[] {
   const said = saying(row);
+  const budget = budgetWords(row);
+  const profile = [
+    row.profile,
+    row.worktree?.branch,
+    row.worktree?.stat,
+    budget,
+    resourcesText(row),
+    resourcesTitle(row),
+  ];
+  const time = timeAgo(row.updatedAt);
   return [
-    h(
-      "span",
-      {
-        class: `badge b-${tone}${isBudgetStopped(row) ? " b-budget" : ""}`,
-        id: `state-${row.id}`,
-        title: exit,
-      },
-      badgeWord(row, word),
-    ),
+    kept.get("line-badge", badgeShows(row, answered), () => stateBadge(row, answered, true)),
     name,
-    h(
-      "span",
-      {
-        class: "cell-profile muted",
-        title: row.worktree ? `${row.profile}, on branch ${row.worktree.branch}` : null,
-      },
-      row.profile,
-      row.worktree?.stat ? ` · +${row.worktree.stat.added} −${row.worktree.stat.removed}` : null,
-      budgetTag(row),
-      resourcesTag(row),
+    kept.get("line-profile", profile, () =>
+      h(
+        "span",
+        {
+          class: "cell-profile muted",
+          title: row.worktree ? `${row.profile}, on branch ${row.worktree.branch}` : null,
+        },
+        row.profile,
+        row.worktree?.stat ? ` · +${row.worktree.stat.added} −${row.worktree.stat.removed}` : null,
+        budgetTag(row),
+        resourcesTag(row),
+      ),
     ),
-    h("span", { class: `cell-text ${said.kind}`, title: said.text || null }, said.text),
+    kept.get("line-text", said, () =>
+      h("span", { class: `cell-text ${said.kind}`, title: said.text || null }, said.text),
+    ),
     choices,
-    h("span", { class: "cell-time" }, timeAgo(row.updatedAt)),
+    kept.get("line-time", time, () => h("span", { class: "cell-time" }, time)),
   ];
 }
 

@@ -12,12 +12,11 @@ import { overlapTag } from "./overlaps-view.js";
 import { RenameForm } from "./rename-form.js";
 import { ReplyForm } from "./reply-form.js";
 import { type ActionsHost, RowActions } from "./row-actions.js";
-import { isBudgetStopped } from "./row-budget.js";
 import { detailsItems, metaItems } from "./row-details.js";
-import { daemonTag, lineCells, nameCell, nameLink, sandboxTag } from "./row-line.js";
+import { badgeShows, daemonTag, lineCells, nameCell, nameLink, sandboxTag, stateBadge } from "./row-line.js";
 import { Choices, type ChoicesHost } from "./row-question.js";
 import { foldToggle, NO_TREE, samePlace, type TreePlace, treeNotes } from "./row-tree.js";
-import { badgeWord, displayName, isRunning, stateOf } from "./row-words.js";
+import { displayName, isRunning, stateOf } from "./row-words.js";
 
 export interface RowViewOptions {
   /** A job's page: every detail. */
@@ -286,21 +285,21 @@ export class RowView implements ActionsHost, ChoicesHost {
       if (buttons && this.choicesCell.firstChild !== buttons) this.choicesCell.replaceChildren(buttons);
       const choices = buttons ? this.choicesCell : null;
       replaceKeepingFocus(this.nameCell, nameCell(row, { toggle, notes }, name));
-      replaceKeepingFocus(this.main, [this.check, lineCells(row, this.nameCell, choices)]);
-      this.markAnswered();
+      replaceKeepingFocus(this.main, [
+        this.check,
+        lineCells(row, this.nameCell, choices, this.answered, this.kept),
+      ]);
       return;
     }
     // A terminal's question is its screen's last line, which is its summary too: said once.
     const summary =
       row.summary && !(row.state === "blocked" && row.summary === row.question) ? row.summary : null;
+    // The head's words are kept while they say the same, as the summary is (below).
+    const answered = this.answered;
     replaceKeepingFocus(this.head, [
       this.check,
-      h(
-        "span",
-        { class: `badge b-${tone}${isBudgetStopped(row) ? " b-budget" : ""}`, id: `state-${row.id}` },
-        badgeWord(row, word),
-      ),
-      exit ? h("span", { class: "muted exit" }, exit) : null,
+      this.kept.get("badge", badgeShows(row, answered), () => stateBadge(row, answered, false)),
+      exit ? this.kept.get("exit", exit, () => h("span", { class: "muted exit" }, exit)) : null,
       toggle,
       name,
       daemonTag(row),
@@ -308,7 +307,9 @@ export class RowView implements ActionsHost, ChoicesHost {
       sandboxTag(row),
       overlapTag(row),
       notes,
-      h("span", { class: "muted ident" }, row.id, h("span", { class: "profile" }, ` · ${row.profile}`)),
+      this.kept.get("ident", [row.id, row.profile], () =>
+        h("span", { class: "muted ident" }, row.id, h("span", { class: "profile" }, ` · ${row.profile}`)),
+      ),
       h("span", { class: "spacer" }),
       timeAgo(row.updatedAt),
     ]);
@@ -326,19 +327,7 @@ export class RowView implements ActionsHost, ChoicesHost {
       meta.length ? this.meta : null,
       this.opts.full ? this.details : null,
     ]);
-    this.markAnswered();
     this.renderActions();
-  }
-
-  /** A held answered row's badge says so: in its place on a line (its state in its title), else after it. */
-  private markAnswered(): void {
-    const badge = this.answered ? this.main.querySelector(".badge") : null;
-    if (!badge) return;
-    if (!this.opts.dense) badge.append(h("span", { class: "answered-tag" }, " · answered"));
-    else {
-      badge.setAttribute("title", `answered (now ${badge.textContent})`);
-      badge.textContent = "answered";
-    }
   }
 
   private renderActions(): void {
