@@ -6,19 +6,14 @@
  */
 import fs from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { loopLateMs } from "./stats.js";
+import { loopLate } from "./stats.js";
 
 const file = process.env.BENCH_PROBE_FILE;
 if (file) {
   const h = monitorEventLoopDelay({ resolution: 1 });
   h.enable();
   process.on("SIGUSR2", () => {
-    const figures = {
-      p50: loopLateMs(h.percentile(50)),
-      p99: loopLateMs(h.percentile(99)),
-      max: loopLateMs(h.max),
-      mean: loopLateMs(h.mean),
-    };
+    const figures = loopLate(h);
     h.reset();
     fs.writeFileSync(`${file}.tmp`, JSON.stringify(figures));
     fs.renameSync(`${file}.tmp`, file);

@@ -2,7 +2,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
-import { performance } from "node:perf_hooks";
+import { type Histogram, performance } from "node:perf_hooks";
 
 /** The p-th percentile (0..100) of the values, nearest rank; NaN for none. */
 export function percentile(values: ArrayLike<number>, p: number): number {
@@ -15,11 +15,14 @@ export function percentile(values: ArrayLike<number>, p: number): number {
 export const median = (values: ArrayLike<number>) => percentile(values, 50);
 
 /**
- * How late an event loop ran, in ms, from a value of `monitorEventLoopDelay({ resolution: 1 })`:
- * its samples are the whole time between two ticks of its 1 ms timer (an idle loop reads ~1.1 ms),
- * so the tick is taken off.
+ * How late an event loop ran, in ms, from `monitorEventLoopDelay({ resolution: 1 })`: its samples
+ * are the whole time between two ticks of its 1 ms timer (an idle loop reads ~1.1 ms), so the tick
+ * is taken off.
  */
-export const loopLateMs = (ns: number): number => Math.round(Math.max(0, ns / 1e6 - 1) * 1000) / 1000;
+export function loopLate(h: Histogram): { p50: number; p99: number; max: number; mean: number } {
+  const ms = (ns: number) => Math.round(Math.max(0, ns / 1e6 - 1) * 1000) / 1000;
+  return { p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max), mean: ms(h.mean) };
+}
 
 /** A process's CPU time so far (user + system), in ms, from /proc/<pid>/stat. */
 export function cpuMs(pid: number | "self"): number {

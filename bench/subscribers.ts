@@ -17,7 +17,7 @@
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import readline from "node:readline";
 import WebSocket from "ws";
-import { loopLateMs } from "./stats.js";
+import { loopLate } from "./stats.js";
 
 const [url, nArg] = process.argv.slice(2);
 const N = Number(nArg);
@@ -159,11 +159,7 @@ async function main(): Promise<void> {
             p99: r3(percentile(all, 99)),
             max: r3(percentile(all, 100)),
           },
-          loopDelay: {
-            p50: loopLateMs(loop.percentile(50)),
-            p99: loopLateMs(loop.percentile(99)),
-            max: loopLateMs(loop.max),
-          },
+          loopDelay: loopLate(loop),
         })}\n`,
       );
     } else if (cmd === "exit") break;

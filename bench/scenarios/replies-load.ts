@@ -6,7 +6,7 @@
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { type BenchDaemon, type InertJob, type LoopDelay, sleep, until } from "../harness.js";
 import type { Answer, Conn } from "../lines.js";
-import { Contention, cpuMs, loopLateMs, median, percentile, round } from "../stats.js";
+import { Contention, cpuMs, loopLate, median, percentile, round } from "../stats.js";
 
 export const WARM_MS = 500;
 export const MEASURE_MS = 3000;
@@ -185,7 +185,7 @@ export interface Paced extends Busy {
    * How late the benchmark's own event loop ran meanwhile (ms): an answer that arrives while its
    * loop is late is stamped late, so this much of the latencies above may be the client's.
    */
-  benchLoopDelay: { p50: number; p99: number; max: number };
+  benchLoopDelay: LoopDelay;
   loopDelay?: LoopDelay | null;
 }
 
@@ -228,11 +228,7 @@ export async function paced({ d, slots, jobs, track, tag, probe }: Load): Promis
     delivered: summary(track.delivered),
     acked: summary(track.acked),
     daemonCpuPct: round(((c1 - c0) / (t1 - t0)) * 100, 0),
-    benchLoopDelay: {
-      p50: loopLateMs(own.percentile(50)),
-      p99: loopLateMs(own.percentile(99)),
-      max: loopLateMs(own.max),
-    },
+    benchLoopDelay: loopLate(own),
     ...busy,
   };
   if (loopDelay) result.loopDelay = loopDelay;
