@@ -37,7 +37,19 @@ interface LiveSchedule {
   when: When | null;
   /** Why it does not read, then. */
   unreadable: string | null;
+  /**
+   * Its runs' turns, one after another: a run that comes due while the last one's job is still
+   * being started (a slow dispatch, or a clock fast enough) waits, then sees that job running.
+   */
+  turn: Promise<void>;
 }
+
+const live = (rec: ScheduleRecord, when: When | null, unreadable: string | null = null): LiveSchedule => ({
+  rec,
+  when,
+  unreadable,
+  turn: Promise.resolve(),
+});
 
 /** A run's outcome, and the error that made it `failed` (for `schedule-run` to answer with). */
 interface Launched {
@@ -82,9 +94,9 @@ export class Schedules {
     const now = clock.now();
     for (const rec of this.store.schedules()) {
       try {
-        this.all.set(rec.id, { rec, when: parseWhen(rec.when, now), unreadable: null });
+        this.all.set(rec.id, live(rec, parseWhen(rec.when, now)));
       } catch (err) {
-        this.all.set(rec.id, { rec, when: null, unreadable: (err as Error).message });
+        this.all.set(rec.id, live(rec, null, (err as Error).message));
       }
     }
   }
@@ -179,7 +191,7 @@ export class Schedules {
       lastJob: null,
       runs: [],
     }));
-    const s: LiveSchedule = { rec, when, unreadable: null };
+    const s = live(rec, when);
     this.all.set(rec.id, s);
     this.arm(s);
     this.changed(s, `added: ${when.words}, ${launch.profile}: ${excerpt(launch.task, 60)}`, actor);
@@ -233,7 +245,9 @@ export class Schedules {
   private arm(s: LiveSchedule): void {
     const at = s.rec.paused || !s.when || !s.rec.nextAt ? null : new Date(s.rec.nextAt);
     this.clock.set(dueKey(s.rec.id), at, (now) => {
-      this.due(s, now).catch((err) => console.error(`roost: schedule ${s.rec.id}'s run failed:`, err));
+      s.turn = s.turn
+        .then(() => this.due(s, now))
+        .catch((err) => console.error(`roost: schedule ${s.rec.id}'s run failed:`, err));
     });
   }
 
