@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchChromium } from "../helpers/chromium.js";
+import { type ChromiumKind, launchChromium } from "../helpers/chromium.js";
 import { ROOT, type TestDaemon } from "../helpers/daemon.js";
 
 export const SHOTS = path.join(ROOT, "test-output/screenshots");
@@ -15,7 +15,8 @@ export const SHOTS = path.join(ROOT, "test-output/screenshots");
 export const WAIT = 30000;
 
 /**
- * A test file's browser: a chromium of its own, launched before its tests and closed after them.
+ * A test file's browser: a chromium of its own (the headless shell unless `kind` says the full
+ * browser: test/helpers/chromium.ts), launched before its tests and closed after them.
  * (One chromium per worker, kept across its files, was tried and taken back: hub-fleet's typing
  * into a relayed terminal then failed in two of three fresh-clone runs, not understood yet.)
  */
@@ -24,8 +25,8 @@ export interface FileBrowser {
   close(): Promise<void>;
 }
 
-export async function launch(): Promise<FileBrowser> {
-  const browser = await launchChromium();
+export async function launch(kind: ChromiumKind = "shell"): Promise<FileBrowser> {
+  const browser = await launchChromium(kind);
   return { newContext: (opts) => browser.newContext(opts), close: () => browser.close() };
 }
 

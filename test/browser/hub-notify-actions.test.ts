@@ -5,7 +5,8 @@
  * answers the row from the service worker with `ifAsked` (nothing of the page's involved), a stale
  * `asked` is refused and sends nothing, and a click on the body brings the hub to the row.
  *
- * Headless chromium shows no notification, so no real `notificationclick` can be clicked: the test
+ * It runs in the full chromium: the headless shell keeps no notification a worker shows
+ * (`getNotifications()` answers none). Headless chromium shows no notification, so no real `notificationclick` can be clicked: the test
  * posts the service worker a message that runs the very function its `notificationclick` handler
  * runs (sw.ts, `onClick`), with the notification's data as the worker itself kept it.
  */
@@ -16,7 +17,7 @@ import { cleanDaemonPerFile, handled } from "../helpers/jobs.js";
 import { api, apiPost, apiRow, pageErrors, WAIT } from "./browser.js";
 import { hubBrowser } from "./hub-setup.js";
 
-const openPage = hubBrowser();
+const openPage = hubBrowser({}, "full");
 const shared = cleanDaemonPerFile({ agentProfiles: { agent: agentProfile() } });
 
 async function replies(id: string): Promise<string[]> {

@@ -4,17 +4,22 @@
  * context is closed after each test.
  */
 import { afterAll, afterEach, beforeAll } from "vitest";
+import type { ChromiumKind } from "../helpers/chromium.js";
 import type { TestDaemon } from "../helpers/daemon.js";
 import { type FileBrowser, type HubOptions, type HubPage, launch, openHub } from "./browser.js";
 
-/** Call at the file's top level; `defaults` go to every page, under what each call says. */
+/**
+ * Call at the file's top level; `defaults` go to every page, under what each call says; `kind`:
+ * which chromium (test/helpers/chromium.ts).
+ */
 export function hubBrowser(
   defaults: HubOptions = {},
+  kind: ChromiumKind = "shell",
 ): (d: TestDaemon, opts?: HubOptions) => Promise<HubPage> {
   let browser: FileBrowser | undefined;
   const open: HubPage[] = [];
   beforeAll(async () => {
-    browser = await launch();
+    browser = await launch(kind);
   });
   afterAll(async () => {
     await browser?.close();
