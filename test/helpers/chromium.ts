@@ -18,7 +18,7 @@ export type ChromiumKind = "shell" | "full";
 const FULL = "/usr/bin/chromium";
 const SHELL = "/usr/bin/chromium-headless-shell";
 
-export function chromiumPath(kind: ChromiumKind): string {
+function chromiumPath(kind: ChromiumKind): string {
   if (process.env.ROOST_CHROMIUM) return process.env.ROOST_CHROMIUM;
   return kind === "shell" && fs.existsSync(SHELL) ? SHELL : FULL;
 }
