@@ -95,7 +95,7 @@ describe("the hub over two daemons", () => {
       .locator(".xterm-rows", { hasText: "hub-42" })
       .waitFor()
       .catch(async (err) => {
-        // Seen in 2 of 6 runs of the whole browser tier beside two CPU hogs, once with the prompt
+        // Seen in 2 of 7 runs of the whole browser tier beside two CPU hogs, once with the prompt
         // drawn: the typed line's echo never came. What the page held says where it was lost.
         const held = await page.evaluate(() => ({
           screen: document.querySelector(".xterm-rows")?.textContent,
