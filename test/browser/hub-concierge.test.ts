@@ -104,11 +104,20 @@ describe("the concierge panel", () => {
     const other = await session(d, c, "deployer");
     await blockedOn(other, "Deploy now?", ["yes", "no"]);
     await concierge.c.ok("concierge-reply", { id: other.id, text: "no", why: "it is Friday evening" });
+    // The conversation, above Undo, answers late: the page is drawn once it is in, so that nothing
+    // moves under the pointer measured next (drawn late, it once pushed Undo from under it).
+    await page.route("**/events?*", async (route) => {
+      await new Promise((r) => setTimeout(r, 500));
+      await route.continue();
+    });
     await page.goto(`${d.url}#/concierge`);
     await page.getByText("Why: it is Friday evening").waitFor();
     // Pressed, the policy changed elsewhere (a status push, its switches drawn again), released:
     // still Undo's click.
-    const undo = (await page.getByRole("button", { name: "Undo this answer" }).boundingBox())!;
+    const undoButton = page.getByRole("button", { name: "Undo this answer" });
+    const undo = (await undoButton.boundingBox())!;
+    await expect.poll(() => talk.locator("li.said").count(), { timeout: WAIT }).toBe(3);
+    expect(await undoButton.boundingBox()).toEqual(undo);
     await page.mouse.move(undo.x + undo.width / 2, undo.y + undo.height / 2);
     await page.mouse.down();
     await c.ok("concierge", { action: "answer", answer: "never" });
@@ -117,6 +126,7 @@ describe("the concierge panel", () => {
       .toBe(true);
     await page.mouse.up();
     await page.getByText("undone", { exact: true }).waitFor();
+    await page.unrouteAll({ behavior: "wait" });
     // Back on the page: the conversation loaded again, each thing said once.
     expect(await talk.locator("li.said").allTextContents()).toEqual([
       expect.stringContaining("What needs me?"),

@@ -111,32 +111,54 @@ class ConciergeView implements View {
     for (const off of this.offs) off();
   }
 
+  /**
+   * The page loaded whole, then drawn at once: the conversation, above the policy and Undo, drawn
+   * after them would move them under a pointer already on its way to a button.
+   */
   private async load(): Promise<void> {
     try {
-      this.show(await get<ConciergeStatus>("concierge?action=status"), true);
-      await Promise.all([this.loadTalk(), this.loadOrders()]);
+      const before = this.status;
+      const s = await get<ConciergeStatus>("concierge?action=status");
+      const [talk, orders] = await Promise.all([this.fetchTalk(s.id), this.fetchOrders()]);
+      // A push that came meanwhile is newer than what was fetched: it stays.
+      if (this.status === before) this.show(s, true);
+      this.showTalk(s.id, talk);
+      this.showOrders(orders);
     } catch (err) {
       this.state.textContent = `Could not load the concierge: ${(err as Error).message}`;
     }
   }
 
-  /** The conversation loaded whole, in place of what was shown (an entry pushed meanwhile is kept once). */
-  private async loadTalk(): Promise<void> {
-    const id = this.status?.id;
-    const loaded = id
-      ? (await get<{ events: FeedEntry[] }>(`events?id=${encodeURIComponent(id)}&limit=200`)).events.filter(
-          (e) => spoken(e, id),
-        )
-      : [];
+  private async fetchTalk(id: string | null): Promise<FeedEntry[]> {
+    if (!id) return [];
+    const { events } = await get<{ events: FeedEntry[] }>(`events?id=${encodeURIComponent(id)}&limit=200`);
+    return events.filter((e) => spoken(e, id));
+  }
+
+  /** The conversation shown whole, in place of what was shown (an entry pushed meanwhile is kept once). */
+  private showTalk(id: string | null, loaded: FeedEntry[]): void {
     const last = loaded.at(-1)?.cursor ?? 0;
     const since = this.said.filter((e) => e.cursor > last && e.id === id);
     this.said.splice(0, this.said.length, ...loaded, ...since);
     this.renderTalk();
   }
 
-  private async loadOrders(): Promise<void> {
-    this.orders = (await get<{ orders: StandingOrder[] }>("concierge-order?action=list")).orders;
+  private async loadTalk(): Promise<void> {
+    const id = this.status?.id ?? null;
+    this.showTalk(id, await this.fetchTalk(id));
+  }
+
+  private async fetchOrders(): Promise<StandingOrder[]> {
+    return (await get<{ orders: StandingOrder[] }>("concierge-order?action=list")).orders;
+  }
+
+  private showOrders(orders: StandingOrder[]): void {
+    this.orders = orders;
     this.renderOrders();
+  }
+
+  private async loadOrders(): Promise<void> {
+    this.showOrders(await this.fetchOrders());
   }
 
   /** `loading`: the whole page is being loaded (its conversation with it). */
