@@ -46,15 +46,25 @@ export interface PtyHostClientEvents {
 export interface ConnectOptions {
   /** The host entry to start when none runs; defaults to the built host.js. */
   hostScript?: string;
+  /** How long a request waits for the host's answer; REQUEST_TIMEOUT_MS by default. */
+  requestMs?: number;
 }
 
 // A loaded machine (a load of 12 on 2 cores) took over 5 s to start node with node-pty and xterm.
 const START_TIMEOUT_MS = 15_000;
 const RETRY_MS = 50;
+/**
+ * A request the host has not answered in this long fails (`busy`), where it would wait forever: a
+ * host that is alive but stopped or wedged must not hang `dispatch`, `stop` or a schedule's runs.
+ * Far above any answer seen (a spawn under a load of 20 took seconds); an answer that comes after
+ * it is dropped.
+ */
+export const REQUEST_TIMEOUT_MS = 60_000;
 
 interface Pending {
   resolve: (result: unknown) => void;
   reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
 }
 
 /** What every request in flight is failed with when the host's connection closes (it went away). */
@@ -74,7 +84,10 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
   private sockClosed = false;
   private closedByOwner = false;
 
-  private constructor(private readonly sock: net.Socket) {
+  private constructor(
+    private readonly sock: net.Socket,
+    private readonly requestMs: number,
+  ) {
     super();
     sock.on("data", (chunk: Buffer) => {
       this.lines.push(chunk);
@@ -91,7 +104,8 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
   static async connect(home: string, opts: ConnectOptions = {}): Promise<PtyHostClient> {
     const sockPath = path.join(home, "pty.sock");
     checkSocket(sockPath); // the jobs' commands go to it: only this user can have made it
-    const existing = await PtyHostClient.tryConnect(sockPath);
+    const requestMs = opts.requestMs ?? REQUEST_TIMEOUT_MS;
+    const existing = await PtyHostClient.tryConnect(sockPath, requestMs);
     if (existing) return existing;
 
     const hostScript = opts.hostScript ?? BUILT.ptyHost;
@@ -104,14 +118,14 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
       exited = true;
     });
     child.unref();
-    const client = await whenAnswers(() => PtyHostClient.tryConnect(sockPath), {
+    const client = await whenAnswers(() => PtyHostClient.tryConnect(sockPath, requestMs), {
       ms: START_TIMEOUT_MS,
       everyMs: RETRY_MS,
       gone: () => exited,
     });
     if (client) return client;
     // Exited as it started: killed, or it found another host answering (which will do).
-    const other = exited ? await PtyHostClient.tryConnect(sockPath) : null;
+    const other = exited ? await PtyHostClient.tryConnect(sockPath, requestMs) : null;
     if (other) return other;
     throw new Error(
       exited ? `pty host exited as it started; see ${log}` : `pty host did not start; see ${log}`,
@@ -119,12 +133,12 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
   }
 
   /** A client whose host answered hello, or null if nothing (alive) listens there. */
-  private static tryConnect(sockPath: string): Promise<PtyHostClient | null> {
+  private static tryConnect(sockPath: string, requestMs: number): Promise<PtyHostClient | null> {
     return new Promise((resolve) => {
       const sock = net.connect(sockPath);
       sock.once("error", () => resolve(null));
       sock.once("connect", () => {
-        const client = new PtyHostClient(sock);
+        const client = new PtyHostClient(sock, requestMs);
         const timer = setTimeout(() => client.close(), 2_000); // connected but hung: treat as absent
         client.hello().then(
           () => {
@@ -214,7 +228,16 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
     if (this.closed) return Promise.reject(this.closedError());
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject });
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(
+          new RoostError(
+            "busy",
+            `the pty host has not answered ${op} in ${this.requestMs / 1000} s: try again shortly (what it says is in pty.log in roost's home)`,
+          ),
+        );
+      }, this.requestMs);
+      this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, timer });
       this.sock.write(`${JSON.stringify({ ...params, id, op })}\n`);
     });
   }
@@ -256,6 +279,7 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
     const p = msg.id === null ? undefined : this.pending.get(msg.id);
     if (!p) return false;
     this.pending.delete(msg.id as number);
+    clearTimeout(p.timer);
     if (msg.ok) p.resolve(msg);
     else p.reject(msg.code ? new RoostError(msg.code, msg.error) : new Error(msg.error));
     return true;
@@ -265,7 +289,10 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
     if (this.closed) return;
     this.closed = true;
     const err = this.closedError();
-    for (const p of this.pending.values()) p.reject(err);
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(err);
+    }
     this.pending.clear();
     this.emit("close");
   }

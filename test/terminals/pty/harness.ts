@@ -31,8 +31,8 @@ function spawnedHosts(): number[] {
 export interface Harness {
   /** This test's ROOST_HOME. */
   home(): string;
-  /** A client of this test's host (started if none runs). */
-  connect(): Promise<PtyHostClient>;
+  /** A client of this test's host (started if none runs); `requestMs`: how long a request waits. */
+  connect(requestMs?: number): Promise<PtyHostClient>;
   /** Spawns a job in home with a small environment, 80x24 unless `extra` says otherwise. */
   start(
     c: PtyHostClient,
@@ -81,8 +81,8 @@ export function useHost(): Harness {
 
   return {
     home: () => home,
-    async connect() {
-      const c = await PtyHostClient.connect(home, { hostScript });
+    async connect(requestMs?: number) {
+      const c = await PtyHostClient.connect(home, { hostScript, ...(requestMs ? { requestMs } : {}) });
       clients.push(c);
       pids.push((await c.hello()).pid);
       return c;

@@ -123,6 +123,25 @@ describe("pty host", { timeout: 20_000 }, () => {
     await expect(second.tail("gone")).rejects.toThrow("no such job: gone");
   });
 
+  it("fails a request its host does not answer (stopped) as busy, and answers again once it goes on", async () => {
+    const c = await connect(400);
+    const { pid } = await c.hello();
+    process.kill(pid, "SIGSTOP");
+    try {
+      const late = c.list();
+      await expect(late).rejects.toMatchObject({
+        code: "busy",
+        message: expect.stringContaining("list in 0.4 s"),
+      });
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    // The late answer to the list is dropped; the connection still serves, in order.
+    await start(c, "j2", "bash", ["-c", "echo back"]);
+    await until("its echo", async () => (await c.tail("j2")).includes("back"));
+    expect((await c.hello()).pid).toBe(pid);
+  });
+
   it("answers command not found instead of spawning", async () => {
     const c = await connect();
     await expect(start(c, "x", "no-such-command-roost", [])).rejects.toThrow(
