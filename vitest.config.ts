@@ -16,8 +16,20 @@ const TIERS = [
   "postgres", // the shared task board on a real PostgreSQL
 ];
 
+/**
+ * What a daemon says as it starts and stops, one line each: a process's log keeps them; from a
+ * daemon in a test's own process (test/helpers/daemon-here.ts) they are a run's noise. Its other
+ * lines (a warning, an error) are printed.
+ */
+const DAEMON_BANNER =
+  /^(roost \S+: listening on | {2}home | {2}hub http| {2}the login link: | {2}http: at most | {2}listening beyond |roost: stopped \(the jobs keep running\))/;
+
 export default defineConfig({
   test: {
+    onConsoleLog: (log) => !DAEMON_BANNER.test(log),
+    // The built daemon (test/helpers/daemon-here.ts loads it from dist/) is node's to load, as
+    // node_modules are: not compiled again by the test runner.
+    server: { deps: { external: [/\/dist\/server\//] } },
     testTimeout: 60000,
     hookTimeout: 30000,
     // expect.poll's own deadline is 1 s: a margin that a loaded machine's pause decides. The same

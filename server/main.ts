@@ -57,6 +57,7 @@ import { ROOST_VERSION } from "./version.js";
 /** How long HTTP waits at most for the agents to connect again after a restart. */
 const AGENTS_BACK_MOST_MS = 500;
 
+/** `roost daemon`: the daemon as this process, which it ends when it stops. */
 export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   // What the daemon prints is its log (daemon.log under `roost start`): no secret is ever in it,
   // from its first line on (even a failure to start, printed as it exits).
@@ -65,6 +66,49 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   const toTerminal = redactWrites(process.stdout, redact);
   redactWrites(process.stderr, redact);
   raiseFileLimit(); // before anything is opened, and before HTTP's caps are computed from it
+  const stopWatching = watchForStalls();
+  const daemon = await startDaemon(env, { secrets, toTerminal }).catch((err) => {
+    stopWatching();
+    if (err instanceof DaemonStopped) process.exit(err.code);
+    throw err;
+  });
+  void daemon.stopped.then((code) => {
+    stopWatching();
+    process.exit(code);
+  });
+  process.on("SIGTERM", () => void daemon.stop());
+  process.on("SIGINT", () => void daemon.stop());
+  // The daemon never exits on input: a bug in one op is logged, and the rest goes on.
+  process.on("uncaughtException", (err) => console.error("roost: uncaught:", err));
+  process.on("unhandledRejection", (err) => console.error("roost: unhandled rejection:", err));
+}
+
+/** A daemon started (`startDaemon`): its parts, its hub, and its end. */
+export interface Daemon {
+  readonly core: Core;
+  /** The hub's address (`http://127.0.0.1:PORT/`). */
+  readonly url: string;
+  /** Ends it as SIGTERM does: the jobs keep running. Resolves once all is closed. */
+  stop(): Promise<void>;
+  /** Resolves with its exit code once it has stopped, by `stop` or by the `shutdown` op. */
+  readonly stopped: Promise<number>;
+}
+
+/**
+ * The daemon, in this process: started, listening on its socket and its hub. What belongs to a
+ * process (its signals, its exit, stdout's redaction, the file limit) is `runDaemon`'s; a test that
+ * runs a daemon in its own process (where the process is not the point) starts it with this.
+ */
+export async function startDaemon(
+  env: NodeJS.ProcessEnv,
+  io: {
+    /** The secrets to keep out of the log; what is learnt of them (roost.json's) is added. */
+    secrets: Secrets;
+    /** Writes to the terminal, past the log's redaction: the login link alone. */
+    toTerminal: (text: string) => void;
+  },
+): Promise<Daemon> {
+  const { secrets, toTerminal } = io;
   const paths = roostPaths(env);
   secureHome(paths.home, paths.socket); // throws UnsafeHome: nothing has started yet
   const config = loadConfig(paths.config, env); // throws ConfigError: nothing has started yet
@@ -74,7 +118,6 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   if (await socketAnswers(paths.socket))
     throw new Error(`roost is already running (its socket ${paths.socket} answers)`);
   fs.rmSync(paths.socket, { force: true });
-  const stopWatching = watchForStalls();
 
   // The shared board's database answers before anything starts, or the daemon does not start.
   const boardStore = config.board ? await openSharedBoard(config.board, paths.home) : null;
@@ -161,6 +204,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     tokens,
     hubUrl: () => hubUrl,
     shutdown: () => void shutdown(),
+    env,
     secrets,
     // A job that rested its idleStop through is stopped as `stop` does, its reason idle.
     idle: new IdleStops(registry, (job, words) => stop(core, job, ROOST, { why: "idle", words })),
@@ -235,10 +279,13 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     );
 
   let http: FastifyInstance | null = null;
+  let stoppedWith: (code: number) => void = () => {};
+  const stopped = new Promise<number>((resolve) => {
+    stoppedWith = resolve;
+  });
   async function shutdown(code = 0): Promise<void> {
-    if (stopping) return;
+    if (stopping) return stopped.then(() => {});
     stopping = true;
-    stopWatching();
     clock.close();
     core.idle.close();
     remotes.close();
@@ -251,13 +298,8 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
     await hostLink.close();
     fs.rmSync(paths.socket, { force: true });
     if (code === 0) console.log("roost: stopped (the jobs keep running)");
-    process.exit(code);
+    stoppedWith(code);
   }
-  process.on("SIGTERM", () => void shutdown());
-  process.on("SIGINT", () => void shutdown());
-  // The daemon never exits on input: a bug in one op is logged, and the rest goes on.
-  process.on("uncaughtException", (err) => console.error("roost: uncaught:", err));
-  process.on("unhandledRejection", (err) => console.error("roost: unhandled rejection:", err));
 
   // The HTTP face is loaded and built once the agents are back: after a restart they all connect
   // again at once, and the face's modules (~150 ms of compiling and building on a small machine)
@@ -266,7 +308,10 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   http = await (await import("./http/app.js")).buildHttp(core);
   const { listenHub } = await import("./http/start.js");
   const url = await listenHub(core, http, address, toTerminal);
-  if (!url) return shutdown(1);
+  if (!url) {
+    await shutdown(1);
+    throw new DaemonStopped(1); // listenHub said why
+  }
   urlKnown(url);
   // Started: the schedules' runs due (or missed) while it was down now run. Not sooner: a job
   // started while the HTTP face's modules were still loading was seen to make node's import of
@@ -277,6 +322,14 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   core.budgets.start(); // running time counted, budgets checked, every tick
   // The merge queue goes on: an entry cut short is landed once, or started again (core/queue/queue.ts).
   void core.queue.start().catch((err) => console.error("roost: the merge queue:", err));
+  return { core, url, stop: () => shutdown(), stopped };
+}
+
+/** The daemon could not start and has closed what it opened; it said why in its log. */
+export class DaemonStopped extends Error {
+  constructor(readonly code: number) {
+    super(`the daemon stopped as it started (exit code ${code})`);
+  }
 }
 
 /** The task board in PostgreSQL (docs/fleet.md): this daemon named on it by its host, by default. */

@@ -42,7 +42,7 @@ export interface Paths {
 }
 
 export function roostPaths(env: NodeJS.ProcessEnv = process.env): Paths {
-  const home = path.resolve(env.ROOST_HOME || path.join(os.homedir(), ".roost"));
+  const home = path.resolve(env.ROOST_HOME || path.join(userHome(env), ".roost"));
   return {
     home,
     config: path.join(home, "roost.json"),
@@ -59,9 +59,12 @@ export function roostPaths(env: NodeJS.ProcessEnv = process.env): Paths {
 
 export const jobDir = (p: Paths, id: string) => path.join(p.jobsDir, id);
 
-/** `~` and `~/x` as the user's home, as a shell would. */
-export function expandHome(p: string): string {
-  if (p === "~") return os.homedir();
-  if (p.startsWith("~/")) return path.join(os.homedir(), p.slice(2));
+/** The user's home directory, as this environment says (a daemon's, which may not be its process's). */
+export const userHome = (env: NodeJS.ProcessEnv) => env.HOME || os.homedir();
+
+/** `~` and `~/x` as the user's home (`userHome`), as a shell would. */
+export function expandHome(p: string, home: string): string {
+  if (p === "~") return home;
+  if (p.startsWith("~/")) return path.join(home, p.slice(2));
   return p;
 }

@@ -93,6 +93,13 @@ export interface Core {
   hubUrl: () => Promise<string>;
   /** Ends the daemon (the `shutdown` op); the jobs keep running. */
   shutdown: () => void;
+  /**
+   * The daemon's environment: what its jobs inherit, and the user's home (`userHome`, for a `~` and
+   * the default cwd). The one it was started with, not necessarily this process's (a daemon started
+   * in a test's own process has its own). git and the merge queue's checks still inherit the
+   * process's own (worktrees/git.ts, queue/check-run.ts).
+   */
+  env: NodeJS.ProcessEnv;
   /** roost.json's secrets, and the one redaction of what the daemon says (secrets.ts). */
   secrets: Secrets;
   /** The jobs that rest, each until its idleStop puts it to sleep (jobs/idle.ts). */

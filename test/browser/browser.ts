@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { type ChromiumKind, launchChromium } from "../helpers/chromium.js";
-import { ROOT, type TestDaemon } from "../helpers/daemon.js";
+import { ROOT, type Roost } from "../helpers/daemon.js";
 
 export const SHOTS = path.join(ROOT, "test-output/screenshots");
 
@@ -48,7 +48,7 @@ export interface HubOptions {
 }
 
 /** A fresh browser context logged in to the daemon (the owner's token, or `token`). */
-export async function openHub(browser: FileBrowser, d: TestDaemon, opts: HubOptions = {}): Promise<HubPage> {
+export async function openHub(browser: FileBrowser, d: Roost, opts: HubOptions = {}): Promise<HubPage> {
   const context = await browser.newContext({
     viewport: opts.viewport ?? { width: 1200, height: 800 },
     isMobile: opts.mobile ?? false,
@@ -91,20 +91,20 @@ export async function shot(page: Page, name: string, fullPage = false): Promise<
 export { freePort } from "../helpers/processes.js";
 
 /** `GET /api/<path>` with the owner's token, from the test (not the page). */
-export async function api(d: TestDaemon, p: string): Promise<any> {
+export async function api(d: Roost, p: string): Promise<any> {
   const res = await fetch(`${d.url}api/${p}`, { headers: { authorization: `Bearer ${d.token}` } });
   const body = (await res.json()) as any;
   if (!body.ok) throw new Error(`${p}: ${body.error}`);
   return body.result;
 }
 
-export async function apiRow(d: TestDaemon, id: string): Promise<any> {
+export async function apiRow(d: Roost, id: string): Promise<any> {
   const { rows } = await api(d, `list?id=${encodeURIComponent(id)}`);
   return rows[0];
 }
 
 /** `POST /api/<op>` with the owner's token, from the test (not the page). */
-export async function apiPost(d: TestDaemon, op: string, args: Record<string, unknown>): Promise<any> {
+export async function apiPost(d: Roost, op: string, args: Record<string, unknown>): Promise<any> {
   const res = await fetch(`${d.url}api/${op}`, {
     method: "POST",
     headers: { authorization: `Bearer ${d.token}`, "content-type": "application/json" },

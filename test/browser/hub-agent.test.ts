@@ -7,12 +7,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { until } from "../helpers/daemon.js";
-import { cleanDaemonPerTest } from "../helpers/jobs.js";
+import { cleanDaemonPerTest, startCleanDaemon } from "../helpers/jobs.js";
 import { api, apiRow, pageErrors, shot, WAIT } from "./browser.js";
 import { hubBrowser } from "./hub-setup.js";
 
 const openPage = hubBrowser();
-const daemon = cleanDaemonPerTest(() => ({}));
+const daemon = cleanDaemonPerTest(() => ({}), startCleanDaemon);
 
 describe("the hub and the Python example agent", () => {
   it("dispatches from the page; the row turns working, then blocked; a choice clicked twice reaches the agent once", async () => {

@@ -12,12 +12,12 @@
 import type { Locator, Page, WebSocketRoute } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { agentProfile, until } from "../helpers/daemon.js";
-import { cleanDaemonPerFile, handled } from "../helpers/jobs.js";
+import { cleanDaemonPerFile, handled, startCleanDaemon } from "../helpers/jobs.js";
 import { api, apiPost, apiRow, pageErrors, shot, WAIT } from "./browser.js";
 import { hubBrowser } from "./hub-setup.js";
 
 const openPage = hubBrowser({ viewport: { width: 1280, height: 900 } });
-const shared = cleanDaemonPerFile({ agentProfiles: { agent: agentProfile() } });
+const shared = cleanDaemonPerFile({ agentProfiles: { agent: agentProfile() } }, startCleanDaemon);
 
 /** The replies the daemon took for a job, as its feed has them. */
 async function replies(id: string): Promise<string[]> {

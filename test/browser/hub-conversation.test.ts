@@ -8,16 +8,19 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { FIXTURES } from "../helpers/daemon.js";
-import { cleanDaemonPerTest } from "../helpers/jobs.js";
+import { cleanDaemonPerTest, startCleanDaemon } from "../helpers/jobs.js";
 import { pageErrors, shot, WAIT } from "./browser.js";
 import { hubBrowser } from "./hub-setup.js";
 
 const openPage = hubBrowser();
-const daemon = cleanDaemonPerTest(() => ({
-  agentProfiles: {
-    talk: { command: [process.execPath, path.join(FIXTURES, "acp-talk-agent.mjs")], acp: true },
-  },
-}));
+const daemon = cleanDaemonPerTest(
+  () => ({
+    agentProfiles: {
+      talk: { command: [process.execPath, path.join(FIXTURES, "acp-talk-agent.mjs")], acp: true },
+    },
+  }),
+  startCleanDaemon,
+);
 
 describe("a job's conversation in the hub", () => {
   it("streams onto its page as the agent goes: messages, thinking, plan, the tool call with its input and result, the ask answered from the page, the diff", async () => {

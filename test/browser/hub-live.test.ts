@@ -4,13 +4,13 @@
  * job's pending replies listed on its page (a new one appearing live).
  */
 import { describe, expect, it } from "vitest";
-import { cleanDaemonPerTest, rawAgent, silentProfile } from "../helpers/jobs.js";
+import { cleanDaemonPerTest, rawAgent, silentProfile, startCleanDaemon } from "../helpers/jobs.js";
 import { api, apiPost, freePort, type HubPage, pageErrors, shot, WAIT } from "./browser.js";
 import { hubBrowser } from "./hub-setup.js";
 
 const openPage = hubBrowser();
 /** A daemon with a protocol profile whose agent never connects: its replies stay pending. */
-const daemon = cleanDaemonPerTest(() => ({ agentProfiles: { silent: silentProfile() } }));
+const daemon = cleanDaemonPerTest(() => ({ agentProfiles: { silent: silentProfile() } }), startCleanDaemon);
 
 /** A daemon (with `env`, if any) and a shell job in a temp dir. */
 async function daemonWithShell(env: Record<string, string> = {}) {

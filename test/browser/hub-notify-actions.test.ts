@@ -13,12 +13,12 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { agentProfile, until } from "../helpers/daemon.js";
-import { cleanDaemonPerFile, handled } from "../helpers/jobs.js";
+import { cleanDaemonPerFile, handled, startCleanDaemon } from "../helpers/jobs.js";
 import { api, apiPost, apiRow, pageErrors, WAIT } from "./browser.js";
 import { hubBrowser } from "./hub-setup.js";
 
 const openPage = hubBrowser({}, "full");
-const shared = cleanDaemonPerFile({ agentProfiles: { agent: agentProfile() } });
+const shared = cleanDaemonPerFile({ agentProfiles: { agent: agentProfile() } }, startCleanDaemon);
 
 async function replies(id: string): Promise<string[]> {
   const { events } = await api(shared.d, `events?id=${id}`);

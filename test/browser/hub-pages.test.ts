@@ -5,17 +5,20 @@
  * focus ring, and the favicon.
  */
 import { describe, expect, it } from "vitest";
-import { cleanDaemonPerFile, rawAgent, silentProfile } from "../helpers/jobs.js";
+import { cleanDaemonPerFile, rawAgent, silentProfile, startCleanDaemon } from "../helpers/jobs.js";
 import { type HubPage, pageErrors, shot, WAIT } from "./browser.js";
 import { hubBrowser } from "./hub-setup.js";
 
 const openPage = hubBrowser();
-const shared = cleanDaemonPerFile({
-  agentProfiles: {
-    silent: silentProfile(),
-    ghost: { command: ["roost-test-no-such-program"], description: "a program not installed" },
+const shared = cleanDaemonPerFile(
+  {
+    agentProfiles: {
+      silent: silentProfile(),
+      ghost: { command: ["roost-test-no-such-program"], description: "a program not installed" },
+    },
   },
-});
+  startCleanDaemon,
+);
 
 const notes = (hub: HubPage) => hub.page.evaluate("window.__notes") as Promise<unknown[]>;
 

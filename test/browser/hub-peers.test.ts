@@ -10,13 +10,13 @@
  */
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { cleanDaemonPerFile, rawAgent, silentProfile } from "../helpers/jobs.js";
+import { cleanDaemonPerFile, rawAgent, silentProfile, startCleanDaemon } from "../helpers/jobs.js";
 import type { RawClient } from "../helpers/raw-client.js";
 import { type HubOptions, pageErrors, shot, WAIT } from "./browser.js";
 import { hubBrowser } from "./hub-setup.js";
 
 const openPage = hubBrowser({ viewport: { width: 1280, height: 720 } });
-const shared = cleanDaemonPerFile({ agentProfiles: { silent: silentProfile() } });
+const shared = cleanDaemonPerFile({ agentProfiles: { silent: silentProfile() } }, startCleanDaemon);
 const hub = async (opts: HubOptions = {}): Promise<Page> => (await openPage(shared.d, opts)).page;
 
 /** A running job whose connection speaks for it (hello, report): a session, as its agent would be. */

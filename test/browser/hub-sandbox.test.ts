@@ -4,17 +4,20 @@
  * dispatched with it ticked runs sandboxed, and its row says so.
  */
 import { describe, expect, it } from "vitest";
-import { cleanDaemonPerFile } from "../helpers/jobs.js";
+import { cleanDaemonPerFile, startCleanDaemon } from "../helpers/jobs.js";
 import { apiRow, pageErrors, shot, WAIT } from "./browser.js";
 import { hubBrowser } from "./hub-setup.js";
 
 const openPage = hubBrowser();
-const shared = cleanDaemonPerFile({
-  agentProfiles: {
-    boxed: { command: ["sleep", "600"], sandbox: true, description: "sandboxed by its profile" },
-    plain: { command: ["sleep", "600"], description: "run as the user" },
+const shared = cleanDaemonPerFile(
+  {
+    agentProfiles: {
+      boxed: { command: ["sleep", "600"], sandbox: true, description: "sandboxed by its profile" },
+      plain: { command: ["sleep", "600"], description: "run as the user" },
+    },
   },
-});
+  startCleanDaemon,
+);
 
 describe("the dispatch form's Sandbox box", () => {
   it("is ticked as the profile says; ticked, the job runs sandboxed and its row says so", async () => {

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll } from "vitest";
 import type { ChromiumKind } from "../helpers/chromium.js";
-import type { TestDaemon } from "../helpers/daemon.js";
+import type { Roost } from "../helpers/daemon.js";
 import { type FileBrowser, type HubOptions, type HubPage, launch, openHub } from "./browser.js";
 
 /**
@@ -15,7 +15,7 @@ import { type FileBrowser, type HubOptions, type HubPage, launch, openHub } from
 export function hubBrowser(
   defaults: HubOptions = {},
   kind: ChromiumKind = "shell",
-): (d: TestDaemon, opts?: HubOptions) => Promise<HubPage> {
+): (d: Roost, opts?: HubOptions) => Promise<HubPage> {
   let browser: FileBrowser | undefined;
   const open: HubPage[] = [];
   beforeAll(async () => {

@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { VIEW_STATES, viewState } from "../../sdk/ts/protocol/row-state.js";
 import { startDaemon, until } from "../helpers/daemon.js";
 import { homeWithEndedJobs } from "../helpers/ended-jobs.js";
-import { cleanDaemonPerFile } from "../helpers/jobs.js";
+import { cleanDaemonPerFile, startCleanDaemon } from "../helpers/jobs.js";
 import { api, apiPost, type HubOptions, pageErrors, shot, WAIT } from "./browser.js";
 import { hubBrowser } from "./hub-setup.js";
 
@@ -64,18 +64,21 @@ const tally = (states: string[]) => {
 };
 
 const openPage = hubBrowser({ viewport: { width: 1280, height: 900 } });
-const shared = cleanDaemonPerFile({
-  agentProfiles: {
-    // Output every half second: busy, working.
-    ticker: {
-      command: ["sh", "-c", "while :; do echo tick; sleep 0.5; done"],
-      task: "argv",
-      description: "prints a tick twice a second",
+const shared = cleanDaemonPerFile(
+  {
+    agentProfiles: {
+      // Output every half second: busy, working.
+      ticker: {
+        command: ["sh", "-c", "while :; do echo tick; sleep 0.5; done"],
+        task: "argv",
+        description: "prints a tick twice a second",
+      },
+      fail: { command: ["false"], task: "argv", description: "fails at once" },
+      quick: { command: ["true"], task: "argv", description: "succeeds at once" },
     },
-    fail: { command: ["false"], task: "argv", description: "fails at once" },
-    quick: { command: ["true"], task: "argv", description: "succeeds at once" },
   },
-});
+  startCleanDaemon,
+);
 const hub = async (opts: HubOptions = {}): Promise<Page> => (await openPage(shared.d, opts)).page;
 
 /** The forty jobs, each come to its state. */

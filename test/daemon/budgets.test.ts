@@ -9,21 +9,22 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { json, ok, roost } from "../helpers/cli.js";
-import { daemonRefusal, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
+import { daemonRefusal, until } from "../helpers/daemon.js";
+import { type DaemonHere, startDaemonHere } from "../helpers/daemon-here.js";
 import { daemonEnv } from "../helpers/daemon-process.js";
 import { bashProfile, delivered, rawAgent, row, silentProfile, untilRow } from "../helpers/jobs.js";
 import type { RawClient } from "../helpers/raw-client.js";
 
 const ENV = { ROOST_BUDGET_TICK_MS: "300", ROOST_BUDGET_GRACE_MS: "60000", SHELL: "/bin/bash" };
 
-let d: TestDaemon | undefined;
+let d: DaemonHere | undefined;
 afterEach(async () => {
   await d?.cleanup();
   d = undefined;
 });
 
-async function daemon(config: unknown): Promise<{ d: TestDaemon; c: RawClient }> {
-  d = await startDaemon({ config, env: ENV });
+async function daemon(config: unknown): Promise<{ d: DaemonHere; c: RawClient }> {
+  d = await startDaemonHere({ config, env: ENV });
   return { d, c: await d.client() };
 }
 

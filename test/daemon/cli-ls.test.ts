@@ -9,7 +9,8 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { viewState } from "../../sdk/ts/protocol/index.js";
 import { atTerminal, json, needsBuild, ok, PLAIN_SHELL, roost, rowOf } from "../helpers/cli.js";
-import { agentProfile, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
+import { agentProfile, until } from "../helpers/daemon.js";
+import { type DaemonHere, startDaemonHere } from "../helpers/daemon-here.js";
 import { rawAgent } from "../helpers/jobs.js";
 
 /** A protocol job whose process does nothing: a raw client speaks for it. */
@@ -38,10 +39,10 @@ async function oneOfEach(env: Record<string, string>): Promise<Record<string, st
 }
 
 describe("the state words, the filters and triage", () => {
-  let d: TestDaemon;
+  let d: DaemonHere;
   let ids: Record<string, string>;
   beforeAll(async () => {
-    d = await startDaemon({ env: PLAIN_SHELL, config: { agentProfiles: { agent: agentProfile() } } });
+    d = await startDaemonHere({ env: PLAIN_SHELL, config: { agentProfiles: { agent: agentProfile() } } });
     ids = await oneOfEach(d.env);
   }, 120_000); // seven jobs, each to its state: long on a loaded machine
   afterAll(() => d?.cleanup());
@@ -155,14 +156,14 @@ describe("the state words, the filters and triage", () => {
 });
 
 describe("several jobs at once", () => {
-  let d: TestDaemon | undefined;
+  let d: DaemonHere | undefined;
   afterEach(async () => {
     await d?.cleanup();
     d = undefined;
   });
 
   it("stop, pin, unpin and rm take several ids: each said on a line, a failed one on stderr, exit 1", async () => {
-    d = await startDaemon({ env: PLAIN_SHELL });
+    d = await startDaemonHere({ env: PLAIN_SHELL });
     for (let i = 0; i < 4; i++) await ok(["dispatch", "shell", "sleep 100"], d.env);
     expect(await ok(["pin", "j1", "j2", "j1"], d.env)).toBe("pinned j1\npinned j2\n");
     expect((await json(["ls", "--sort", "list"], d.env)).rows.map((r: any) => [r.id, r.pinned])).toEqual([
@@ -211,7 +212,7 @@ describe("several jobs at once", () => {
         "while :; do sleep 1; done\n",
     );
     try {
-      d = await startDaemon({
+      d = await startDaemonHere({
         env: { ...PLAIN_SHELL, ROOST_STOP_GRACE_MS: "600000" },
         config: { agentProfiles: { waits: { command: ["/bin/sh", script] } } },
       });
@@ -229,11 +230,11 @@ describe("several jobs at once", () => {
 });
 
 describe("the trees", () => {
-  let d: TestDaemon;
+  let d: DaemonHere;
   afterAll(() => d?.cleanup());
 
   it("ls shows a spawned job under its parent, indented; the tree goes where its most urgent job would", async () => {
-    d = await startDaemon({ env: PLAIN_SHELL, config: { agentProfiles: { inert: INERT } } });
+    d = await startDaemonHere({ env: PLAIN_SHELL, config: { agentProfiles: { inert: INERT } } });
     const hub = await d.client();
     const dispatched = async (name: string) => (await hub.ok("dispatch", { profile: "inert", name })).job.id;
     const boss = await dispatched("boss");

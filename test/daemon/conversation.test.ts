@@ -6,14 +6,25 @@
  */
 import { describe, expect, it } from "vitest";
 import { until } from "../helpers/daemon.js";
-import { cleanDaemonPerTest, procEnv, rawAgent, row, silentProfile, untilRow } from "../helpers/jobs.js";
+import {
+  cleanDaemonPerTest,
+  procEnv,
+  rawAgent,
+  row,
+  silentProfile,
+  startCleanDaemonHere,
+  untilRow,
+} from "../helpers/jobs.js";
 
-const daemon = cleanDaemonPerTest(() => ({
-  agentProfiles: {
-    silent: silentProfile(),
-    cli: { command: ["/bin/bash", "--norc", "--noprofile"], task: "type", messages: true },
-  },
-}));
+const daemon = cleanDaemonPerTest(
+  () => ({
+    agentProfiles: {
+      silent: silentProfile(),
+      cli: { command: ["/bin/bash", "--norc", "--noprofile"], task: "type", messages: true },
+    },
+  }),
+  startCleanDaemonHere,
+);
 
 describe("a protocol agent's conversation", () => {
   it("is kept as its hello says, and given back at its next start", async () => {

@@ -7,19 +7,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  agentProfile,
-  daemonRefusal,
-  isAlive,
-  sleep,
-  startDaemon,
-  type TestDaemon,
-} from "../helpers/daemon.js";
+import { agentProfile, daemonRefusal, isAlive, sleep } from "../helpers/daemon.js";
+import { type DaemonHere, startDaemonHere } from "../helpers/daemon-here.js";
 import { daemonEnv } from "../helpers/daemon-process.js";
 import { rmTemp, row, tempDir, untilRow } from "../helpers/jobs.js";
 import type { RawClient } from "../helpers/raw-client.js";
 
-let d: TestDaemon;
+let d: DaemonHere;
 afterEach(async () => d?.cleanup());
 
 const config = {
@@ -36,7 +30,7 @@ const stopEntries = async (c: RawClient, id: string) =>
 
 describe("idleStop", () => {
   it("a job that rests its idleStop is put to sleep, its row saying why; respawn wakes it; one at work or blocked is not", async () => {
-    d = await startDaemon({ config });
+    d = await startDaemonHere({ config });
     const c = await d.client();
     const cwd = d.env.HOME;
     const resting = (await c.ok("dispatch", { profile: "agent", task: "done", cwd })).job;
@@ -80,7 +74,7 @@ describe("idleStop", () => {
   });
 
   it("dispatch's idleStop wins over its profile's (and a profile's false over roost.json's)", async () => {
-    d = await startDaemon({ config });
+    d = await startDaemonHere({ config });
     const c = await d.client();
     const cwd = d.env.HOME;
     const soon = (await c.ok("dispatch", { profile: "lazy", task: "done", cwd, idleStop: "1s" })).job;
@@ -96,7 +90,7 @@ describe("idleStop", () => {
   });
 
   it("a bad idleStop is refused: in dispatch, saying what to write; in roost.json at start, with its path", async () => {
-    d = await startDaemon({ config });
+    d = await startDaemonHere({ config });
     const c = await d.client();
     for (const idleStop of ["2 hours", "0s", "40d", "", true]) {
       const r = await c.request("dispatch", { profile: "agent", task: "done", cwd: d.env.HOME, idleStop });
@@ -126,7 +120,7 @@ describe("idleStop", () => {
   });
 
   it("stop with reason idle puts a running job to sleep; any other reason is refused", async () => {
-    d = await startDaemon({ config: { agentProfiles: { agent: agentProfile() } } });
+    d = await startDaemonHere({ config: { agentProfiles: { agent: agentProfile() } } });
     const c = await d.client();
     const job = (await c.ok("dispatch", { profile: "agent", task: "busy", cwd: d.env.HOME })).job;
     await untilRow(c, job.id, "at work", (r) => r.summary === "did: busy");

@@ -7,7 +7,7 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { expect } from "vitest";
-import type { TestDaemon } from "./daemon.js";
+import type { Roost, TestDaemon } from "./daemon.js";
 import { until } from "./daemon.js";
 import { procEnv, untilRow } from "./jobs.js";
 import type { RawClient, Response } from "./raw-client.js";
@@ -30,7 +30,7 @@ export async function tokenOf(hub: RawClient, id: string): Promise<string> {
 
 /** A job of the `inert` profile that reported, taking peer items as such: its connection speaks for it. */
 export async function session(
-  d: TestDaemon,
+  d: Roost,
   hub: RawClient,
   name: string,
   opts: { id?: string; items?: boolean } = {},

@@ -5,14 +5,14 @@
  * too (helpers/board.ts), whose reports the tests write.
  */
 import { INERT, type Session, session } from "./board.js";
-import type { TestDaemon } from "./daemon.js";
+import type { Roost } from "./daemon.js";
 import type { RawClient } from "./raw-client.js";
 
 export const CONFIG = { agentProfiles: { inert: INERT } };
 
 /** Turns the concierge on (an inert job) and speaks for it on a connection of its own. */
 export async function conciergeOn(
-  d: TestDaemon,
+  d: Roost,
   hub: RawClient,
   opts: { items?: boolean } = {},
 ): Promise<Session> {

@@ -96,19 +96,24 @@ export class DaemonProcess {
 
   /** The pty host, the jobs it holds (they outlive the daemon by design) and the home: gone. */
   protected removeAll(): void {
-    killPtyHost(this.home);
-    // Retried: a job killed a moment ago may still be writing in its folder (ENOTEMPTY); a
-    // sandboxed one's processes end after their bubblewrap, and on a loaded CI machine 5.5 s of
-    // node's own retries were too few. For up to 30 s, then the error.
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      try {
-        fs.rmSync(this.home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-        return;
-      } catch (err) {
-        if (Date.now() > deadline) throw err;
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
-      }
+    removeHome(this.home);
+  }
+}
+
+/** A daemon's home gone, with its pty host and the jobs it holds (they outlive the daemon by design). */
+export function removeHome(home: string): void {
+  killPtyHost(home);
+  // Retried: a job killed a moment ago may still be writing in its folder (ENOTEMPTY); a
+  // sandboxed one's processes end after their bubblewrap, and on a loaded CI machine 5.5 s of
+  // node's own retries were too few. For up to 30 s, then the error.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      fs.rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
     }
   }
 }

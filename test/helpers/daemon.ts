@@ -29,6 +29,23 @@ export interface DaemonOptions {
   wrap?: string[];
 }
 
+/**
+ * What a test speaks to, whichever way its daemon runs: in a process of its own (`TestDaemon`) or in
+ * the test's (daemon-here.ts's `DaemonHere`).
+ */
+export interface Roost {
+  readonly home: string;
+  /** Its environment, which its jobs inherit. */
+  readonly env: Record<string, string>;
+  readonly socket: string;
+  /** The hub's address (`http://127.0.0.1:PORT/`). */
+  readonly url: string;
+  /** The owner's HTTP token. */
+  readonly token: string;
+  client(): Promise<RawClient>;
+  cleanup(): Promise<void>;
+}
+
 /** The daemons started in this test file's process, for the output of a failed test (on-failure.ts). */
 export const daemonsStarted: TestDaemon[] = [];
 
@@ -127,13 +144,19 @@ export async function daemonRefusal(
 }
 
 export async function startDaemon(opts: DaemonOptions = {}): Promise<TestDaemon> {
+  const { home, env } = daemonHome(opts);
+  const daemon = new TestDaemon(home, env, opts.wrap);
+  await daemon.start();
+  return daemon;
+}
+
+/** A daemon's home (a fresh temp one unless given), its roost.json written, and its environment. */
+export function daemonHome(opts: DaemonOptions): { home: string; env: Record<string, string> } {
   const home = opts.home ?? fs.mkdtempSync(path.join(os.tmpdir(), "roost-test-"));
   // Owner-only, as `roost remote add` writes it: one holding remotes' tokens must be (config.ts).
   if (opts.config !== undefined)
     fs.writeFileSync(path.join(home, "roost.json"), JSON.stringify(opts.config), { mode: 0o600 });
-  const daemon = new TestDaemon(home, daemonEnv(home, opts.env), opts.wrap);
-  await daemon.start();
-  return daemon;
+  return { home, env: daemonEnv(home, opts.env) };
 }
 
 /** A profile that runs the test agent (test/fixtures/agent.mjs) as a protocol agent. */

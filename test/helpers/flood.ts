@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
-import { FIXTURES, type TestDaemon } from "./daemon.js";
+import { FIXTURES, type Roost } from "./daemon.js";
 
 export interface FloodTally {
   /** Connections made (the server accepted them, or the kernel did for it). */
@@ -49,7 +49,7 @@ export class Flood {
 const floods: Flood[] = [];
 
 /** Opens `count` idle connections to the daemon's HTTP port, `concurrent` at a time, and holds them. */
-export function startFlood(d: TestDaemon, count: number, concurrent = 500): Flood {
+export function startFlood(d: Roost, count: number, concurrent = 500): Flood {
   const port = new URL(d.url).port;
   const proc = spawn(
     process.execPath,

@@ -4,7 +4,7 @@
  */
 import net from "node:net";
 import WebSocket from "ws";
-import type { TestDaemon } from "./daemon.js";
+import type { Roost } from "./daemon.js";
 import { arrival, sleep } from "./processes.js";
 
 export interface HttpAnswer {
@@ -26,7 +26,7 @@ export interface CallOptions {
 
 /** `POST /api/<op>` with the args as JSON (or `GET` with them as query parameters). */
 export async function api(
-  d: TestDaemon,
+  d: Roost,
   op: string,
   args: unknown = {},
   opts: CallOptions = {},
@@ -57,11 +57,7 @@ export async function api(
  * A raw HTTP/1.1 request on a socket of its own, for what fetch will not send (a Host of another
  * name, an Origin): the status line and headers and body as they came.
  */
-export function rawRequest(
-  d: TestDaemon,
-  lines: string[],
-  body = "",
-): Promise<{ status: number; text: string }> {
+export function rawRequest(d: Roost, lines: string[], body = ""): Promise<{ status: number; text: string }> {
   const { hostname, port } = new URL(d.url);
   const has = (name: string) => lines.some((l) => l.toLowerCase().startsWith(`${name}:`));
   const head = [...lines];
@@ -119,7 +115,7 @@ export class TestSocket {
   }
 
   static open(
-    d: TestDaemon,
+    d: Roost,
     path: string,
     opts: { token?: string | null; headers?: Record<string, string> } = {},
   ) {

@@ -7,8 +7,9 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { startDaemon, type TestDaemon, until } from "./daemon.js";
-import { childPids, descendants, isAlive, procEnv } from "./processes.js";
+import { type Roost, startDaemon, TestDaemon, until } from "./daemon.js";
+import { type DaemonHere, startDaemonHere } from "./daemon-here.js";
+import { childPids, descendants, isAlive, procEnv, ptyHostPid } from "./processes.js";
 import type { RawClient } from "./raw-client.js";
 
 export { procEnv } from "./processes.js";
@@ -23,18 +24,18 @@ export function lines(file: string): any[] {
     .map((l) => JSON.parse(l));
 }
 
-export const jobDir = (d: TestDaemon, id: string) => path.join(d.home, "jobs", id);
+export const jobDir = (d: Roost, id: string) => path.join(d.home, "jobs", id);
 
 /** What the test agent (test/fixtures/agent.mjs) handled, in order. */
-export const handled = (d: TestDaemon, id: string) => lines(path.join(jobDir(d, id), "handled.jsonl"));
+export const handled = (d: Roost, id: string) => lines(path.join(jobDir(d, id), "handled.jsonl"));
 /** Every delivery the test agent saw, in order. */
-export const deliveries = (d: TestDaemon, id: string) => lines(path.join(jobDir(d, id), "deliveries.jsonl"));
+export const deliveries = (d: Roost, id: string) => lines(path.join(jobDir(d, id), "deliveries.jsonl"));
 
 /**
  * Whether the ack of reply `seq` is in the daemon's store (acks are written a moment after they
  * come): a kill -9 after this cannot send that reply again. Read from the store file itself.
  */
-export function ackStored(d: TestDaemon, id: string, seq: number): boolean {
+export function ackStored(d: Roost, id: string, seq: number): boolean {
   const db = new Database(path.join(d.home, "roost.db"), { readonly: true, fileMustExist: true });
   try {
     const r = db.prepare("SELECT acked FROM replies WHERE job_id = ? AND seq = ?").get(id, seq) as
@@ -114,11 +115,27 @@ export const rmTemp = (dir: string) => fs.rmSync(dir, { recursive: true, force: 
  * their own the harness gives them (no user rc files: a shell starts clean). `home` is that home.
  */
 export async function startCleanDaemon(config: unknown): Promise<{ d: TestDaemon; home: string }> {
-  const d = await startDaemon({ config, env: { SHELL: "/bin/bash" } });
+  return clean(await startDaemon(cleanOptions(config)));
+}
+
+/** The same, in the test's own process (daemon-here.ts), for the tests where its process is not the point. */
+export async function startCleanDaemonHere(config: unknown): Promise<{ d: DaemonHere; home: string }> {
+  return clean(await startDaemonHere(cleanOptions(config)));
+}
+
+const cleanOptions = (config: unknown) => ({ config, env: { SHELL: "/bin/bash" } });
+
+function clean<D extends Roost>(d: D): { d: D; home: string } {
   const home = d.env.HOME;
   if (!home || !home.startsWith(d.home)) throw new Error("the harness gave the jobs no home of their own");
   return { d, home };
 }
+
+/**
+ * How a helper below starts its clean daemon: in a process of its own (`startCleanDaemon`), or in
+ * the test's (`startCleanDaemonHere`), where the process is not the point.
+ */
+type StartClean<D extends Roost> = (config: unknown) => Promise<{ d: D; home: string }>;
 
 /** A terminal job's quiet spell in tests: short, so that a row says idle soon after its screen goes still. */
 export const QUIET_MS = 400;
@@ -152,7 +169,7 @@ export const silentProfile = (extra: Record<string, unknown> = {}) => ({
  * job's process environment, where roost put it.
  */
 export async function rawAgent(
-  d: TestDaemon,
+  d: Roost,
   hub: RawClient,
   id: string,
 ): Promise<{ agent: RawClient; token: string }> {
@@ -176,8 +193,8 @@ export const delivered = (agent: RawClient, id: string) =>
  * A clean daemon for each test that asks (see startCleanDaemon), with a temp dir for its jobs'
  * work: both removed, and everything the daemon started killed, after each test.
  */
-export function cleanDaemonPerTest(config: () => unknown) {
-  let current: TestDaemon | undefined;
+export function cleanDaemonPerTest<D extends Roost>(config: () => unknown, start: StartClean<D>) {
+  let current: D | undefined;
   const temps: string[] = [];
   afterEach(async () => {
     await current?.cleanup();
@@ -187,7 +204,7 @@ export function cleanDaemonPerTest(config: () => unknown) {
   return async () => {
     const dir = tempDir();
     temps.push(dir);
-    const clean = await startCleanDaemon(config());
+    const clean = await start(config());
     current = clean.d;
     return { d: clean.d, c: await clean.d.client(), dir, home: clean.home };
   };
@@ -198,15 +215,18 @@ export function cleanDaemonPerTest(config: () => unknown) {
  * this, its client and a temp dir for its jobs' work: made before them (the fields are set then),
  * all removed and everything the daemon started killed after them.
  */
-export function cleanDaemonPerFile(config: unknown): {
-  d: TestDaemon;
+export function cleanDaemonPerFile<D extends Roost>(
+  config: unknown,
+  start: StartClean<D>,
+): {
+  d: D;
   c: RawClient;
   dir: string;
   home: string;
 } {
-  const shared = {} as { d: TestDaemon; c: RawClient; dir: string; home: string };
+  const shared = {} as { d: D; c: RawClient; dir: string; home: string };
   beforeAll(async () => {
-    const clean = await startCleanDaemon(config);
+    const clean = await start(config);
     Object.assign(shared, clean, { c: await clean.d.client(), dir: tempDir() });
   });
   afterAll(async () => {
@@ -221,8 +241,8 @@ export function cleanDaemonPerFile(config: unknown): {
  * so that a test's count of jobs (or of the pty host's processes) from zero holds. A daemon a test
  * left stopped (a failed shutdown test) is started again first.
  */
-export async function removeAllJobs(d: TestDaemon): Promise<void> {
-  if (d.exitReason()) await d.start();
+export async function removeAllJobs(d: Roost): Promise<void> {
+  if (d instanceof TestDaemon && d.exitReason()) await d.start();
   const c = await d.client();
   try {
     const { rows } = await c.ok("list");
@@ -230,7 +250,7 @@ export async function removeAllJobs(d: TestDaemon): Promise<void> {
     const left = (await c.ok("list")).rows;
     if (left.length > 0) throw new Error(`jobs left after rm: ${left.map((r: any) => r.id).join(" ")}`);
     await until("no job process held", () => {
-      const host = d.ptyHostPid();
+      const host = ptyHostPid(d.home);
       return host === null || childPids(host).length === 0;
     });
   } finally {
@@ -275,8 +295,8 @@ export function sharedCleanDaemon(config: () => unknown) {
  * Every running job of `d` stopped, what the next test of a shared daemon starts from; a daemon a
  * failed test left down is started again first.
  */
-export async function stopRunningJobs(d: TestDaemon): Promise<void> {
-  if (d.exitReason()) await d.start();
+export async function stopRunningJobs(d: Roost): Promise<void> {
+  if (d instanceof TestDaemon && d.exitReason()) await d.start();
   const c = await d.client();
   const { rows } = await c.ok("list", {});
   for (const r of rows) if (r.life === "running") await c.ok("stop", { id: r.id });

@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { afterEach } from "vitest";
-import { startDaemon, type TestDaemon, until } from "./daemon.js";
+import { type Roost, startDaemon, type TestDaemon, until } from "./daemon.js";
 import { lines, untilRow } from "./jobs.js";
 import type { RawClient } from "./raw-client.js";
 
@@ -37,7 +37,7 @@ export interface ScriptedAgent {
   log: (name: string) => any[];
 }
 
-export function scriptedAgent(d: TestDaemon, job: { id: string; pid: number }): ScriptedAgent {
+export function scriptedAgent(d: Roost, job: { id: string; pid: number }): ScriptedAgent {
   const file = (f: string) => path.join(d.home, "jobs", job.id, f);
   return { id: job.id, pid: job.pid, file, log: (f) => lines(file(f)) };
 }

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import { agentProfile, FIXTURES, type TestDaemon } from "./daemon.js";
-import { bashProfile, cleanDaemonPerFile, QUIET_MS } from "./jobs.js";
+import { bashProfile, cleanDaemonPerFile, QUIET_MS, startCleanDaemon } from "./jobs.js";
 import type { RawClient } from "./raw-client.js";
 
 /** The profiles the terminal tests dispatch: programs in terminals, and a protocol agent. */
@@ -60,7 +60,7 @@ export interface SharedTerminals {
  * test reads only its own jobs, by the ids dispatch gave it): the daemon's teardown ends them.
  */
 export function sharedTerminals(): SharedTerminals {
-  const shared = cleanDaemonPerFile(terminalConfig);
+  const shared = cleanDaemonPerFile(terminalConfig, startCleanDaemon);
   let clients: RawClient[] = [];
   let c: RawClient | undefined;
   let cwd = "";

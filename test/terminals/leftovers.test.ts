@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isAlive, until } from "../helpers/daemon.js";
-import { cleanDaemonPerTest, untilGone, untilRow } from "../helpers/jobs.js";
+import { cleanDaemonPerTest, startCleanDaemonHere, untilGone, untilRow } from "../helpers/jobs.js";
 
 // Two children in the background: one in the job's group (ignoring the hangup its terminal's end
 // sends), one in a session of its own; their pids in `pids`; then the job waits on them.
@@ -19,9 +19,12 @@ const SCRIPT = [
   "wait",
 ].join("; ");
 
-const daemon = cleanDaemonPerTest(() => ({
-  agentProfiles: { spawner: { command: ["/bin/bash", "-c", SCRIPT], task: "argv" } },
-}));
+const daemon = cleanDaemonPerTest(
+  () => ({
+    agentProfiles: { spawner: { command: ["/bin/bash", "-c", SCRIPT], task: "argv" } },
+  }),
+  startCleanDaemonHere,
+);
 
 describe("a job's agent killed with -9", () => {
   it("leaves nothing running: its children, in its group or out of it, are ended, and the feed says so", async () => {

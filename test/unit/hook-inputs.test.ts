@@ -160,6 +160,7 @@ describe("a hooked start's command and environment", () => {
         hooks: { agent: "gemini", taskArg: false },
       },
       null,
+      {},
     );
 
   it("tells Gemini CLI it is not in CI (else it runs headless in the job's terminal and exits)", () => {

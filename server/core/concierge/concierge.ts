@@ -279,7 +279,7 @@ function profileOf(core: Core, name: string): Profile {
  */
 function builtIn(core: Core): Profile {
   const profile = conciergeProfile(core.config.profiles.get("pi"));
-  const missing = missingProgram(profile, core.paths.home);
+  const missing = missingProgram(profile, core.paths.home, core.env);
   if (missing)
     throw new RoostError(
       "bad_request",

@@ -134,7 +134,13 @@ export interface HookedStart {
  * with `session` when given: Claude Code's and Gemini CLI's `--resume ID`, Codex's `resume ID`. A
  * resumed session has had its task: the command's last word, if it was the task, is left out.
  */
-export function withHooks(dir: string, launch: Launch, session: string | null): HookedStart {
+export function withHooks(
+  dir: string,
+  launch: Launch,
+  session: string | null,
+  /** The daemon's environment, which the job inherits below its launch's own. */
+  env: NodeJS.ProcessEnv,
+): HookedStart {
   const hooks = launch.hooks!;
   const [program, ...rest] = launch.command as [string, ...string[]];
   const args = session !== null && hooks.taskArg ? rest.slice(0, -1) : rest;
@@ -159,7 +165,7 @@ export function withHooks(dir: string, launch: Launch, session: string | null): 
       const resume = session === null ? [] : ["--resume", session];
       return {
         command: [program, ...resume, ...args],
-        env: { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: file, ...interactive(launch.env) },
+        env: { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: file, ...interactive(launch.env, env) },
       };
     }
   }
@@ -171,8 +177,11 @@ export function withHooks(dir: string, launch: Launch, session: string | null): 
  * `gemini-cli` job fail at once. The job has a real terminal and roost types into it, so those two
  * say "false" to it when they would say "true".
  */
-function interactive(env: Record<string, string> | undefined): Record<string, string> {
-  const said = (name: string) => (env?.[name] ?? process.env[name]) === "true";
+function interactive(
+  own: Record<string, string> | undefined,
+  inherited: NodeJS.ProcessEnv,
+): Record<string, string> {
+  const said = (name: string) => (own?.[name] ?? inherited[name]) === "true";
   return Object.fromEntries(["CI", "GITHUB_ACTIONS"].filter(said).map((name) => [name, "false"]));
 }
 

@@ -48,7 +48,7 @@ export interface Beginning {
 }
 
 /** The start's command and environment, and the conversation it begins or goes on with. */
-export function beginConversation(paths: Paths, rec: JobRecord): Beginning {
+export function beginConversation(paths: Paths, rec: JobRecord, env: NodeJS.ProcessEnv): Beginning {
   const { command, protocol, messages } = rec.launch;
   const before = rec.conversation;
   if (protocol && isPi(command) && !command.some((arg) => PI_SESSION_FLAGS.has(arg))) {
@@ -68,7 +68,7 @@ export function beginConversation(paths: Paths, rec: JobRecord): Beginning {
     };
   if (!protocol && rec.launch.hooks) {
     const session = before?.how === "agent" ? before.session : null;
-    const hooked = withHooks(jobDir(paths, rec.id), rec.launch, session);
+    const hooked = withHooks(jobDir(paths, rec.id), rec.launch, session, env);
     const conversation: Conversation =
       session === null
         ? { how: "new", session: null, resumed: false }

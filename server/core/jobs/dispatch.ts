@@ -3,11 +3,10 @@
  * a `type` profile is the job's reply seq 1, in the same commit as the job.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { idleStopMs, type OpArgs, RoostError, type Row } from "../../../sdk/ts/protocol/index.js";
 import { blockedPatterns, jobCommand, type Profile, promptPatterns, speaksProtocol } from "../../config.js";
-import { expandHome } from "../../paths.js";
+import { expandHome, userHome } from "../../paths.js";
 import { DEFAULT_QUIET_MS } from "../../pty/wire.js";
 import type { JobRecord, Launch, SandboxLaunch } from "../../store/records.js";
 import type { Core } from "../core.js";
@@ -90,10 +89,10 @@ function sandboxed(
   cwd: string,
 ): { sandbox: SandboxLaunch | undefined; cwd: string } {
   const parent = parentId === null ? null : (core.registry.find(parentId)?.rec ?? null);
-  const sandbox = sandboxOf(core.paths, args.sandbox, profile, parent);
+  const sandbox = sandboxOf(core.paths, args.sandbox, profile, parent, userHome(core.env));
   if (!sandbox) return { sandbox, cwd };
-  findBwrap(core.bwrap);
-  if (parent?.launch.sandbox) return { sandbox, cwd: childCwd(parent, args.cwd) };
+  findBwrap(core.bwrap, core.env);
+  if (parent?.launch.sandbox) return { sandbox, cwd: childCwd(parent, args.cwd, userHome(core.env)) };
   checkSandboxCwd(core.paths, cwd);
   return { sandbox, cwd };
 }
@@ -149,12 +148,13 @@ export function checkLaunch(
   given?: Profile,
 ): { profile: Profile; cwd: string; name: string | null } {
   const profile = given ?? profileNamed(core, args.profile);
-  const cwd = checkCwd(args.cwd ?? profile.cwd ?? os.homedir());
+  const home = userHome(core.env);
+  const cwd = checkCwd(args.cwd ?? profile.cwd ?? home, home);
   // Refused before a row is made: a job whose program is not there could only fail.
-  const missing = missingProgram(profile, cwd);
+  const missing = missingProgram(profile, cwd, core.env);
   if (missing) {
     const runnable = [...core.config.profiles]
-      .filter(([, p]) => missingProgram(p, p.cwd ?? cwd) === null)
+      .filter(([, p]) => missingProgram(p, p.cwd ?? cwd, core.env) === null)
       .map(([n]) => n)
       .sort();
     throw new RoostError(
@@ -254,8 +254,8 @@ function newRecord(
   });
 }
 
-function checkCwd(dir: string): string {
-  const abs = expandHome(dir);
+function checkCwd(dir: string, home: string): string {
+  const abs = expandHome(dir, home);
   if (!path.isAbsolute(abs))
     throw new RoostError("bad_request", `cwd ${JSON.stringify(dir)} must be an absolute path`);
   let isDir = false;

@@ -35,11 +35,7 @@ export function findProgram(program: string, pathVar: string, cwd: string): stri
 }
 
 /** Why the profile cannot run in `cwd` (the job's) ("`claude` is not installed: not on the PATH"), or null when it can. */
-export function missingProgram(
-  profile: Profile,
-  cwd: string,
-  env: NodeJS.ProcessEnv = process.env,
-): string | null {
+export function missingProgram(profile: Profile, cwd: string, env: NodeJS.ProcessEnv): string | null {
   const program = profile.command[0]!;
   const pathVar = profile.env?.PATH ?? env.PATH ?? DEFAULT_PATH;
   if (findProgram(program, pathVar, cwd)) return null;

@@ -38,10 +38,10 @@ export function bwrapProgram(env: NodeJS.ProcessEnv): string {
 }
 
 /** The bubblewrap to run, or `bad_request` saying how to install it. */
-export function findBwrap(program: string): string {
+export function findBwrap(program: string, env: NodeJS.ProcessEnv): string {
   if (process.platform !== "linux")
     throw new RoostError("bad_request", `the sandbox is Linux's (bubblewrap); this is ${process.platform}`);
-  const file = findProgram(program, process.env.PATH ?? "", "/");
+  const file = findProgram(program, env.PATH ?? "", "/");
   if (!file)
     throw new RoostError(
       "bad_request",
@@ -60,6 +60,8 @@ export function sandboxOf(
   asked: boolean | undefined,
   profile: Profile,
   parent: JobRecord | null,
+  /** The user's home, for a `~` in the profile's `writable`. */
+  home: string,
 ): SandboxLaunch | undefined {
   const inherited = parent?.launch.sandbox;
   if (inherited) {
@@ -71,7 +73,7 @@ export function sandboxOf(
     return { network: inherited.network, writable: [...inherited.writable], tree: "" };
   }
   if (!(asked ?? profile.sandbox === true)) return undefined;
-  const writable = (profile.writable ?? []).map((p) => path.resolve(expandHome(p)));
+  const writable = (profile.writable ?? []).map((p) => path.resolve(expandHome(p, home)));
   for (const p of writable)
     if (inHome(paths, p))
       throw new RoostError(
@@ -101,10 +103,10 @@ export async function settleSandbox(paths: Paths, rec: JobRecord, sandbox: Sandb
  * Where a sandboxed child of a sandboxed session may run: in its parent's tree (default: where the
  * parent runs), so that it writes nothing its parent could not.
  */
-export function childCwd(parent: JobRecord, asked: string | undefined): string {
+export function childCwd(parent: JobRecord, asked: string | undefined, home: string): string {
   // Where each really is: a link the parent made in its tree may point anywhere.
   const tree = real(treeOf(parent));
-  const cwd = real(asked === undefined ? parent.launch.cwd : path.resolve(expandHome(asked)));
+  const cwd = real(asked === undefined ? parent.launch.cwd : path.resolve(expandHome(asked, home)));
   if (!within(cwd, tree))
     throw new RoostError(
       "bad_request",

@@ -59,7 +59,7 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
   core.registry.changed(job, true);
   try {
     // Where its agent can, it goes on with its conversation (conversation.ts).
-    const beginning = beginConversation(core.paths, rec);
+    const beginning = beginConversation(core.paths, rec, core.env);
     rec.conversation = beginning.conversation;
     const [file, ...args] = await commandOf(core, rec, beginning.command);
     job.size = job.ownSize; // a new terminal has no viewer yet
@@ -98,7 +98,7 @@ async function startNow(core: Core, job: LiveJob): Promise<void> {
 async function commandOf(core: Core, rec: JobRecord, command: string[]): Promise<[string, ...string[]]> {
   const sandbox = rec.launch.sandbox;
   if (!sandbox) return command as [string, ...string[]];
-  const bwrap = findBwrap(core.bwrap);
+  const bwrap = findBwrap(core.bwrap, core.env);
   const args = bwrapArgs(core.paths, rec, sandbox);
   await core.jobSockets.open(rec.id);
   return [bwrap, ...args, ...command];
@@ -120,7 +120,7 @@ function jobEnv(core: Core, rec: JobRecord): Record<string, string> {
     JOB_DIR: "PI_JOB_DIR",
   };
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  for (const [k, v] of Object.entries(core.env)) if (v !== undefined) env[k] = v;
   Object.assign(env, rec.launch.env, { TERM: "xterm-256color", ROOST_HOME: core.paths.home });
   for (const [k, v] of Object.entries(identity)) {
     env[`ROOST_${k}`] = v;

@@ -4,8 +4,8 @@
  * session key gets the same id back. When the connection closes the row waits a grace period
  * (`PI_ROOST_FG_CLAIM_GRACE_MS`, 5 s) for the pi to come back, then goes `exited`.
  */
-import os from "node:os";
 import { LIMITS, type OpArgs, type OpResult, RoostError } from "../../../sdk/ts/protocol/index.js";
+import { userHome } from "../../paths.js";
 import type { JobRecord } from "../../store/records.js";
 import type { Core } from "../core.js";
 import { ROOST } from "../feed.js";
@@ -53,7 +53,10 @@ export class Foreground {
       if (args.cwd) job.rec.launch = { ...job.rec.launch, cwd: args.cwd };
     } else {
       const order = core.registry.topOrder();
-      const { job: rec } = core.store.createJob((num) => this.record(`j${num}`, name, order, args), null);
+      const { job: rec } = core.store.createJob(
+        (num) => this.record(`j${num}`, name, order, args, userHome(core.env)),
+        null,
+      );
       job = core.registry.add(rec, 0);
       core.feed.record(
         rec.id,
@@ -90,11 +93,17 @@ export class Foreground {
     this.timers.delete(id);
   }
 
-  private record(id: string, name: string, order: number, args: OpArgs<"peer_register">): JobRecord {
+  private record(
+    id: string,
+    name: string,
+    order: number,
+    args: OpArgs<"peer_register">,
+    home: string,
+  ): JobRecord {
     return newJobRecord({
       id,
       profile: "foreground",
-      launch: { command: [], cwd: args.cwd ?? os.homedir(), env: {}, task: "type", protocol: true },
+      launch: { command: [], cwd: args.cwd ?? home, env: {}, task: "type", protocol: true },
       userName: name,
       defaultName: name,
       order,

@@ -8,9 +8,8 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { TestDaemon } from "../../helpers/daemon.js";
 import { ROOT, until } from "../../helpers/daemon.js";
-import { startCleanDaemon } from "../../helpers/jobs.js";
+import { type DaemonHere, startDaemonHere } from "../../helpers/daemon-here.js";
 
 const run = promisify(execFile);
 const doc = fs.readFileSync(path.join(ROOT, "docs/http.md"), "utf8");
@@ -18,12 +17,12 @@ const blocks = [...doc.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
 const [setup, ...examples] = blocks;
 
 // A daemon of its own for each test: each example runs on what the test made, not on what an
-// example before it left.
-let d: TestDaemon;
+// example before it left. In this process: what is tested is the HTTP face, not a process.
+let d: DaemonHere;
 let userHome: string;
 let prelude: string;
 beforeEach(async () => {
-  d = (await startCleanDaemon({})).d;
+  d = await startDaemonHere({ config: {}, env: { SHELL: "/bin/bash" } });
   // The examples read ~/.roost/token: a home whose .roost is this daemon's.
   userHome = fs.mkdtempSync(path.join(os.tmpdir(), "roost-docs-"));
   fs.symlinkSync(d.home, path.join(userHome, ".roost"));

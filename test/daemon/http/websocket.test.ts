@@ -7,9 +7,12 @@ import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { until } from "../../helpers/daemon.js";
 import { api, closeAllSockets, TestSocket, upgradeLines } from "../../helpers/http.js";
-import { cleanDaemonPerTest, rawAgent, silentProfile } from "../../helpers/jobs.js";
+import { cleanDaemonPerTest, rawAgent, silentProfile, startCleanDaemonHere } from "../../helpers/jobs.js";
 
-const setup = cleanDaemonPerTest(() => ({ agentProfiles: { silent: silentProfile() } }));
+const setup = cleanDaemonPerTest(
+  () => ({ agentProfiles: { silent: silentProfile() } }),
+  startCleanDaemonHere,
+);
 afterEach(() => closeAllSockets());
 
 describe("GET /api/subscribe", () => {

@@ -20,13 +20,14 @@ import {
   rmTemp,
   row,
   silentProfile,
+  startCleanDaemon,
   stopRunningJobs,
   tempDir,
   untilRow,
 } from "../../helpers/jobs.js";
 import type { RawClient } from "../../helpers/raw-client.js";
 
-const shared = cleanDaemonPerFile({ agentProfiles: { silent: silentProfile() } });
+const shared = cleanDaemonPerFile({ agentProfiles: { silent: silentProfile() } }, startCleanDaemon);
 const temps: string[] = [];
 afterEach(async () => {
   for (const t of temps.splice(0)) rmTemp(t);

@@ -19,6 +19,7 @@ import {
   handled,
   sharedCleanDaemon,
   silentProfile,
+  startCleanDaemonHere,
   untilRow,
 } from "../../helpers/jobs.js";
 import { RawClient } from "../../helpers/raw-client.js";
@@ -29,7 +30,7 @@ const config = () => ({
 
 const daemon = sharedCleanDaemon(config);
 /** A daemon of its own, for a test that reads the whole feed from its start. */
-const freshDaemon = cleanDaemonPerTest(config);
+const freshDaemon = cleanDaemonPerTest(config, startCleanDaemonHere);
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const events = async (c: RawClient, args: Record<string, unknown> = {}) => c.ok("events", args);

@@ -16,6 +16,7 @@ import {
   rmTemp,
   row,
   silentProfile,
+  startCleanDaemon,
   stopRunningJobs,
   tempDir,
   untilRow,
@@ -28,7 +29,7 @@ const config = { agentProfiles: { agent: agentProfile(), silent: silentProfile()
 // own, and what it left running is stopped after it (so that its agents do not go on beside the
 // next test). The test that restarts the daemon restarts this one; one that failed with it down
 // has it started again for the next.
-const shared = cleanDaemonPerFile(config);
+const shared = cleanDaemonPerFile(config, startCleanDaemon);
 const temps: string[] = [];
 afterEach(async () => {
   for (const t of temps.splice(0)) rmTemp(t);

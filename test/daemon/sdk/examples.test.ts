@@ -3,16 +3,16 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { INERT, session } from "../../helpers/board.js";
-import { startDaemon, type TestDaemon } from "../../helpers/daemon.js";
+import { type DaemonHere, startDaemonHere } from "../../helpers/daemon-here.js";
 import { untilRow } from "../../helpers/jobs.js";
 
-let d: TestDaemon;
+let d: DaemonHere;
 afterEach(async () => d?.cleanup());
 
 for (const profile of ["example-py", "example-ts"]) {
   describe(profile, () => {
     it("runs the task's steps, asks before the destructive one, goes on on yes, ends done", async () => {
-      d = await startDaemon();
+      d = await startDaemonHere();
       const c = await d.client();
       const work = d.env.HOME!;
       const task = "echo made-by-the-example > note.txt; rm note.txt";
@@ -31,7 +31,7 @@ for (const profile of ["example-py", "example-ts"]) {
 
 describe("the example agents together (delegate:)", () => {
   it("example-ts delegates to example-py: the helper asks, is answered, hands back; the parent's next report is its result", async () => {
-    d = await startDaemon();
+    d = await startDaemonHere();
     const c = await d.client();
     const work = d.env.HOME!;
     const task = "delegate: echo made-by-the-helper > note.txt; rm note.txt";
@@ -76,7 +76,7 @@ describe("the example agents together (delegate:)", () => {
   });
 
   it("example-py delegates to example-ts: the helper runs, hands back; the parent's next report is its result", async () => {
-    d = await startDaemon();
+    d = await startDaemonHere();
     const c = await d.client();
     const { job } = await c.ok("dispatch", {
       profile: "example-py",
@@ -108,7 +108,7 @@ describe("the example agents together (delegate:)", () => {
 
 describe("the example agents work one board (tasks)", () => {
   it("example-py and example-ts take the board's tasks: each done exactly once, in an order that respects after; another session's task only noted", async () => {
-    d = await startDaemon({ config: { agentProfiles: { inert: INERT } } });
+    d = await startDaemonHere({ config: { agentProfiles: { inert: INERT } } });
     const c = await d.client();
     const work = d.env.HOME!;
     const ready = async (profile: string) => {
