@@ -67,20 +67,24 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   redactWrites(process.stderr, redact);
   raiseFileLimit(); // before anything is opened, and before HTTP's caps are computed from it
   const stopWatching = watchForStalls();
-  const daemon = await startDaemon(env, { secrets, toTerminal }).catch((err) => {
+  // From the moment it can be stopped (its socket open, its hub not yet), a signal stops it and
+  // its stop ends the process: also a `shutdown` that comes while it still starts.
+  const stoppable = (stop: () => Promise<void>, stopped: Promise<number>) => {
+    void stopped.then((code) => {
+      stopWatching();
+      process.exit(code);
+    });
+    process.on("SIGTERM", () => void stop());
+    process.on("SIGINT", () => void stop());
+    // The daemon never exits on input: a bug in one op is logged, and the rest goes on.
+    process.on("uncaughtException", (err) => console.error("roost: uncaught:", err));
+    process.on("unhandledRejection", (err) => console.error("roost: unhandled rejection:", err));
+  };
+  await startDaemon(env, { secrets, toTerminal, stoppable }).catch((err) => {
     stopWatching();
     if (err instanceof DaemonStopped) process.exit(err.code);
     throw err;
   });
-  void daemon.stopped.then((code) => {
-    stopWatching();
-    process.exit(code);
-  });
-  process.on("SIGTERM", () => void daemon.stop());
-  process.on("SIGINT", () => void daemon.stop());
-  // The daemon never exits on input: a bug in one op is logged, and the rest goes on.
-  process.on("uncaughtException", (err) => console.error("roost: uncaught:", err));
-  process.on("unhandledRejection", (err) => console.error("roost: unhandled rejection:", err));
 }
 
 /** A daemon started (`startDaemon`): its parts, its hub, and its end. */
@@ -106,6 +110,8 @@ export async function startDaemon(
     secrets: Secrets;
     /** Writes to the terminal, past the log's redaction: the login link alone. */
     toTerminal: (text: string) => void;
+    /** Told as soon as it can be stopped (its socket open), before its hub is up. */
+    stoppable?: (stop: () => Promise<void>, stopped: Promise<number>) => void;
   },
 ): Promise<Daemon> {
   const { secrets, toTerminal } = io;
@@ -300,11 +306,13 @@ export async function startDaemon(
     if (code === 0) console.log("roost: stopped (the jobs keep running)");
     stoppedWith(code);
   }
+  io.stoppable?.(() => shutdown(), stopped);
 
   // The HTTP face is loaded and built once the agents are back: after a restart they all connect
   // again at once, and the face's modules (~150 ms of compiling and building on a small machine)
   // would be in their way. A hub's page waits that long more.
   await agentsBack(comingBack, AGENTS_BACK_MOST_MS);
+  if (stopping) throw new DaemonStopped(0); // a `shutdown` came meanwhile
   http = await (await import("./http/app.js")).buildHttp(core);
   const { listenHub } = await import("./http/start.js");
   const url = await listenHub(core, http, address, toTerminal);

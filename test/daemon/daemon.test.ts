@@ -2,6 +2,8 @@
  * The agent protocol end to end, through daemon restarts: the agent process lives on, reconnects,
  * says hello, reports, gets its pending replies again and the next reply once, its seq continuing.
  */
+
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,6 +11,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { heldLine } from "../../server/stalls.js";
 import {
   agentProfile,
+  answers,
+  CLI,
   daemonRefusal,
   FIXTURES,
   isAlive,
@@ -17,7 +21,15 @@ import {
   type TestDaemon,
   until,
 } from "../helpers/daemon.js";
-import { ackStored, handled, lines, row as rowOf, stopRunningJobs } from "../helpers/jobs.js";
+import {
+  ackStored,
+  handled,
+  lines,
+  row as rowOf,
+  silentProfile,
+  stopRunningJobs,
+  untilRow,
+} from "../helpers/jobs.js";
 
 // The conformance run's clients (docs/protocol.md, "Clients"): a scripted agent on each.
 const clients = {
@@ -273,6 +285,43 @@ describe("a bad roost.json", () => {
       expect(fs.existsSync(path.join(home, "roost.db"))).toBe(false);
     } finally {
       fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a signal while the daemon still starts", () => {
+  it("SIGTERM after its socket opened, before its hub: a clean stop, exit 0, no hub", async () => {
+    const own = await startDaemon({ config: { agentProfiles: { silent: silentProfile() } } });
+    try {
+      // A running protocol job whose agent never connects: the next start waits half a second for
+      // it before its HTTP face (main.ts, agentsBack), with the socket already open.
+      const c = await own.client();
+      const { job } = await c.ok("dispatch", { profile: "silent" });
+      await untilRow(c, job.id, "running", (r) => r.life === "running" && r.pid);
+      await own.kill("SIGKILL");
+      const proc = spawn(process.execPath, [CLI, "daemon"], {
+        env: own.env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let said = "";
+      proc.stdout.on("data", (b) => {
+        said += b;
+      });
+      proc.stderr.on("data", (b) => {
+        said += b;
+      });
+      const exited = new Promise<[number | null, string | null]>((resolve) =>
+        proc.once("exit", (code, signal) => resolve([code, signal])),
+      );
+      await until("its socket answers", () => answers(own.socket));
+      expect(said).not.toContain("hub http");
+      proc.kill("SIGTERM");
+      expect(await exited).toEqual([0, null]);
+      expect(said).toContain("roost: stopped (the jobs keep running)");
+      expect(said).not.toContain("hub http");
+      expect(fs.existsSync(own.socket)).toBe(false);
+    } finally {
+      await own.cleanup();
     }
   });
 });
