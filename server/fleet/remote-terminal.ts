@@ -3,7 +3,7 @@
  * viewer here, with the remote's token, so that a browser never holds it.
  */
 import type WebSocket from "ws";
-import { RoostError } from "../../sdk/ts/protocol/index.js";
+import { LIMITS, RoostError } from "../../sdk/ts/protocol/index.js";
 import { TOO_LARGE } from "./remote-input.js";
 import type { RemoteLink } from "./remote-link.js";
 
@@ -15,8 +15,14 @@ export class RemoteTerminal {
   readonly opened: Promise<unknown>;
   private readonly ws: WebSocket;
   private ended = false;
-  /** Its `attach` was answered: the viewer is told when it ends. */
+  /** Its `attach` was answered: the viewer is told when it ends, and what it types goes through. */
   private attached = false;
+  /**
+   * What the viewer typed (or a size it took) before the remote's terminal answered: sent, in
+   * order, once it has. A viewer that attaches again (the hub does, to repaint after a resize)
+   * gets a new terminal whose connection is still opening while its keys keep coming.
+   */
+  private readonly early: string[] = [];
   private readonly ends: (() => void)[] = [];
 
   constructor(
@@ -45,6 +51,7 @@ export class RemoteTerminal {
         if (msg.kind === "attached") {
           if (msg.answer.ok) {
             this.attached = true;
+            for (const early of this.early.splice(0)) this.ws.send(early);
             resolve(msg.answer.result);
           } else reject(new RoostError(msg.answer.code, `${link.name}: ${msg.answer.error}`));
         } else if (msg.kind === "output") this.push({ event: "output", id: this.ours, data: msg.data });
@@ -74,7 +81,10 @@ export class RemoteTerminal {
 
   send(op: "input" | "resize", args: Record<string, unknown>): void {
     const { id: _id, ...rest } = args;
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify({ op, args: rest }));
+    const message = JSON.stringify({ op, args: rest });
+    if (this.attached && this.ws.readyState === this.ws.OPEN) this.ws.send(message);
+    // Bounded as a viewer's messages in flight are: past that, its keys go where they went before.
+    else if (!this.attached && !this.ended && this.early.length < LIMITS.inFlight) this.early.push(message);
   }
 
   onEnd(fn: () => void): void {

@@ -91,20 +91,10 @@ describe("the hub over two daemons", () => {
     await term.click();
     await page.keyboard.type("echo hub-$((40+2))");
     await page.keyboard.press("Enter");
-    await page
-      .locator(".xterm-rows", { hasText: "hub-42" })
-      .waitFor()
-      .catch(async (err) => {
-        // Seen in 2 of 7 runs of the whole browser tier beside two CPU hogs, once with the prompt
-        // drawn: the typed line's echo never came. What the page held says where it was lost.
-        const held = await page.evaluate(() => ({
-          screen: document.querySelector(".xterm-rows")?.textContent,
-          note: document.querySelector(".term-note")?.textContent,
-          terminals: document.querySelectorAll(".xterm").length,
-          focused: document.activeElement?.className,
-        }));
-        throw new Error(`${err}; the page held ${JSON.stringify(held)}`);
-      });
+    // Typed as the page's terminal attached again to repaint after its resize, the keys once went
+    // nowhere while here's new relay to far's terminal opened (seen beside CPU hogs):
+    // test/daemon/fleet.test.ts holds that case on its own.
+    await page.locator(".xterm-rows", { hasText: "hub-42" }).waitFor();
 
     // Far goes away: its rows stay, greyed, and the filter says it does not answer.
     await page.goto(`${here.url}#/`);

@@ -159,6 +159,16 @@ describe("one list, actions routed", () => {
       (m) => m.event === "output" && m.id === `far:${theirs}` && /relayed-42/.test(m.data),
       "the output",
     );
+    // Attached again (the hub does, to repaint after a resize) and typed into at once: the keys
+    // wait for the new relay to far's terminal, where they were once dropped while it opened.
+    ws.send({ op: "attach" });
+    ws.send({ op: "input", args: { data: "echo again-$((6*8))\r" } });
+    const again = await ws.next((m) => m.op === "attach", "the second attach's answer");
+    expect(again.ok, JSON.stringify(again)).toBe(true);
+    await ws.next(
+      (m) => m.event === "output" && m.id === `far:${theirs}` && /again-48/.test(m.data),
+      "the output of what was typed as it attached again",
+    );
     ws.close();
   });
 });
