@@ -2,9 +2,10 @@
  * A real daemon in the test's own process, for the tests where a process of its own is not the
  * point: the real daemon (server/main.ts's `startDaemon`: the real core, the real store on a SQLite
  * file in a fresh temp ROOST_HOME, the real socket and HTTP face), spoken to over its real socket
- * and HTTP as daemon.ts's is. What it spares is the start of a process: node and the daemon's
- * modules, about a third of a second of CPU each (docs/testing.md). What it starts (the pty host and
- * the jobs) are processes still, killed by pid at teardown.
+ * and HTTP as daemon.ts's is. What it spares is a process's start: node and the daemon's modules,
+ * which a worker loads once instead (about 0.1 s of CPU and of wall saved a daemon, net:
+ * docs/testing.md). What it starts (the pty host and the jobs) are processes still, killed by pid
+ * at teardown.
  *
  * A test of a crash, a restart, a signal or what the daemon prints starts a process (daemon.ts).
  * So does one of worktrees or the merge queue: git and the queue's checks run in the daemon
@@ -14,11 +15,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Daemon } from "../../server/main.js";
-import { type DaemonOptions, daemonHome, ROOT } from "./daemon.js";
+import { type DaemonOptions, daemonHome, ROOT, type Roost } from "./daemon.js";
 import { removeHome } from "./daemon-process.js";
 import { RawClient } from "./raw-client.js";
 
-export class DaemonHere {
+export class DaemonHere implements Roost {
   readonly socket: string;
   private readonly clients: RawClient[] = [];
 

@@ -49,7 +49,7 @@ export interface Roost {
 /** The daemons started in this test file's process, for the output of a failed test (on-failure.ts). */
 export const daemonsStarted: TestDaemon[] = [];
 
-export class TestDaemon extends DaemonProcess {
+export class TestDaemon extends DaemonProcess implements Roost {
   /** The hub's address (`http://127.0.0.1:PORT/`), known once started. */
   url = "";
   private outputAtStart = 0;
