@@ -46,7 +46,9 @@ afterAll(async () => {
   if (dir) rmTemp(dir);
 });
 
-const names = (hub: HubPage) => hub.page.locator("li.row .name").allInnerTexts();
+// Their text, not innerText: a dense row just moved (a sort) is not rendered until the next frame
+// (content-visibility: auto), and its innerText reads "" until then.
+const names = (hub: HubPage) => hub.page.locator("li.row .name").allTextContents();
 
 describe("resources in the hub", () => {
   it("shows each running job's CPU and memory, sorts by either, and sums them in the header", async () => {
