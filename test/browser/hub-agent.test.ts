@@ -197,7 +197,7 @@ describe("the hub and the Python example agent", () => {
     // g e: the events; Enter on a focused row: its page.
     await page.keyboard.press("g");
     await page.keyboard.press("e");
-    await page.getByRole("heading", { name: "Events" }).waitFor();
+    await page.getByRole("heading", { name: "Events", exact: true }).waitFor();
     await page.goto(`${d.url}#/`);
     await page.locator("li.row").first().focus();
     await page.keyboard.press("Enter");

@@ -154,7 +154,8 @@ describe("a job's page, the events page, the icon", () => {
     // focus (and its ring) as ↓ goes from job to job.
     await page.keyboard.press("g");
     await page.keyboard.press("e");
-    await page.getByRole("heading", { name: "Events" }).waitFor();
+    // Exactly: the job's page has a heading "Events in the feed", which would match at once.
+    await page.getByRole("heading", { name: "Events", exact: true }).waitFor();
     const ring = () =>
       page.evaluate(`(() => {
         const s = getComputedStyle(document.activeElement);
