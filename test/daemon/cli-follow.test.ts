@@ -4,6 +4,8 @@
  * what happens next, each entry once.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { needsBuild, ok, PLAIN_SHELL } from "../helpers/cli.js";
 import { CLI, startDaemon, type TestDaemon, until } from "../helpers/daemon.js";
@@ -65,6 +67,38 @@ describe("events --follow and a daemon that restarts", () => {
     expect(new Set(lines).size).toBe(lines.length); // nothing printed twice
     expect(lines.filter((l) => / j1 +dispatch /.test(l))).toHaveLength(1);
 
+    f.proc.kill("SIGINT");
+    expect(await f.exited).toBe(0);
+  });
+
+  it("a connection dropped before it follows (a daemon dying as it accepts) is tried again without a word", async () => {
+    d = await startDaemon({ env: PLAIN_SHELL });
+    await ok(["dispatch", "shell", "--name", "before"], d.env);
+    const f = follow([], d.env);
+    follower = f.proc;
+    await until("the dispatch before", () => / j1 +dispatch +shell \(user\)$/m.test(f.seen.stdout));
+
+    // In the dead daemon's place, for a while: something that accepts each connection and drops
+    // it before answering, as a daemon killed with -9 does in the moment its process ends.
+    await d.kill("SIGKILL");
+    fs.rmSync(d.socket, { force: true });
+    let dropped = 0;
+    const dying = net.createServer((s) => {
+      dropped++;
+      s.destroy();
+    });
+    await new Promise<void>((resolve) => dying.listen(d!.socket, resolve));
+    await until("the follower tried it three times", () => dropped >= 3);
+    await new Promise<void>((resolve) => dying.close(() => resolve()));
+    await d.start();
+
+    await until("it says it is back", () =>
+      f.seen.stderr.includes("roost: connected to roost again; following the events\n"),
+    );
+    expect(f.seen.stderr).toBe(
+      "roost: the connection to roost closed (the daemon stopped?); connecting again...\n" +
+        "roost: connected to roost again; following the events\n",
+    );
     f.proc.kill("SIGINT");
     expect(await f.exited).toBe(0);
   });

@@ -83,6 +83,11 @@ async function follow(inv: Invocation, args: OpArgs<"events">): Promise<number> 
   process.once("SIGTERM", end);
 
   let client = await connect(inv.env);
+  // Said once when the connection is lost, and once when the feed is followed again: a connection
+  // that closes before it is following (a daemon dying as it accepts, seen just after a kill -9)
+  // is tried again without a word, later each time.
+  let lost = false;
+  let dropped = 0;
   for (let first = true; ; first = false) {
     // The first time, the recent entries as asked; after a reconnection, all since the last printed.
     const since: OpArgs<"events"> = first
@@ -90,27 +95,32 @@ async function follow(inv: Invocation, args: OpArgs<"events">): Promise<number> 
       : { ...(args.id !== undefined ? { id: args.id } : {}), after: printedUpTo, limit: LIMITS.feedKept };
     const how = await followOn(client, since, print, ended, (cursor) => {
       printedUpTo = Math.max(printedUpTo, cursor);
+      if (lost) note("reconnected", "connected to roost again; following the events");
+      lost = false;
+      dropped = 0;
     });
     if (how === "ended") return 0;
-    note("reconnecting", "the connection to roost closed (the daemon stopped?); connecting again...");
-    const again = await reconnect(inv.env, ended);
+    if (lost) dropped++;
+    else note("reconnecting", "the connection to roost closed (the daemon stopped?); connecting again...");
+    lost = true;
+    const again = await reconnect(inv.env, ended, dropped && backoff(dropped - 1));
     if (again === "ended") return 0;
-    note("reconnected", "connected to roost again; following the events");
     client = again;
   }
 }
 
 /**
  * Follows on one connection: subscribes first, then reads the entries `since` asks for, so that
- * nothing falls between the two (a push that is also among them is printed once, by its cursor).
- * Until the connection closes ("closed") or the user ends it ("ended").
+ * nothing falls between the two (a push that is also among them is printed once, by its cursor);
+ * `following` is told once both are answered. Until the connection closes ("closed") or the user
+ * ends it ("ended").
  */
 async function followOn(
   client: SocketClient,
   since: OpArgs<"events">,
   print: (e: FeedEntry) => void,
   ended: Promise<"ended">,
-  readUpTo: (cursor: number) => void,
+  following: (cursor: number) => void,
 ): Promise<"closed" | "ended"> {
   let held: FeedEntry[] | null = [];
   client.onEvent = (event) => {
@@ -129,7 +139,7 @@ async function followOn(
     await client.call("subscribe", {});
     const recent = await client.call("events", since);
     for (const e of recent.events) print(e);
-    readUpTo(recent.cursor); // all up to here is printed, or was not this job's
+    following(recent.cursor); // all up to here is printed, or was not this job's
     for (const e of held) print(e);
     held = null;
   } catch (err) {
@@ -144,13 +154,24 @@ async function followOn(
   return how;
 }
 
-/** A connection again, once the daemon answers; "ended" when the user ends it first. */
-async function reconnect(env: NodeJS.ProcessEnv, ended: Promise<"ended">): Promise<SocketClient | "ended"> {
+/** The wait before the try after `n` failed ones: 100 ms, doubled each time, at most 2 s. */
+const backoff = (n: number) => Math.min(RETRY_FIRST_MS * 2 ** n, RETRY_MAX_MS);
+
+/**
+ * A connection again, once the daemon answers (the first try after `firstWait` ms); "ended" when
+ * the user ends it first.
+ */
+async function reconnect(
+  env: NodeJS.ProcessEnv,
+  ended: Promise<"ended">,
+  firstWait: number,
+): Promise<SocketClient | "ended"> {
   let stop = false;
   void ended.then(() => {
     stop = true;
   });
-  for (let wait = RETRY_FIRST_MS; !stop; wait = Math.min(wait * 2, RETRY_MAX_MS)) {
+  for (let tries = 0, wait = firstWait; !stop; wait = backoff(tries++)) {
+    if (wait > 0 && (await Promise.race([sleep(wait).then(() => false), ended.then(() => true)]))) break;
     try {
       const client = await connect(env);
       if (!stop) return client;
@@ -158,7 +179,6 @@ async function reconnect(env: NodeJS.ProcessEnv, ended: Promise<"ended">): Promi
     } catch (err) {
       if (!(err instanceof NotRunning)) throw err;
     }
-    if (await Promise.race([sleep(wait).then(() => false), ended.then(() => true)])) break;
   }
   return "ended";
 }
