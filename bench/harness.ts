@@ -278,6 +278,22 @@ export function startBaselineServer(socketPath: string, resultFile?: string): Pr
   });
 }
 
+/** The bare node:http server (`baseline-server.js --http`) as its own process, and its address. */
+export function startBareHttpServer(): Promise<{ child: ChildProcess; url: string }> {
+  const child = track(
+    spawn(process.execPath, [BASELINE_SERVER, "--http"], { stdio: ["ignore", "pipe", "inherit"] }),
+  );
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d) => {
+      out += d;
+      const port = /ready (\d+)/.exec(out)?.[1];
+      if (port) resolve({ child, url: `http://127.0.0.1:${port}/` });
+    });
+    child.once("exit", (code) => reject(new Error(`the bare HTTP server exited with ${code}`)));
+  });
+}
+
 /** Ends a child process and waits for its exit. */
 export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;

@@ -21,6 +21,7 @@ import { HttpHub } from "../http-client.js";
 import type { Conn } from "../lines.js";
 import type { Scenario, ScenarioContext, ScenarioResult } from "../scenario.js";
 import { Contention, median, percentile, round, rssMiB } from "../stats.js";
+import { type HttpFloor, httpFloor } from "./http-floor.js";
 import {
   type Busy,
   type Closed,
@@ -192,6 +193,14 @@ async function run(ctx: ScenarioContext, face: Face): Promise<ScenarioResult> {
           `other processes used ${x!.otherCpus}, ${b!.otherCpus}, ${p.otherCpus} CPUs`,
       );
     }
+    // What HTTP itself adds a request, measured once after the rounds (bare servers, no roost).
+    let floor: HttpFloor | null = null;
+    if (face === "http") {
+      floor = await httpFloor(d.token);
+      ctx.log(
+        `the floor: a bare node:http server ${floor.httpUs} µs of CPU a request, a bare JSON-lines server ${floor.linesUs} µs`,
+      );
+    }
     const errors = [...track.errors.values()].reduce((s, n) => s + n, 0);
     if (errors > 0)
       throw new Error(
@@ -268,6 +277,24 @@ async function run(ctx: ScenarioContext, face: Face): Promise<ScenarioResult> {
         vs("HTTP vs socket: p50 saved, closed loop", "ms", (c) => c.p50),
         vs("HTTP vs socket: bench CPU per reply", "µs", (c) => c.benchCpuUs),
       );
+      // The best share a face on node:http could reach: the socket's CPU a reply, over it and what
+      // a bare node:http server spends a request more than a bare JSON-lines server.
+      const socketUs = median(rounds.map((r) => r.socket!.daemonCpuUs));
+      figures.push(
+        withBaseline(
+          S,
+          "the floor: CPU a request, bare node:http (baseline column: bare JSON lines)",
+          "µs",
+          floor!.httpUs,
+          floor!.linesUs,
+        ),
+        info(
+          S,
+          "the floor: best HTTP vs socket on node:http",
+          "",
+          round(socketUs / (socketUs + floor!.extraUs), 2),
+        ),
+      );
     }
     return {
       figures,
@@ -281,6 +308,7 @@ async function run(ctx: ScenarioContext, face: Face): Promise<ScenarioResult> {
         pacedMs: PACED_MS,
         rounds,
         httpConnectionsMade: httpHub?.connectionsMade,
+        ...(floor ? { httpFloor: floor } : {}),
         daemonRssMiB: round(rssMiB(d.pid), 1),
       },
     };
