@@ -57,7 +57,7 @@ const RETRY_MS = 50;
  * A request the host has not answered in this long fails (`busy`), where it would wait forever: a
  * host that is alive but stopped or wedged must not hang `dispatch`, `stop` or a schedule's runs.
  * Far above any answer seen (a spawn under a load of 20 took seconds); an answer that comes after
- * it is dropped.
+ * it is dropped (a spawn's ends the job it started: see `spawn`).
  */
 export const REQUEST_TIMEOUT_MS = 60_000;
 
@@ -65,6 +65,8 @@ interface Pending {
   resolve: (result: unknown) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout;
+  /** Told of a success that comes after the request failed for its timeout. */
+  late?: () => void;
 }
 
 /** What every request in flight is failed with when the host's connection closes (it went away). */
@@ -77,6 +79,8 @@ export class HostGone extends Error {
 export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
+  /** Requests failed for their timeout whose late success means something (see `spawn`). */
+  private readonly timedOut = new Map<number, () => void>();
   private closed = false;
   /** Unbounded: the host's answers (a screen's snapshot) are the daemon's own to bound. */
   private readonly lines = new LineSplitter();
@@ -160,9 +164,28 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
     return { pid, version };
   }
 
+  /**
+   * Starts a job. A spawn that timed out has failed here (the job is marked as not started): should
+   * the host start it after all, nobody owns that process, so it is ended and forgotten at once.
+   */
   async spawn(spec: SpawnSpec): Promise<{ pid: number }> {
-    const { pid } = await this.request("spawn", spec);
+    const { pid } = await this.request("spawn", spec, () => this.endUnowned(spec.jobId));
     return { pid };
+  }
+
+  private endUnowned(jobId: string): void {
+    const exited = new Promise<void>((resolve) => {
+      const onExit = (e: JobExit) => {
+        if (e.jobId !== jobId) return;
+        this.off("exit", onExit);
+        resolve();
+      };
+      this.on("exit", onExit);
+    });
+    this.signal(jobId, "SIGKILL")
+      .then(() => exited)
+      .then(() => this.forget(jobId))
+      .catch(() => {}); // the host went away meanwhile: its jobs went with it
   }
 
   async write(jobId: string, data: string): Promise<void> {
@@ -224,12 +247,13 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
     return this.closedByOwner ? new Error("pty host connection closed by the daemon") : new HostGone();
   }
 
-  private request<O extends Op>(op: O, params: OpParams<O>): Promise<OpResult<O>> {
+  private request<O extends Op>(op: O, params: OpParams<O>, late?: () => void): Promise<OpResult<O>> {
     if (this.closed) return Promise.reject(this.closedError());
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
+        if (late) this.timedOut.set(id, late);
         reject(
           new RoostError(
             "busy",
@@ -277,7 +301,12 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
       return false;
     }
     const p = msg.id === null ? undefined : this.pending.get(msg.id);
-    if (!p) return false;
+    if (!p) {
+      const late = msg.id === null ? undefined : this.timedOut.get(msg.id);
+      if (late) this.timedOut.delete(msg.id as number);
+      if (late && msg.ok) late();
+      return false;
+    }
     this.pending.delete(msg.id as number);
     clearTimeout(p.timer);
     if (msg.ok) p.resolve(msg);
@@ -294,6 +323,7 @@ export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
       p.reject(err);
     }
     this.pending.clear();
+    this.timedOut.clear();
     this.emit("close");
   }
 }

@@ -142,6 +142,29 @@ describe("pty host", { timeout: 20_000 }, () => {
     expect((await c.hello()).pid).toBe(pid);
   });
 
+  it("ends a job its host started after the spawn had failed for its timeout: nobody owns it", async () => {
+    const c = await connect(400);
+    const { pid: hostPid } = await c.hello();
+    process.kill(hostPid, "SIGSTOP");
+    try {
+      await expect(start(c, "late", "sleep", ["100"])).rejects.toMatchObject({
+        code: "busy",
+        message: expect.stringContaining("spawn in 0.4 s"),
+      });
+    } finally {
+      process.kill(hostPid, "SIGCONT");
+    }
+    // Asked after the spawn on the same connection: answered once the host has started it.
+    const started = (await c.list()).live.find((l) => l.jobId === "late");
+    expect(started).toBeDefined();
+    h.track(started!.pid);
+    await until("the late job ended and forgotten", async () => {
+      const { live, exited } = await c.list();
+      return !live.some((l) => l.jobId === "late") && !exited.some((e) => e.jobId === "late");
+    });
+    expect(isAlive(started!.pid)).toBe(false);
+  });
+
   it("answers command not found instead of spawning", async () => {
     const c = await connect();
     await expect(start(c, "x", "no-such-command-roost", [])).rejects.toThrow(
