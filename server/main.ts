@@ -298,10 +298,11 @@ export async function startDaemon(
     core.queue.close();
     core.budgets.close();
     await Promise.all([bridge.close().catch(() => {}), jobSockets.closeAll(), closeSoon(http?.close())]);
+    // The host's link before the store: an exit or a screen it tells meanwhile is still written.
+    await hostLink.close();
     registry.flush();
     await board.close();
     store.close();
-    await hostLink.close();
     fs.rmSync(paths.socket, { force: true });
     if (code === 0) console.log("roost: stopped (the jobs keep running)");
     stoppedWith(code);
