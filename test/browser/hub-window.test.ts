@@ -139,4 +139,41 @@ describe("the jobs list at 500 rows", () => {
     expect(await page.locator("li.row:not(.selected)").count()).toBe(0);
     expect(pageErrors(page)).toEqual([]);
   });
+
+  // Last: it changes the jobs' order for any test after it.
+  it("moves only the row whose place changed: one dragged down past four leaves the four in place", async () => {
+    const { page } = await openPage(d, { prefs: { order: "mine", density: "roomy" } });
+    await expect.poll(async () => (await places(page))[0], { timeout: WAIT }).toBe(1);
+    const firstIds = () =>
+      page
+        .locator("ol.rows > li.row")
+        .evaluateAll((els) => els.slice(0, 8).map((e) => e.getAttribute("data-id")!));
+    const before = await firstIds();
+    // Every row element taken out and put back (moved) from now on, by its job's id.
+    await page.evaluate(() => {
+      const out = new Set<Node>();
+      const moved: string[] = [];
+      (window as any).moved = moved;
+      new MutationObserver((records) => {
+        for (const r of records) {
+          for (const n of r.removedNodes) out.add(n);
+          for (const n of r.addedNodes)
+            if (out.has(n)) moved.push((n as Element).getAttribute("data-id") ?? n.nodeName);
+        }
+      }).observe(document.querySelector("ol.rows")!, { childList: true });
+    });
+    // The first card dropped on the lower half of the fifth: after it.
+    const fifth = page.locator(`li.row[data-id="${before[4]}"]`);
+    const { height } = (await fifth.boundingBox())!;
+    await page
+      .locator(`li.row[data-id="${before[0]}"] .grip`)
+      .dragTo(fifth, { targetPosition: { x: 200, y: height - 6 } });
+    const after = [...before.slice(1, 5), before[0], ...before.slice(5)];
+    await expect.poll(firstIds, { timeout: WAIT }).toEqual(after);
+    // Saved: the daemon's pushes of the new order (every job's) moved nothing more.
+    await expect.poll(async () => (await api(d, "list")).rows[4].id, { timeout: WAIT }).toBe(before[0]);
+    expect(await firstIds()).toEqual(after);
+    expect(await page.evaluate(() => (window as any).moved)).toEqual([before[0]]);
+    expect(pageErrors(page)).toEqual([]);
+  });
 });

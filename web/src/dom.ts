@@ -193,27 +193,60 @@ export class KeptItems<T> {
 
 /**
  * Puts `want` in `parent`, in order, and takes out whatever else is there. What goes is taken out
- * first, so that what stays is moved only where its order changed (a row gone from the top does not
- * move every row after it, a button kept across a redraw is never out of the page); what comes, a
- * run at a time (900 rows coming back when a filter is cleared are one insertion, not 900).
+ * first; of what stays, the most that are already in order (a longest increasing run of their
+ * places) are not touched, and only the others move (a row moved down past ten others is the one
+ * element moved, not the ten: a moved element is drawn afresh, and loses a press or the focus on
+ * it); what comes or moves goes in a run at a time (900 rows coming back when a filter is cleared
+ * are one insertion, not 900).
  */
 export function reconcile(parent: Element, want: Node[]): void {
   const keep = new Set(want);
+  const place = new Map<Node, number>();
   for (let node = parent.firstChild; node; ) {
     const next: ChildNode | null = node.nextSibling;
-    if (!keep.has(node)) node.remove();
+    if (keep.has(node)) place.set(node, place.size);
+    else node.remove();
     node = next;
   }
-  let at = parent.firstChild;
-  for (let i = 0; i < want.length; ) {
-    if (want[i] === at) {
-      at = at.nextSibling;
-      i++;
+  const stay = inOrder(want.map((n) => place.get(n) ?? -1));
+  // From the end: each run of those that do not stay goes before the next one wanted.
+  let before: Node | null = null;
+  for (let i = want.length - 1; i >= 0; ) {
+    if (stay.has(i)) {
+      before = want[i--]!;
       continue;
     }
-    // Those before `at`, up to `at` itself (or the end): moved or added together.
+    let first = i;
+    while (first > 0 && !stay.has(first - 1)) first--;
     const run = document.createDocumentFragment();
-    while (i < want.length && want[i] !== at) run.append(want[i++]!);
-    parent.insertBefore(run, at);
+    run.append(...want.slice(first, i + 1));
+    parent.insertBefore(run, before);
+    before = want[first]!;
+    i = first - 1;
   }
+}
+
+/**
+ * The indices of a longest strictly increasing run of `places` (-1: not placed yet, never in it):
+ * the elements that can stay where they are. O(n log n).
+ */
+function inOrder(places: number[]): Set<number> {
+  const ends: number[] = []; // ends[k]: the index ending the best run of length k + 1 found so far
+  const prev = new Array<number>(places.length).fill(-1);
+  for (let i = 0; i < places.length; i++) {
+    const p = places[i]!;
+    if (p < 0) continue;
+    let lo = 0;
+    let hi = ends.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (places[ends[mid]!]! < p) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo > 0) prev[i] = ends[lo - 1]!;
+    ends[lo] = i;
+  }
+  const stay = new Set<number>();
+  for (let i = ends.length > 0 ? ends[ends.length - 1]! : -1; i >= 0; i = prev[i]!) stay.add(i);
+  return stay;
 }
