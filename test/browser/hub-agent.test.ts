@@ -40,7 +40,8 @@ describe("the hub and the Python example agent", () => {
     const yes = row.getByRole("button", { name: /yes/ });
     await row.getByRole("button", { name: /no/ }).waitFor();
     expect(fs.existsSync(path.join(dir, "scratch.txt"))).toBe(true);
-    expect(await page.title()).toBe("(1) roost");
+    // The title is the header's, drawn at most every 100 ms after the rows (web/src/main.ts).
+    await expect.poll(() => page.title(), { timeout: WAIT }).toBe("(1) roost");
     const before = await apiRow(d, id!);
     await shot(page, "rows-blocked");
 
@@ -68,7 +69,7 @@ describe("the hub and the Python example agent", () => {
     expect(events.filter((e: any) => e.kind === "reply").map((e: any) => e.text)).toEqual([
       expect.stringContaining("yes"),
     ]);
-    expect(await page.title()).toBe("roost");
+    await expect.poll(() => page.title(), { timeout: WAIT }).toBe("roost");
 
     // A follow-up typed into the row's reply form (r opens it on the focused row) is the next task.
     await row.focus();
@@ -129,7 +130,7 @@ describe("the hub and the Python example agent", () => {
     expect(names).toEqual(["scratch shell", "broken build", "count files", "refresh notes"]);
     expect(names).toEqual((await api(d, "list")).rows.map((r: any) => r.name));
     await page.locator("li.row .badge", { hasText: "failed" }).waitFor();
-    expect(await page.title()).toBe("(2) roost");
+    await expect.poll(() => page.title(), { timeout: WAIT }).toBe("(2) roost");
     await shot(page, "rows");
 
     // Dark.
