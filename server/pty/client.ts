@@ -65,8 +65,6 @@ interface Pending {
   resolve: (result: unknown) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout;
-  /** Told of a success that comes after the request failed for its timeout. */
-  late?: () => void;
 }
 
 /** What every request in flight is failed with when the host's connection closes (it went away). */
@@ -79,7 +77,7 @@ export class HostGone extends Error {
 export class PtyHostClient extends EventEmitter<PtyHostClientEvents> {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
-  /** Requests failed for their timeout whose late success means something (see `spawn`). */
+  /** Requests failed for their timeout whose late success is acted on (see `spawn`), by id. */
   private readonly timedOut = new Map<number, () => void>();
   private closed = false;
   /** Unbounded: the host's answers (a screen's snapshot) are the daemon's own to bound. */
