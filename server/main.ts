@@ -67,20 +67,41 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<v
   redactWrites(process.stderr, redact);
   raiseFileLimit(); // before anything is opened, and before HTTP's caps are computed from it
   const stopWatching = watchForStalls();
-  // From the moment it can be stopped (its socket open, its hub not yet), a signal stops it and
-  // its stop ends the process: also a `shutdown` that comes while it still starts.
+  // A signal ends the process as it would without a handler until the daemon's socket opens; from
+  // then on it stops the daemon (the jobs keep running), exit 0. The socket answers as soon as it
+  // listens, a moment before the daemon can be stopped: a signal in that moment (a client that
+  // saw the socket answer) is held, and acted on once it can.
+  let stopNow: (() => void) | null = null;
+  let opening = false;
+  let held = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopNow) stopNow();
+    else if (opening) held = true;
+    else {
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+      process.kill(process.pid, signal); // no listener left: the signal's own end
+    }
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  // Once it can be stopped (its socket open, its hub not yet), its stop ends the process: also a
+  // `shutdown` that comes while it still starts.
   const stoppable = (stop: () => Promise<void>, stopped: Promise<number>) => {
     void stopped.then((code) => {
       stopWatching();
       process.exit(code);
     });
-    process.on("SIGTERM", () => void stop());
-    process.on("SIGINT", () => void stop());
     // The daemon never exits on input: a bug in one op is logged, and the rest goes on.
     process.on("uncaughtException", (err) => console.error("roost: uncaught:", err));
     process.on("unhandledRejection", (err) => console.error("roost: unhandled rejection:", err));
+    stopNow = () => void stop();
+    if (held) stopNow();
   };
-  await startDaemon(env, { secrets, toTerminal, stoppable }).catch((err) => {
+  const opens = () => {
+    opening = true;
+  };
+  await startDaemon(env, { secrets, toTerminal, opens, stoppable }).catch((err) => {
     stopWatching();
     if (err instanceof DaemonStopped) process.exit(err.code);
     throw err;
@@ -110,6 +131,8 @@ export async function startDaemon(
     secrets: Secrets;
     /** Writes to the terminal, past the log's redaction: the login link alone. */
     toTerminal: (text: string) => void;
+    /** Told just before its socket opens (to listen, then answer, before it can be stopped). */
+    opens?: () => void;
     /** Told as soon as it can be stopped (its socket open), before its hub is up. */
     stoppable?: (stop: () => Promise<void>, stopped: Promise<number>) => void;
   },
@@ -268,6 +291,7 @@ export async function startDaemon(
   });
   // The sandboxed jobs still running get their own sockets again, where their agents reconnect.
   const sandboxed = registry.all().filter((j) => j.rec.launch.sandbox && j.rec.life === "running");
+  io.opens?.();
   await Promise.all([
     bridge.listen(paths.socket),
     ...sandboxed.map((j) =>
