@@ -47,15 +47,20 @@ export default defineConfig({
     // daemons of the files before), and setup files still run before each file.
     isolate: false,
     fileParallelism: true,
-    // One project for all the tiers, not a project each: a worker goes on to the next file only
-    // if it is of the worker's project, else it is ended and another started, loading its modules
-    // again (123 workers in a run, where one project keeps 4; docs/testing.md). A tier is its
-    // folder: `vitest run test/daemon` (package.json's `test:<tier>`).
-    include: TIERS.map((name) => `test/${name}/**/*.test.ts`),
-    // The unit tier's files start no process (no-processes.ts); a failed test prints what its
-    // daemons said (on-failure.ts).
-    setupFiles: ["test/helpers/no-processes.ts", "test/helpers/on-failure.ts"],
-    // The longest first, across the tiers.
+    // The longest first, across the tiers (vitest's own order runs one tier after another).
     sequence: { sequencer: LongestFirst },
+    projects: TIERS.map((name) => ({
+      extends: true,
+      test: {
+        name,
+        include: [`test/${name}/**/*.test.ts`],
+        setupFiles:
+          name === "unit"
+            ? // A unit test that starts a process fails, naming the tier it belongs in.
+              ["test/helpers/no-processes.ts"]
+            : // A failed test prints what its daemons said (test/helpers/on-failure.ts).
+              ["test/helpers/on-failure.ts"],
+      },
+    })),
   },
 });
