@@ -262,36 +262,36 @@ async function readProbe(d: BenchDaemon): Promise<LoopDelay | null> {
 const BASELINE_SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), "baseline-server.js");
 
 /**
- * The bare JSON-lines server (bench/baseline-server.ts) as its own process; resolves once it
- * listens. `resultFile`: the JSON each answer's result is (else `{}`).
+ * bench/baseline-server.ts with `args` as its own process; resolves once it says `ready`, with
+ * what follows the word on its line (the HTTP server's port).
  */
-export function startBaselineServer(socketPath: string, resultFile?: string): Promise<ChildProcess> {
-  const args = [BASELINE_SERVER, socketPath, ...(resultFile ? [resultFile] : [])];
-  const child = track(spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] }));
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (d) => {
-      out += d;
-      if (out.includes("ready")) resolve(child);
-    });
-    child.once("exit", (code) => reject(new Error(`the baseline server exited with ${code}`)));
-  });
-}
-
-/** The bare node:http server (`baseline-server.js --http`) as its own process, and its address. */
-export function startBareHttpServer(): Promise<{ child: ChildProcess; url: string }> {
+function startBaseline(args: string[]): Promise<{ child: ChildProcess; said: string }> {
   const child = track(
-    spawn(process.execPath, [BASELINE_SERVER, "--http"], { stdio: ["ignore", "pipe", "inherit"] }),
+    spawn(process.execPath, [BASELINE_SERVER, ...args], { stdio: ["ignore", "pipe", "inherit"] }),
   );
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (d) => {
       out += d;
-      const port = /ready (\d+)/.exec(out)?.[1];
-      if (port) resolve({ child, url: `http://127.0.0.1:${port}/` });
+      const ready = /^ready ?(.*)\n/m.exec(out);
+      if (ready) resolve({ child, said: ready[1]! });
     });
-    child.once("exit", (code) => reject(new Error(`the bare HTTP server exited with ${code}`)));
+    child.once("exit", (code) => reject(new Error(`the baseline server exited with ${code}`)));
   });
+}
+
+/**
+ * The bare JSON-lines server (bench/baseline-server.ts) as its own process; resolves once it
+ * listens. `resultFile`: the JSON each answer's result is (else `{}`).
+ */
+export async function startBaselineServer(socketPath: string, resultFile?: string): Promise<ChildProcess> {
+  return (await startBaseline([socketPath, ...(resultFile ? [resultFile] : [])])).child;
+}
+
+/** The bare node:http server (`baseline-server.js --http`) as its own process, and its address. */
+export async function startBareHttpServer(): Promise<{ child: ChildProcess; url: string }> {
+  const { child, said } = await startBaseline(["--http"]);
+  return { child, url: `http://127.0.0.1:${said}/` };
 }
 
 /** Ends a child process and waits for its exit. */

@@ -49,9 +49,10 @@ async function cpuPerRequest(pid: number, send: Send): Promise<number> {
   return round(((cpuMs(pid) - c0) * 1000) / n, 1);
 }
 
-export async function httpFloor(token: string): Promise<HttpFloor> {
+/** `sockets`: the HTTP connections, as many as the scenario measured the daemon on. */
+export async function httpFloor(token: string, sockets: number): Promise<HttpFloor> {
   const { child: httpServer, url } = await startBareHttpServer();
-  const hub = new HttpHub(url, token, 16);
+  const hub = new HttpHub(url, token, sockets);
   let httpUs: number;
   try {
     httpUs = await cpuPerRequest(httpServer.pid!, (args) => hub.request("reply", args));

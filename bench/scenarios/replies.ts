@@ -196,7 +196,7 @@ async function run(ctx: ScenarioContext, face: Face): Promise<ScenarioResult> {
     // What HTTP itself adds a request, measured once after the rounds (bare servers, no roost).
     let floor: HttpFloor | null = null;
     if (face === "http") {
-      floor = await httpFloor(d.token);
+      floor = await httpFloor(d.token, HTTP_SOCKETS);
       ctx.log(
         `the floor: a bare node:http server ${floor.httpUs} µs of CPU a request, a bare JSON-lines server ${floor.linesUs} µs`,
       );

@@ -38,15 +38,22 @@ function follow(args: string[], env: Record<string, string>) {
   return { proc, seen, exited };
 }
 
+/** A daemon with one job dispatched (j1, "before"), and `events --follow` that has printed it. */
+async function followingADispatch() {
+  const daemon = await startDaemon({ env: PLAIN_SHELL });
+  d = daemon;
+  await ok(["dispatch", "shell", "--name", "before"], daemon.env);
+  const f = follow([], daemon.env);
+  follower = f.proc;
+  await until("the dispatch before", () => / j1 +dispatch +shell \(user\)$/m.test(f.seen.stdout));
+  return { daemon, f };
+}
+
 describe("events --follow and a daemon that restarts", () => {
   it("says the connection closed, connects again once roost answers, and goes on, each entry once", async () => {
-    d = await startDaemon({ env: PLAIN_SHELL });
-    await ok(["dispatch", "shell", "--name", "before"], d.env);
-    const f = follow([], d.env);
-    follower = f.proc;
-    await until("the dispatch before", () => / j1 +dispatch +shell \(user\)$/m.test(f.seen.stdout));
+    const { daemon, f } = await followingADispatch();
 
-    await d.restart("SIGKILL");
+    await daemon.restart("SIGKILL");
     await until("it says it lost roost", () =>
       f.seen.stderr.includes("roost: the connection to roost closed"),
     );
@@ -59,7 +66,7 @@ describe("events --follow and a daemon that restarts", () => {
     );
     expect(f.proc.exitCode).toBeNull();
 
-    await ok(["dispatch", "shell", "--name", "after"], d.env);
+    await ok(["dispatch", "shell", "--name", "after"], daemon.env);
     await until("the dispatch after the restart", () =>
       / j2 +dispatch +shell \(user\)$/m.test(f.seen.stdout),
     );
@@ -72,25 +79,21 @@ describe("events --follow and a daemon that restarts", () => {
   });
 
   it("a connection dropped before it follows (a daemon dying as it accepts) is tried again without a word", async () => {
-    d = await startDaemon({ env: PLAIN_SHELL });
-    await ok(["dispatch", "shell", "--name", "before"], d.env);
-    const f = follow([], d.env);
-    follower = f.proc;
-    await until("the dispatch before", () => / j1 +dispatch +shell \(user\)$/m.test(f.seen.stdout));
+    const { daemon, f } = await followingADispatch();
 
     // In the dead daemon's place, for a while: something that accepts each connection and drops
     // it before answering, as a daemon killed with -9 does in the moment its process ends.
-    await d.kill("SIGKILL");
-    fs.rmSync(d.socket, { force: true });
+    await daemon.kill("SIGKILL");
+    fs.rmSync(daemon.socket, { force: true });
     let dropped = 0;
     const dying = net.createServer((s) => {
       dropped++;
       s.destroy();
     });
-    await new Promise<void>((resolve) => dying.listen(d!.socket, resolve));
+    await new Promise<void>((resolve) => dying.listen(daemon.socket, resolve));
     await until("the follower tried it three times", () => dropped >= 3);
     await new Promise<void>((resolve) => dying.close(() => resolve()));
-    await d.start();
+    await daemon.start();
 
     await until("it says it is back", () =>
       f.seen.stderr.includes("roost: connected to roost again; following the events\n"),
